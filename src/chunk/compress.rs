@@ -1,0 +1,418 @@
+//! Compressing a buffer into one chunk (README_CHUNK_FORMAT.rst: header,
+//! bstarts, optional dictionary, streams).
+
+use super::blocksize;
+use super::header::{
+    blosc2_flags, filter, flags, flags_from_filters, Header, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
+    MAX_TYPESIZE, MIN_BUFFERSIZE, MIN_HEADER_LENGTH, VERSION_FORMAT_STABLE,
+};
+use super::params::CParams;
+use super::pipeline;
+use super::pool::{Scratch, Workers};
+use crate::codecs::{self, Codec, Dict};
+use crate::error::{Error, Result};
+use std::sync::Mutex;
+
+/// Largest dictionary a chunk may hold.
+pub const MAX_DICT_SIZE: usize = 32 * 1024;
+/// Smaller dictionaries are not worth it: compress without one.
+pub const MIN_USEFUL_DICT: usize = 256;
+
+/// A compression context: parameters, worker threads and their scratch space.
+pub struct Compressor {
+    params: CParams,
+    workers: Workers,
+    /// Write Blosc1 (16-byte) headers, as `BLOSC_BLOSC1_COMPAT` asks.
+    pub blosc1_header: bool,
+}
+
+/// The geometry of one compression call.
+#[derive(Clone, Copy)]
+pub(crate) struct Layout {
+    pub typesize: usize,
+    pub blocksize: usize,
+    pub nblocks: usize,
+    pub leftover: usize,
+    pub split: bool,
+    pub header_len: usize,
+}
+
+impl Layout {
+    pub fn block_len(&self, j: usize) -> usize {
+        if j + 1 == self.nblocks && self.leftover > 0 {
+            self.leftover
+        } else {
+            self.blocksize
+        }
+    }
+    pub fn nstreams(&self, j: usize) -> usize {
+        if self.split && !(j + 1 == self.nblocks && self.leftover > 0) {
+            self.typesize
+        } else {
+            1
+        }
+    }
+}
+
+/// Output of one block: where its streams go and how much room is left.
+struct BlockOut<'a> {
+    buf: &'a mut [u8],
+    /// Bytes that may be written into `buf` (less than its length in serial
+    /// mode, where `buf` is the rest of the destination).
+    room: usize,
+}
+
+impl Compressor {
+    pub fn new(params: CParams) -> Result<Compressor> {
+        if params.clevel > 9 {
+            return Err(Error::CodecParam);
+        }
+        let workers = Workers::new(params.nthreads);
+        Ok(Compressor { params, workers, blosc1_header: false })
+    }
+
+    pub fn params(&self) -> &CParams {
+        &self.params
+    }
+
+    pub fn set_nthreads(&mut self, nthreads: i16) {
+        self.params.nthreads = nthreads.max(1);
+        self.workers.set_nthreads(nthreads);
+    }
+
+    /// Compress `src` into `dst`. Returns the chunk length, or 0 when the
+    /// chunk cannot fit in `dst`.
+    pub fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        let p = &self.params;
+        if src.len() > MAX_BUFFERSIZE as usize {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        if dst.len() < EXTENDED_HEADER_LENGTH {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        if p.clevel > 9 {
+            return Err(Error::CodecParam);
+        }
+        let codec = Codec::from_compcode(p.compcode).ok_or(Error::CodecSupport)?;
+        if p.use_dict && !codec.supports_dict() {
+            return Err(Error::CodecParam);
+        }
+        if p.typesize <= 0 || p.typesize > MAX_TYPESIZE {
+            return Err(Error::InvalidParam);
+        }
+        pipeline::check(&p.filters)?;
+        let dst = if dst.len() > i32::MAX as usize { &mut dst[..i32::MAX as usize] } else { dst };
+        let nbytes = src.len() as i32;
+        let filter_flags = flags_from_filters(&p.filters);
+        let bs = blocksize::compute(p.compcode, p.clevel, p.typesize, nbytes, p.blocksize, p.splitmode, filter_flags);
+        let typesize = if p.typesize > 255 { 1 } else { p.typesize };
+        let bs = bs.max(1) as usize;
+        let n = src.len();
+        let nblocks = n / bs + usize::from(n % bs != 0);
+        let split = blocksize::split(p.splitmode, p.compcode, p.clevel, filter_flags, typesize, bs as i32);
+        let header_len = if self.blosc1_header { MIN_HEADER_LENGTH } else { EXTENDED_HEADER_LENGTH };
+        let layout = Layout { typesize: typesize as usize, blocksize: bs, nblocks, leftover: n % bs, split, header_len };
+
+        let mut header = Header {
+            version: VERSION_FORMAT_STABLE,
+            versionlz: 1,
+            flags: 0,
+            typesize: typesize as u8,
+            nbytes,
+            blocksize: bs as i32,
+            cbytes: 0,
+            filters: p.filters,
+            udcompcode: p.compcode,
+            compcode_meta: p.compcode_meta,
+            filters_meta: p.filters_meta,
+            blosc2_flags2: 0,
+            blosc2_flags: 0,
+        };
+        if !self.blosc1_header {
+            header.flags |= flags::DOSHUFFLE | flags::DOBITSHUFFLE;
+        } else if header_len == MIN_HEADER_LENGTH && !blosc1_expressible(&p.filters) {
+            return Err(Error::FilterPipeline);
+        }
+        let mut memcpyed = p.clevel == 0 || nbytes < MIN_BUFFERSIZE;
+        let bstarts_end = header_len + 4 * nblocks;
+        if !memcpyed && bstarts_end > dst.len() {
+            memcpyed = true;
+        }
+        let use_dict = p.use_dict && !memcpyed && !self.blosc1_header;
+        let mut ntbytes = 0;
+        if !memcpyed {
+            header.flags |= filter_flags;
+            if !split {
+                header.flags |= flags::DONT_SPLIT;
+            }
+            header.flags |= codec.format() << 5;
+            if use_dict {
+                header.blosc2_flags |= blosc2_flags::USEDICT;
+            }
+            header.write(dst);
+            ntbytes = if use_dict {
+                self.compress_with_dict(codec, &layout, src, dst)?
+            } else {
+                self.compress_blocks(codec, &layout, src, dst, bstarts_end, None)?
+            };
+            if ntbytes == 0 {
+                memcpyed = true;
+                header.blosc2_flags &= !blosc2_flags::USEDICT;
+            } else {
+                let nstreams: usize = (0..nblocks).map(|j| layout.nstreams(j)).sum();
+                if !use_dict && header_len == EXTENDED_HEADER_LENGTH && ntbytes == bstarts_end + 4 * nstreams {
+                    // Every stream is a run of zeros: the chunk is all zeros.
+                    header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;
+                    ntbytes = header_len;
+                }
+            }
+        }
+        if memcpyed {
+            if n + header_len > dst.len() {
+                return Ok(0);
+            }
+            header.flags |= flags::MEMCPYED;
+            dst[header_len..header_len + n].copy_from_slice(src);
+            ntbytes = header_len + n;
+        }
+        header.cbytes = ntbytes as i32;
+        header.write(dst);
+        Ok(ntbytes)
+    }
+
+    /// Compress every block after the bstarts (and dictionary) section that ends
+    /// at `start`; returns the total chunk length, or 0 if it does not fit.
+    fn compress_blocks(
+        &mut self,
+        codec: Codec,
+        layout: &Layout,
+        src: &[u8],
+        dst: &mut [u8],
+        start: usize,
+        dict: Option<&Dict>,
+    ) -> Result<usize> {
+        let clevel = self.params.clevel;
+        let (filters, meta) = (self.params.filters, self.params.filters_meta);
+        let reference = &src[..layout.blocksize.min(src.len())];
+        let job = BlockJob { codec, clevel, filters, meta, layout: *layout, src, reference, dict };
+        let nblocks = layout.nblocks;
+        let ebsize = layout.blocksize + 4 * layout.typesize + 8;
+        let hl = layout.header_len;
+        self.workers.ready()?;
+        let pool = self.workers.pool();
+        if pool.is_none() || nblocks < 2 {
+            let mut ntbytes = start;
+            let mut s = self.workers.scratch();
+            s.reserve(ebsize);
+            for j in 0..nblocks {
+                let room = dst.len() - ntbytes;
+                let out = BlockOut { buf: &mut dst[ntbytes..], room };
+                let c = job.run(j, out, &mut s)?;
+                if c == 0 {
+                    return Ok(0);
+                }
+                write_bstart(dst, hl, j, ntbytes);
+                ntbytes += c;
+            }
+            return Ok(ntbytes);
+        }
+        // Parallel: blocks are compressed into each worker's scratch and
+        // appended to the destination in completion order (bstarts say where).
+        let pool = pool.expect("checked above");
+        let workers = &self.workers;
+        let shared = Mutex::new((dst, start, false));
+        let error: Mutex<Option<Error>> = Mutex::new(None);
+        pool.install(|| {
+            use rayon::prelude::*;
+            (0..nblocks).into_par_iter().for_each(|j| {
+                let mut s = workers.scratch();
+                s.reserve(ebsize);
+                let mut staging = std::mem::take(&mut s.tmp4);
+                let out = BlockOut { room: staging.len(), buf: &mut staging };
+                let res = job.run(j, out, &mut s);
+                let mut g = shared.lock().unwrap_or_else(|e| e.into_inner());
+                let (dst, ntbytes, full) = &mut *g;
+                match res {
+                    Ok(c) if c > 0 && !*full && *ntbytes + c <= dst.len() => {
+                        dst[*ntbytes..*ntbytes + c].copy_from_slice(&staging[..c]);
+                        write_bstart(dst, hl, j, *ntbytes);
+                        *ntbytes += c;
+                    }
+                    Ok(_) => *full = true,
+                    Err(e) => {
+                        *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                    }
+                }
+                drop(g);
+                s.tmp4 = staging;
+            });
+        });
+        if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
+        }
+        let (_, ntbytes, full) = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(if full { 0 } else { ntbytes })
+    }
+
+    /// Train (Zstd) or sample (LZ4) a dictionary from a first pass over the
+    /// filtered blocks, store it after the bstarts and compress with it.
+    fn compress_with_dict(&mut self, codec: Codec, layout: &Layout, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        let bstarts_end = layout.header_len + 4 * layout.nblocks;
+        let mut dict_max = MAX_DICT_SIZE.min(src.len() / 20);
+        let mut nsamples = layout.nblocks * if layout.split { layout.typesize } else { 1 };
+        nsamples = nsamples.max(8);
+        let sample_size = src.len() / nsamples / 16;
+        if dict_max < MIN_USEFUL_DICT || sample_size == 0 {
+            return self.compress_blocks(codec, layout, src, dst, bstarts_end, None);
+        }
+        // The training material: the filtered blocks, laid end to end.
+        let samples = self.filtered_prefix(layout, src, nsamples * sample_size)?;
+        let mut dict = vec![0u8; dict_max];
+        let dict_len = match codec {
+            Codec::Zstd => match codecs::zstd_train_dict(&mut dict, &samples, sample_size, nsamples) {
+                Some(n) => n,
+                None => return self.compress_blocks(codec, layout, src, dst, bstarts_end, None),
+            },
+            _ => {
+                dict_max = dict_max.min(nsamples * sample_size);
+                dict[..dict_max].copy_from_slice(&samples[..dict_max]);
+                dict_max
+            }
+        };
+        let dict = &dict[..dict_len];
+        let start = bstarts_end + 4 + dict_len;
+        if start > dst.len() {
+            return Ok(0);
+        }
+        dst[bstarts_end..bstarts_end + 4].copy_from_slice(&(dict_len as i32).to_le_bytes());
+        dst[bstarts_end + 4..start].copy_from_slice(dict);
+        match codec {
+            Codec::Zstd => {
+                let cdict = codecs::ZstdCDict::new(dict, 1).ok_or(Error::CodecDict)?;
+                self.compress_blocks(codec, layout, src, dst, start, Some(&Dict::Zstd(&cdict)))
+            }
+            _ => self.compress_blocks(codec, layout, src, dst, start, Some(&Dict::Lz4(dict))),
+        }
+    }
+
+    /// The first `want` bytes of the filtered source (blocks filtered one by one).
+    fn filtered_prefix(&mut self, layout: &Layout, src: &[u8], want: usize) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(want);
+        let reference = &src[..layout.blocksize.min(src.len())];
+        let mut s = self.workers.scratch();
+        s.reserve(layout.blocksize + 8);
+        let Scratch { tmp1, tmp2, .. } = &mut *s;
+        for j in 0..layout.nblocks {
+            if out.len() >= want {
+                break;
+            }
+            let off = j * layout.blocksize;
+            let block = &src[off..off + layout.block_len(j)];
+            let p = &self.params;
+            let at = pipeline::forward(&p.filters, &p.filters_meta, layout.typesize, j == 0, reference, block, tmp1, tmp2)?;
+            let filtered: &[u8] = match at {
+                None => block,
+                Some(true) => &tmp1[..block.len()],
+                Some(false) => &tmp2[..block.len()],
+            };
+            let take = filtered.len().min(want - out.len());
+            out.extend_from_slice(&filtered[..take]);
+        }
+        Ok(out)
+    }
+}
+
+/// Whether a pipeline can be described by Blosc1 flags alone.
+fn blosc1_expressible(filters: &[u8; super::header::MAX_FILTERS]) -> bool {
+    super::header::filters_from_flags(flags_from_filters(filters)) == *filters
+}
+
+fn write_bstart(dst: &mut [u8], header_len: usize, j: usize, at: usize) {
+    let p = header_len + 4 * j;
+    dst[p..p + 4].copy_from_slice(&(at as i32).to_le_bytes());
+}
+
+/// Everything a worker needs to compress block `j`.
+struct BlockJob<'a> {
+    codec: Codec,
+    clevel: u8,
+    filters: [u8; 6],
+    meta: [u8; 6],
+    layout: Layout,
+    src: &'a [u8],
+    reference: &'a [u8],
+    dict: Option<&'a Dict<'a>>,
+}
+
+impl BlockJob<'_> {
+    /// Filter and compress block `j` into `out`; returns its size, 0 if it does not fit.
+    fn run(&self, j: usize, out: BlockOut, s: &mut Scratch) -> Result<usize> {
+        let l = &self.layout;
+        let bsize = l.block_len(j);
+        let off = j * l.blocksize;
+        let block = &self.src[off..off + bsize];
+        let Scratch { tmp1, tmp2, codec: state, .. } = s;
+        let at = pipeline::forward(&self.filters, &self.meta, l.typesize, j == 0, self.reference, block, tmp1, tmp2)?;
+        let filtered: &[u8] = match at {
+            None => block,
+            Some(true) => &tmp1[..bsize],
+            Some(false) => &tmp2[..bsize],
+        };
+        let nstreams = l.nstreams(j);
+        let neblock = bsize / nstreams;
+        let extended = l.header_len == EXTENDED_HEADER_LENGTH;
+        let BlockOut { buf, room } = out;
+        let mut w = 0usize;
+        for k in 0..nstreams {
+            let stream = &filtered[k * neblock..(k + 1) * neblock];
+            if w + 4 > room {
+                return Ok(0);
+            }
+            let body = w + 4;
+            if extended {
+                if let Some(&v) = stream.first() {
+                    if stream.iter().all(|&b| b == v) {
+                        // A run: the byte goes in the (negated) length, then a token.
+                        buf[w..body].copy_from_slice(&(-i32::from(v)).to_le_bytes());
+                        w = body;
+                        if v != 0 {
+                            if w + 1 > room {
+                                return Ok(0);
+                            }
+                            buf[w] = 0x1;
+                            w += 1;
+                        }
+                        continue;
+                    }
+                }
+            }
+            let maxout = neblock.min(room - body);
+            if maxout == 0 {
+                return Ok(0);
+            }
+            let c = codecs::compress(self.codec, self.clevel, stream, &mut buf[body..body + maxout], self.dict, state)?;
+            let c = if c == 0 || c >= neblock {
+                // Not compressible: store the stream as is.
+                if body + neblock > room {
+                    return Ok(0);
+                }
+                buf[body..body + neblock].copy_from_slice(stream);
+                neblock
+            } else {
+                c
+            };
+            buf[w..body].copy_from_slice(&(c as i32).to_le_bytes());
+            w = body + c;
+        }
+        Ok(w)
+    }
+}
+
+/// The filter ids a classic `doshuffle` argument selects.
+pub fn shuffle_filter(doshuffle: i32) -> u8 {
+    match doshuffle {
+        1 => filter::SHUFFLE,
+        2 => filter::BITSHUFFLE,
+        _ => filter::NOFILTER,
+    }
+}

@@ -1,0 +1,308 @@
+//! Decompressing chunks, whole or in part (getitem), on one or more threads.
+
+use super::header::{Special, MAX_FILTERS};
+use super::params::DParams;
+use super::pipeline;
+use super::pool::{Scratch, Workers};
+use super::special;
+use super::view::ChunkView;
+use crate::codecs::{self, DDict, ZstdDDict};
+use crate::error::{Error, Result};
+use std::sync::Mutex;
+
+/// A decompression context: parameters, worker threads and their scratch.
+pub struct Decompressor {
+    params: DParams,
+    workers: Workers,
+    maskout: Option<Vec<bool>>,
+}
+
+/// The dictionary of a chunk, digested for its codec.
+enum ChunkDict<'a> {
+    None,
+    Lz4(&'a [u8]),
+    Zstd(ZstdDDict),
+}
+
+impl ChunkDict<'_> {
+    fn as_ddict(&self) -> Option<DDict<'_>> {
+        match self {
+            ChunkDict::None => None,
+            ChunkDict::Lz4(b) => Some(DDict::Lz4(b)),
+            ChunkDict::Zstd(d) => Some(DDict::Zstd(d)),
+        }
+    }
+}
+
+/// What decoding one block needs to know about its chunk.
+struct Decoder<'a> {
+    view: &'a ChunkView<'a>,
+    dict: ChunkDict<'a>,
+    typesize: usize,
+    blocksize: usize,
+    nblocks: usize,
+    filters: [u8; MAX_FILTERS],
+}
+
+impl<'a> Decoder<'a> {
+    fn new(view: &'a ChunkView<'a>) -> Result<Decoder<'a>> {
+        let h = &view.header;
+        let dict = match view.dict {
+            None => ChunkDict::None,
+            Some(d) if h.compformat() == 4 => ChunkDict::Zstd(ZstdDDict::new(d).ok_or(Error::CodecDict)?),
+            Some(d) => ChunkDict::Lz4(d),
+        };
+        let filters = h.filters;
+        if h.special() == Special::None && !h.memcpyed() {
+            pipeline::check(&filters)?;
+        }
+        Ok(Decoder {
+            view,
+            dict,
+            typesize: usize::from(h.typesize),
+            blocksize: h.blocksize as usize,
+            nblocks: h.nblocks(),
+            filters,
+        })
+    }
+
+    fn block_len(&self, j: usize) -> usize {
+        let n = self.view.header.nbytes as usize;
+        (n - j * self.blocksize).min(self.blocksize)
+    }
+
+    fn needs_reference(&self) -> bool {
+        self.filters.contains(&super::header::filter::DELTA)
+    }
+
+    /// Decode block `j` into `out` (its full length). `reference` is the
+    /// decoded block 0 (used by delta for later blocks).
+    fn block(&self, j: usize, out: &mut [u8], reference: &[u8], s: &mut Scratch) -> Result<()> {
+        let h = &self.view.header;
+        let data = self.view.data;
+        let bsize = out.len();
+        if h.memcpyed() {
+            let start = h.header_len() + j * self.blocksize;
+            let src = data.get(start..start + bsize).ok_or(Error::ReadBuffer)?;
+            out.copy_from_slice(src);
+            return Ok(());
+        }
+        let src_offset = self.view.bstart(j);
+        if src_offset <= 0 || src_offset as usize >= data.len() {
+            return Err(Error::Data);
+        }
+        let leftover = j + 1 == self.nblocks && h.leftover() > 0;
+        let nstreams = if !h.dont_split() && !leftover { self.typesize } else { 1 };
+        let neblock = bsize / nstreams;
+        if neblock == 0 || neblock * nstreams != bsize {
+            return Err(Error::Data);
+        }
+        let steps = pipeline::out_of_place_steps(&self.filters);
+        let Scratch { tmp1, tmp2, codec, .. } = s;
+        let format = h.compformat();
+        let dict = self.dict.as_ddict();
+        let dest: &mut [u8] = if steps == 0 { &mut *out } else { &mut tmp1[..bsize] };
+        let mut pos = src_offset as usize;
+        for target in dest.chunks_exact_mut(neblock) {
+            let csize = read_i32(data, pos).ok_or(Error::ReadBuffer)?;
+            pos += 4;
+            if csize == 0 {
+                target.fill(0);
+            } else if csize < 0 {
+                let token = *data.get(pos).ok_or(Error::ReadBuffer)?;
+                pos += 1;
+                if token & 0x1 == 0 || csize < -255 {
+                    return Err(Error::RunLength);
+                }
+                target.fill((-csize) as u8);
+            } else {
+                let c = csize as usize;
+                let stream = data.get(pos..pos + c).ok_or(Error::ReadBuffer)?;
+                pos += c;
+                if c == neblock {
+                    target.copy_from_slice(stream);
+                } else {
+                    codecs::decompress(format, stream, target, dict.as_ref(), codec)?;
+                }
+            }
+        }
+        if steps == 0 && !self.needs_reference() {
+            return Ok(());
+        }
+        let f = self.filters;
+        pipeline::backward(&f, &h.filters_meta, self.typesize, h.version, j == 0, reference, out, tmp1, tmp2)
+    }
+}
+
+fn read_i32(data: &[u8], pos: usize) -> Option<i32> {
+    let b = data.get(pos..pos.checked_add(4)?)?;
+    Some(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+impl Decompressor {
+    pub fn new(params: DParams) -> Decompressor {
+        let workers = Workers::new(params.nthreads);
+        Decompressor { params, workers, maskout: None }
+    }
+
+    pub fn params(&self) -> &DParams {
+        &self.params
+    }
+
+    pub fn set_nthreads(&mut self, nthreads: i16) {
+        self.params.nthreads = nthreads.max(1);
+        self.workers.set_nthreads(nthreads);
+    }
+
+    /// Skip the blocks marked `true` in the next `decompress` call only.
+    pub fn set_maskout(&mut self, mask: &[bool]) {
+        self.maskout = Some(mask.to_vec());
+    }
+
+    /// Decompress a whole chunk into `dst`; returns the number of bytes written.
+    pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        let maskout = self.maskout.take();
+        let view = ChunkView::open(src)?;
+        let h = view.header;
+        let nbytes = h.nbytes as usize;
+        if nbytes > dst.len() {
+            return Err(Error::WriteBuffer);
+        }
+        if nbytes == 0 {
+            return Ok(0);
+        }
+        if h.vlblocks() {
+            return super::vlblocks::decompress_all(&view, dst, &mut self.workers.scratch());
+        }
+        let dst = &mut dst[..nbytes];
+        if h.special() != Special::None {
+            special::fill(&view, dst)?;
+            return Ok(nbytes);
+        }
+        let dec = Decoder::new(&view)?;
+        if let Some(m) = &maskout {
+            if m.len() != dec.nblocks {
+                return Err(Error::Data);
+            }
+        }
+        let masked = |j: usize| maskout.as_ref().is_some_and(|m| m[j]);
+        let ebsize = dec.blocksize + 8;
+        let bs = dec.blocksize;
+        let (first, rest) = dst.split_at_mut(bs.min(nbytes));
+        {
+            let mut s = self.workers.scratch();
+            s.reserve(ebsize);
+            if !masked(0) {
+                dec.block(0, first, &[], &mut s)?;
+            }
+        }
+        let reference: &[u8] = first;
+        self.workers.ready()?;
+        let pool = self.workers.pool();
+        match pool {
+            Some(pool) if dec.nblocks > 2 => {
+                let workers = &self.workers;
+                let error: Mutex<Option<Error>> = Mutex::new(None);
+                pool.install(|| {
+                    use rayon::prelude::*;
+                    rest.par_chunks_mut(bs).enumerate().for_each(|(i, out)| {
+                        if masked(i + 1) {
+                            return;
+                        }
+                        let mut s = workers.scratch();
+                        s.reserve(ebsize);
+                        if let Err(e) = dec.block(i + 1, out, reference, &mut s) {
+                            *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        }
+                    });
+                });
+                if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                    return Err(e);
+                }
+            }
+            _ => {
+                let mut s = self.workers.scratch();
+                s.reserve(ebsize);
+                for (i, out) in rest.chunks_mut(bs).enumerate() {
+                    if !masked(i + 1) {
+                        dec.block(i + 1, out, reference, &mut s)?;
+                    }
+                }
+            }
+        }
+        Ok(nbytes)
+    }
+
+    /// Copy `nitems` items of the chunk's typesize, starting at item `start`,
+    /// into `dst`. Only the blocks holding them are decoded.
+    pub fn getitem(&mut self, src: &[u8], start: i64, nitems: i64, dst: &mut [u8]) -> Result<usize> {
+        let h = ChunkView::open(src)?.header;
+        let ts = i64::from(h.typesize);
+        self.getitem_bytes(src, start.checked_mul(ts).ok_or(Error::InvalidParam)?, nitems.checked_mul(ts).ok_or(Error::WriteBuffer)?, dst)
+    }
+
+    /// Copy `nbytes` bytes of the decoded chunk starting at byte `start` into `dst`.
+    pub fn getitem_bytes(&mut self, src: &[u8], start: i64, nbytes: i64, dst: &mut [u8]) -> Result<usize> {
+        let view = ChunkView::open(src)?;
+        let h = view.header;
+        if nbytes == 0 {
+            return Ok(0);
+        }
+        if nbytes < 0 {
+            return Err(Error::InvalidParam);
+        }
+        if nbytes > i64::from(i32::MAX) || nbytes as usize > dst.len() {
+            return Err(Error::WriteBuffer);
+        }
+        let stop = start.checked_add(nbytes).ok_or(Error::InvalidParam)?;
+        if start < 0 || stop > i64::from(h.nbytes) {
+            return Err(Error::InvalidParam);
+        }
+        let (start, stop) = (start as usize, stop as usize);
+        let dst = &mut dst[..stop - start];
+        if h.vlblocks() {
+            return super::vlblocks::getitem(&view, start, dst, &mut self.workers.scratch());
+        }
+        if h.special() != Special::None {
+            special::fill_range(&view, start, dst)?;
+            return Ok(dst.len());
+        }
+        if h.memcpyed() {
+            let hl = h.header_len();
+            dst.copy_from_slice(view.data.get(hl + start..hl + stop).ok_or(Error::ReadBuffer)?);
+            return Ok(dst.len());
+        }
+        let dec = Decoder::new(&view)?;
+        let bs = dec.blocksize;
+        let mut s = self.workers.scratch();
+        s.reserve(bs + 8);
+        // Delta needs the decoded block 0 as reference for later blocks.
+        let mut reference = std::mem::take(&mut s.tmp4);
+        let need_ref = dec.needs_reference() && stop > bs;
+        let result = (|| {
+            if need_ref {
+                dec.block(0, &mut reference[..dec.block_len(0)], &[], &mut s)?;
+            }
+            let mut block = std::mem::take(&mut s.tmp3);
+            let r = (|| {
+                for j in start / bs..=(stop - 1) / bs {
+                    let b0 = j * bs;
+                    let blen = dec.block_len(j);
+                    let (lo, hi) = (start.max(b0) - b0, stop.min(b0 + blen) - b0);
+                    let out_at = b0 + lo - start;
+                    if lo == 0 && hi == blen {
+                        dec.block(j, &mut dst[out_at..out_at + blen], &reference, &mut s)?;
+                    } else {
+                        dec.block(j, &mut block[..blen], &reference, &mut s)?;
+                        dst[out_at..out_at + hi - lo].copy_from_slice(&block[lo..hi]);
+                    }
+                }
+                Ok(dst.len())
+            })();
+            s.tmp3 = block;
+            r
+        })();
+        s.tmp4 = reference;
+        result
+    }
+}

@@ -1,0 +1,18 @@
+//! The chunk format (README_CHUNK_FORMAT.rst): compress, decompress,
+//! getitem, special-value chunks and variable-length-block chunks.
+
+pub mod blocksize;
+pub mod compress;
+pub mod decompress;
+pub mod header;
+pub mod params;
+mod pipeline;
+mod pool;
+pub mod special;
+pub mod view;
+pub mod vlblocks;
+
+pub use compress::Compressor;
+pub use decompress::Decompressor;
+pub use header::{Header, Special};
+pub use params::{CParams, DParams, SplitMode};

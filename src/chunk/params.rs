@@ -1,0 +1,94 @@
+//! Compression and decompression parameters of the safe core (the Rust side
+//! of `blosc2_cparams` / `blosc2_dparams`).
+
+use super::header::{filter, MAX_FILTERS};
+use crate::codecs::Codec;
+
+/// How blocks are split into one stream per byte of the type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SplitMode {
+    Always = 1,
+    Never = 2,
+    Auto = 3,
+    ForwardCompat = 4,
+}
+
+impl SplitMode {
+    /// The mode for c-blosc2's `BLOSC_*_SPLIT` value (unknown values act as ForwardCompat).
+    pub fn from_code(code: i32) -> SplitMode {
+        match code {
+            1 => SplitMode::Always,
+            2 => SplitMode::Never,
+            3 => SplitMode::Auto,
+            _ => SplitMode::ForwardCompat,
+        }
+    }
+}
+
+/// Parameters for compressing chunks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CParams {
+    /// Codec compcode: one of [`Codec`], or a registered codec id (>= 32).
+    pub compcode: u8,
+    pub compcode_meta: u8,
+    /// 0 (plain copy) to 9.
+    pub clevel: u8,
+    pub use_dict: bool,
+    /// Size of the items; more than 255 is treated as a byte stream.
+    pub typesize: i32,
+    pub nthreads: i16,
+    /// 0 for automatic.
+    pub blocksize: i32,
+    pub splitmode: SplitMode,
+    pub filters: [u8; MAX_FILTERS],
+    pub filters_meta: [u8; MAX_FILTERS],
+}
+
+impl Default for CParams {
+    /// c-blosc2's defaults: BloscLZ, clevel 5, typesize 8, shuffle, 1 thread.
+    fn default() -> Self {
+        CParams {
+            compcode: Codec::BloscLz as u8,
+            compcode_meta: 0,
+            clevel: 5,
+            use_dict: false,
+            typesize: 8,
+            nthreads: 1,
+            blocksize: 0,
+            splitmode: SplitMode::ForwardCompat,
+            filters: [0, 0, 0, 0, 0, filter::SHUFFLE],
+            filters_meta: [0; MAX_FILTERS],
+        }
+    }
+}
+
+impl CParams {
+    /// Parameters for a codec, level, typesize and the classic shuffle choice
+    /// (0 none, 1 byte shuffle, 2 bit shuffle), as `blosc2_compress` builds them.
+    pub fn classic(codec: Codec, clevel: u8, shuffle: i32, typesize: i32, delta: bool) -> CParams {
+        let mut filters = [0u8; MAX_FILTERS];
+        if shuffle == 1 && typesize > 1 {
+            filters[MAX_FILTERS - 1] = filter::SHUFFLE;
+        }
+        if shuffle == 2 {
+            filters[MAX_FILTERS - 1] = filter::BITSHUFFLE;
+        }
+        if delta {
+            filters[MAX_FILTERS - 2] = filter::DELTA;
+        }
+        CParams { compcode: codec as u8, clevel, typesize, filters, ..CParams::default() }
+    }
+}
+
+/// Parameters for decompressing chunks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DParams {
+    pub nthreads: i16,
+    pub typesize: i32,
+}
+
+impl Default for DParams {
+    fn default() -> Self {
+        DParams { nthreads: 1, typesize: 8 }
+    }
+}

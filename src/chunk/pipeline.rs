@@ -1,0 +1,133 @@
+//! The filter pipeline of one block: forward when compressing, backward when
+//! decompressing (README_CHUNK_FORMAT.rst, "filters").
+
+use super::header::{filter, MAX_FILTERS};
+use crate::error::{Error, Result};
+use crate::filters::{bitshuffle, delta, shuffle, trunc_prec};
+
+/// Where the current bytes of a block live while the pipeline runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum At {
+    Src,
+    T1,
+    T2,
+}
+
+/// Run the forward pipeline on `src` (one block). Returns which buffer holds
+/// the result: `None` for `src` itself, `Some(true)` for `t1`, `Some(false)` for `t2`.
+/// `reference` is the chunk's original block 0 (for delta).
+#[allow(clippy::too_many_arguments)]
+pub fn forward(
+    filters: &[u8; MAX_FILTERS],
+    filters_meta: &[u8; MAX_FILTERS],
+    typesize: usize,
+    first_block: bool,
+    reference: &[u8],
+    src: &[u8],
+    t1: &mut [u8],
+    t2: &mut [u8],
+) -> Result<Option<bool>> {
+    let n = src.len();
+    let mut at = At::Src;
+    for (&f, &meta) in filters.iter().zip(filters_meta) {
+        if f == filter::NOFILTER {
+            continue;
+        }
+        let (input, output): (&[u8], &mut [u8]) = match at {
+            At::Src => (src, &mut t1[..n]),
+            At::T1 => (&t1[..n], &mut t2[..n]),
+            At::T2 => (&t2[..n], &mut t1[..n]),
+        };
+        match f {
+            filter::SHUFFLE => {
+                let ts = if meta == 0 { typesize } else { usize::from(meta) };
+                shuffle::shuffle(ts, input, output);
+            }
+            filter::BITSHUFFLE => bitshuffle::bitshuffle(typesize, input, output),
+            filter::DELTA => delta::encode(first_block, reference, typesize, input, output),
+            filter::TRUNC_PREC => trunc_prec::encode(meta, typesize, input, output)?,
+            _ => return Err(Error::FilterPipeline),
+        }
+        at = match at {
+            At::Src | At::T2 => At::T1,
+            At::T1 => At::T2,
+        };
+    }
+    Ok(match at {
+        At::Src => None,
+        At::T1 => Some(true),
+        At::T2 => Some(false),
+    })
+}
+
+/// The backward steps that move bytes from one buffer to another (all but
+/// delta, which works in place, and trunc_prec, which has nothing to undo).
+pub fn out_of_place_steps(filters: &[u8; MAX_FILTERS]) -> usize {
+    filters
+        .iter()
+        .filter(|&&f| !matches!(f, filter::NOFILTER | filter::DELTA | filter::TRUNC_PREC))
+        .count()
+}
+
+/// Whether the pipeline validates (only known filters).
+pub fn check(filters: &[u8; MAX_FILTERS]) -> Result<()> {
+    if filters.iter().all(|&f| f <= filter::TRUNC_PREC) {
+        Ok(())
+    } else {
+        Err(Error::FilterPipeline)
+    }
+}
+
+/// Undo the pipeline. The codec has written the block into `t1` when there
+/// are out-of-place steps, else directly into `dst`; the result ends in `dst`.
+/// `reference` is the chunk's decoded block 0 (for delta on later blocks).
+#[allow(clippy::too_many_arguments)]
+pub fn backward(
+    filters: &[u8; MAX_FILTERS],
+    filters_meta: &[u8; MAX_FILTERS],
+    typesize: usize,
+    format_version: u8,
+    first_block: bool,
+    reference: &[u8],
+    dst: &mut [u8],
+    t1: &mut [u8],
+    t2: &mut [u8],
+) -> Result<()> {
+    let n = dst.len();
+    let mut remaining = out_of_place_steps(filters);
+    // Where the data is now: 0 = dst, 1 = t1, 2 = t2.
+    let mut at = if remaining == 0 { 0 } else { 1 };
+    for (&f, &meta) in filters.iter().zip(filters_meta).rev() {
+        match f {
+            filter::NOFILTER | filter::TRUNC_PREC => {}
+            filter::DELTA => {
+                let buf: &mut [u8] = match at {
+                    0 => dst,
+                    1 => &mut t1[..n],
+                    _ => &mut t2[..n],
+                };
+                delta::decode(first_block, reference, typesize, buf);
+            }
+            filter::SHUFFLE | filter::BITSHUFFLE => {
+                remaining -= 1;
+                let next = if remaining == 0 { 0 } else if at == 1 { 2 } else { 1 };
+                let (input, output): (&[u8], &mut [u8]) = match (at, next) {
+                    (1, 0) => (&t1[..n], &mut *dst),
+                    (2, 0) => (&t2[..n], &mut *dst),
+                    (1, 2) => (&t1[..n], &mut t2[..n]),
+                    (2, 1) => (&t2[..n], &mut t1[..n]),
+                    _ => return Err(Error::FilterPipeline),
+                };
+                if f == filter::SHUFFLE {
+                    let ts = if meta == 0 { typesize } else { usize::from(meta) };
+                    shuffle::unshuffle(ts, input, output);
+                } else {
+                    bitshuffle::bitunshuffle(typesize, input, output, format_version);
+                }
+                at = next;
+            }
+            _ => return Err(Error::FilterPipeline),
+        }
+    }
+    Ok(())
+}

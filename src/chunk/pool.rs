@@ -1,0 +1,86 @@
+//! Worker threads that live in a context, and the per-thread scratch space
+//! they reuse from call to call (no thread and no allocation per call once warm).
+
+use crate::codecs::CodecState;
+use crate::error::{Error, Result};
+use std::sync::{Mutex, MutexGuard};
+
+/// Temporary buffers of one worker: two for the filter pipeline, two for
+/// partial reads (getitem, delta reference) and the codec state.
+#[derive(Default)]
+pub struct Scratch {
+    pub tmp1: Vec<u8>,
+    pub tmp2: Vec<u8>,
+    pub tmp3: Vec<u8>,
+    pub tmp4: Vec<u8>,
+    pub codec: CodecState,
+}
+
+impl Scratch {
+    /// Make every buffer at least `n` bytes long.
+    pub fn reserve(&mut self, n: usize) {
+        for b in [&mut self.tmp1, &mut self.tmp2, &mut self.tmp3, &mut self.tmp4] {
+            if b.len() < n {
+                b.resize(n, 0);
+            }
+        }
+    }
+}
+
+/// A context's workers: a rayon pool when `nthreads > 1`, and one scratch per
+/// thread (index 0 is the calling thread's).
+pub struct Workers {
+    nthreads: usize,
+    pool: Option<rayon::ThreadPool>,
+    scratch: Vec<Mutex<Scratch>>,
+}
+
+impl Workers {
+    pub fn new(nthreads: i16) -> Workers {
+        let n = nthreads.max(1) as usize;
+        Workers { nthreads: n, pool: None, scratch: (0..=n).map(|_| Mutex::default()).collect() }
+    }
+
+    pub fn nthreads(&self) -> usize {
+        self.nthreads
+    }
+
+    /// Change the number of threads; the pool is rebuilt on next use.
+    pub fn set_nthreads(&mut self, nthreads: i16) {
+        let n = nthreads.max(1) as usize;
+        if n != self.nthreads {
+            *self = Workers::new(nthreads);
+        }
+    }
+
+    /// Create the pool if the context is multi-threaded and it does not exist yet.
+    pub fn ready(&mut self) -> Result<()> {
+        if self.nthreads > 1 && self.pool.is_none() {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(self.nthreads)
+                .thread_name(|i| format!("b2nd-worker-{i}"))
+                .build()
+                .map_err(|_| Error::ThreadCreate)?;
+            self.pool = Some(pool);
+        }
+        Ok(())
+    }
+
+    /// The pool (after [`Workers::ready`]); `None` when single-threaded.
+    pub fn pool(&self) -> Option<&rayon::ThreadPool> {
+        self.pool.as_ref()
+    }
+
+    /// The scratch of the current thread (a pool worker, or the caller).
+    pub fn scratch(&self) -> MutexGuard<'_, Scratch> {
+        let i = rayon::current_thread_index().map_or(0, |i| (i + 1).min(self.scratch.len() - 1));
+        self.scratch[i].lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Drop every scratch buffer (keeps the threads).
+    pub fn release_memory(&mut self) {
+        for s in &mut self.scratch {
+            *s.get_mut().unwrap_or_else(|e| e.into_inner()) = Scratch::default();
+        }
+    }
+}

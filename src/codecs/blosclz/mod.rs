@@ -1,0 +1,170 @@
+//! BloscLZ: the native LZ77 codec of Blosc.
+//!
+//! # Stream format
+//!
+//! A BloscLZ stream is a sequence of tokens, each starting with a control
+//! byte `ctrl`.  The first control byte only ever announces literals; its
+//! top three bits are a format marker (the encoder sets bit 5) and are
+//! ignored by the decoder.
+//!
+//! * `ctrl < 32`: a literal run: the next `ctrl + 1` bytes (1..=32) are
+//!   copied verbatim.
+//! * `ctrl >= 32`: a back-reference.  `L = ctrl >> 5` (1..=7) and
+//!   `H = ctrl & 31`.  When `L == 7`, extension bytes follow and are added to
+//!   `L - 1` for as long as they are 255 (the first byte that is not 255 is
+//!   added too and closes the length).  Then comes one byte `D`.  The copy
+//!   length is `L + 2` (plus the extension bytes) and the distance back from
+//!   the current output position is `H * 256 + D + 1`.  The pair `H == 31`,
+//!   `D == 255` is an escape for far references: two more bytes give a
+//!   big-endian `F`, and the distance is `F + 8192` (so up to 73 727).
+//!   Copies may overlap their own output (classic LZ77 semantics).
+//!
+//! The encoder always finishes a stream with literals.  This format has not
+//! changed since the first BloscLZ in c-blosc 1.0 (only the encoder's match
+//! finding and parameters have), so the decoder here reads every stream
+//! that c-blosc and c-blosc2 have written.
+//!
+//! # Encoder
+//!
+//! The encoder reproduces c-blosc2's byte output for a given
+//! `(clevel, input, dst.len())` on a little-endian machine: the same
+//! multiplicative hash of four input bytes, the same level-dependent hash
+//! table sizes, the same length bias (a match reported to the decoder is
+//! one byte shorter than the one found, and lengths below 4, or below 6 for
+//! far matches, are sent as literals), and the same "entropy probe": before
+//! compressing, a dry run over (part of) the tail of the input estimates the
+//! compression ratio, and inputs that look too incompressible for the level
+//! are refused (return 0) so that the caller stores them verbatim.
+//!
+//! Both directions exist twice: a safe implementation (`compress.rs`,
+//! `decompress.rs`) and a pointer-based twin (`compress_unsafe.rs`,
+//! `decompress_unsafe.rs`) that is used by default because it is faster.
+//! Both run through the same tests; the twin is selected by
+//! [`USE_UNSAFE_FAST_PATH`].
+
+mod compress;
+mod compress_unsafe;
+mod decompress;
+mod decompress_unsafe;
+mod probe;
+#[cfg(test)]
+mod tests;
+
+/// Selects the pointer-based twins for [`compress`] and [`decompress`].
+/// The safe versions produce exactly the same results.
+const USE_UNSAFE_FAST_PATH: bool = true;
+
+/// Literal runs hold at most this many bytes.
+const MAX_COPY: usize = 32;
+/// Largest (biased) distance that fits in a short back-reference.
+const MAX_DISTANCE: usize = 8191;
+/// Matches at this (unbiased) distance or beyond are not considered.
+const MAX_FAR_DISTANCE: usize = 65535 + MAX_DISTANCE - 1;
+/// Shortest encoded length (in the encoder's biased units) worth a match.
+const MIN_LEN: usize = 4;
+/// The encoder reports `found - LEN_SHIFT` as the encoded length.
+const LEN_SHIFT: usize = 4;
+/// Largest hash table, in log2 of entries.
+const MAX_HASH_LOG: u32 = 14;
+
+/// Everything that depends on the compression level.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    /// log2 of the number of hash table entries.
+    hash_log: u32,
+    /// The probe looks at the last `len / probe_divisor` input bytes.
+    probe_divisor: usize,
+    /// Inputs whose estimated ratio is below this are refused.
+    min_ratio: f64,
+    /// Also hash the position after a match end (level 9 only).
+    second_hash: bool,
+}
+
+impl Level {
+    /// Parameters for `clevel` in 1..=9; `None` otherwise (level 0 means
+    /// "no compression" and is never handed to the codec by Blosc).
+    fn new(clevel: u8) -> Option<Level> {
+        let (hash_log, probe_divisor, min_ratio) = match clevel {
+            1 => (MAX_HASH_LOG - 2, 8, 2.0),
+            2 => (MAX_HASH_LOG - 1, 4, 1.5),
+            3 => (MAX_HASH_LOG, 4, 1.2),
+            4..=6 => (MAX_HASH_LOG, 2, 1.2),
+            7 => (MAX_HASH_LOG, 1, 1.15),
+            8 => (MAX_HASH_LOG, 1, 1.1),
+            9 => (MAX_HASH_LOG, 1, 1.0),
+            _ => return None,
+        };
+        Some(Level { hash_log, probe_divisor, min_ratio, second_hash: clevel == 9 })
+    }
+}
+
+/// Slot, in a table of `N` (a power of two) entries, of four input bytes
+/// read as a little-endian word: Knuth's multiplicative hash, top bits.
+#[inline(always)]
+fn slot<const N: usize>(word: u32) -> usize {
+    (word.wrapping_mul(2_654_435_761) >> (32 - N.trailing_zeros())) as usize
+}
+
+/// Little-endian 32-bit word at `pos` (which must leave 4 readable bytes).
+#[inline(always)]
+fn read_u32(buf: &[u8], pos: usize) -> u32 {
+    let bytes: [u8; 4] = buf[pos..pos + 4].try_into().unwrap();
+    u32::from_le_bytes(bytes)
+}
+
+/// Compress `src` into `dst` at level `clevel` (0..=9). Returns the compressed length,
+/// or 0 when the output would not fit in `dst` or the reference would refuse (incompressible etc).
+///
+/// Level 0 (and anything above 9) is always refused: Blosc stores such
+/// blocks without calling the codec.  Inputs shorter than 16 bytes, outputs
+/// shorter than 66 bytes and inputs longer than `i32::MAX` are refused too.
+pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
+    let Some(level) = Level::new(clevel) else { return 0 };
+    if src.len() > i32::MAX as usize {
+        return 0;
+    }
+    // The reference takes the output size as an `int`.
+    let dst_len = dst.len().min(i32::MAX as usize);
+    let dst = &mut dst[..dst_len];
+
+    match level.hash_log {
+        12 => compress_with::<{ 1 << 12 }>(&level, src, dst),
+        13 => compress_with::<{ 1 << 13 }>(&level, src, dst),
+        _ => compress_with::<{ 1 << MAX_HASH_LOG }>(&level, src, dst),
+    }
+}
+
+/// [`compress`] with a hash table of `N` entries.
+fn compress_with<const N: usize>(level: &Level, src: &[u8], dst: &mut [u8]) -> usize {
+    // The probe starts with this zeroed table; the encoder re-zeroes it.
+    let mut table = [0u32; N];
+    let window = &src[src.len() - src.len() / level.probe_divisor..];
+    if probe::estimate_ratio(window, &mut table) < level.min_ratio {
+        return 0;
+    }
+    if src.len() < 16 || dst.len() < 66 {
+        return 0;
+    }
+    table.fill(0);
+    if USE_UNSAFE_FAST_PATH {
+        compress_unsafe::compress(level, src, dst, &mut table)
+    } else {
+        compress::compress(level, src, dst, &mut table)
+    }
+    .unwrap_or(0)
+}
+
+/// Decompress a BloscLZ stream into `dst`; returns the number of bytes written,
+/// or None on any malformed input (never panics, never reads/writes out of bounds).
+///
+/// An empty `src` is malformed (the encoder never writes one).  Like the
+/// reference decoder, a stream whose last token is a back-reference stops
+/// before that copy and reports the bytes written so far.  Bytes of `dst`
+/// past the returned length may have been overwritten.
+pub fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    if USE_UNSAFE_FAST_PATH {
+        decompress_unsafe::decompress(src, dst)
+    } else {
+        decompress::decompress(src, dst)
+    }
+}

@@ -1,0 +1,141 @@
+//! The byte-shuffle filter (filter id 1).
+//!
+//! A block of `n = len / typesize` items is seen as an `n × typesize` byte
+//! matrix; shuffling transposes it, so the output holds byte 0 of every item,
+//! then byte 1 of every item, and so on. The `len % typesize` bytes after the
+//! last whole item are copied unchanged. Typesize 1 is a plain copy.
+//! The output is byte-identical to c-blosc2's `blosc2_shuffle` /
+//! `blosc2_unshuffle` for every length and typesize.
+//!
+//! Everything here is built on one primitive, [`transpose`]-style strided
+//! byte-matrix transposition, which the bitshuffle filter reuses. It exists
+//! in three versions: `scalar` (portable, the reference), `sse2` and `avx2`
+//! (x86_64 only). The best one for the running CPU is chosen on first use
+//! and cached.
+//!
+//! Preconditions (checked with `assert!`, a violation is a programming
+//! error and panics): `src.len() == dst.len()` and `typesize >= 1`.
+//! Validating the typesize against Blosc's 1..=256 range is the caller's job;
+//! larger values work too.
+
+mod scalar;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod sse2;
+#[cfg(test)]
+mod tests;
+
+use std::sync::OnceLock;
+
+/// Strided byte-matrix transpose:
+/// `dst[c * dst_stride + r] = src[r * src_stride + c]` for `r < rows`, `c < cols`.
+pub(crate) type TransposeFn =
+    fn(src: &[u8], src_stride: usize, dst: &mut [u8], dst_stride: usize, rows: usize, cols: usize);
+
+/// One implementation of the transpose primitive.
+#[derive(Clone, Copy)]
+pub(crate) struct Kernels {
+    /// "scalar", "sse2" or "avx2".
+    pub name: &'static str,
+    pub transpose: TransposeFn,
+}
+
+const SCALAR: Kernels = Kernels { name: "scalar", transpose: scalar::transpose };
+
+/// Every implementation the running CPU supports, best last.
+/// Used by the tests and benchmarks to compare them against each other.
+#[allow(dead_code)]
+pub(crate) fn available() -> Vec<Kernels> {
+    let mut all = vec![SCALAR];
+    #[cfg(target_arch = "x86_64")]
+    all.extend(sse2::kernels());
+    #[cfg(target_arch = "x86_64")]
+    all.extend(avx2::kernels());
+    all
+}
+
+/// The best implementation for this CPU, detected once.
+fn best() -> &'static Kernels {
+    static BEST: OnceLock<Kernels> = OnceLock::new();
+    BEST.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = avx2::kernels().or_else(sse2::kernels) {
+            return k;
+        }
+        SCALAR
+    })
+}
+
+/// Shuffles one block: `dst[j * n + i] = src[i * typesize + j]` for the
+/// `n = src.len() / typesize` whole items; trailing bytes are copied as is.
+///
+/// # Panics
+/// If `src.len() != dst.len()` or `typesize == 0`.
+pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    shuffle_with(best(), typesize, src, dst);
+}
+
+/// Undoes [`shuffle`]: `dst[i * typesize + j] = src[j * n + i]`; trailing
+/// bytes are copied as is.
+///
+/// # Panics
+/// If `src.len() != dst.len()` or `typesize == 0`.
+pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    unshuffle_with(best(), typesize, src, dst);
+}
+
+fn check(typesize: usize, src: &[u8], dst: &[u8]) {
+    assert_eq!(src.len(), dst.len(), "shuffle: source and destination lengths differ");
+    assert!(typesize >= 1, "shuffle: typesize must be at least 1");
+}
+
+pub(crate) fn shuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mut [u8]) {
+    check(typesize, src, dst);
+    let n = src.len() / typesize;
+    let body = n * typesize;
+    if typesize > 1 {
+        (k.transpose)(&src[..body], typesize, &mut dst[..body], n, n, typesize);
+    } else {
+        dst[..body].copy_from_slice(&src[..body]);
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+pub(crate) fn unshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mut [u8]) {
+    check(typesize, src, dst);
+    let n = src.len() / typesize;
+    let body = n * typesize;
+    if typesize > 1 {
+        (k.transpose)(&src[..body], n, &mut dst[..body], typesize, typesize, n);
+    } else {
+        dst[..body].copy_from_slice(&src[..body]);
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+/// True when a `rows × cols` matrix with the given row stride fits in `len`
+/// bytes (and rows do not overlap).
+pub(crate) fn fits(len: usize, stride: usize, rows: usize, cols: usize) -> bool {
+    if rows == 0 || cols == 0 {
+        return true;
+    }
+    stride >= cols
+        && (rows - 1)
+            .checked_mul(stride)
+            .and_then(|x| x.checked_add(cols))
+            .is_some_and(|end| end <= len)
+}
+
+/// Asserts the shape contract of every `transpose` implementation.
+pub(crate) fn check_matrix(
+    src_len: usize,
+    src_stride: usize,
+    dst_len: usize,
+    dst_stride: usize,
+    rows: usize,
+    cols: usize,
+) {
+    assert!(fits(src_len, src_stride, rows, cols), "transpose: source matrix out of bounds");
+    assert!(fits(dst_len, dst_stride, cols, rows), "transpose: destination matrix out of bounds");
+}

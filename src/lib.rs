@@ -1,0 +1,12 @@
+//! libb2nd: the Blosc2 formats in safe Rust, with c-blosc2 3.3's C API on top.
+//!
+//! Layers, data flowing down: [`capi`] (the only home of raw pointers) →
+//! [`chunk`] → [`filters`], [`codecs`].
+
+pub mod capi;
+pub mod chunk;
+pub mod codecs;
+pub mod error;
+pub mod filters;
+
+pub use error::{Error, Result};
