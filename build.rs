@@ -1,1 +1,106 @@
-fn main(){}
+//! Generates the C headers in `include/` from the Rust sources with cbindgen.
+//!
+//! Each header is produced from the `src/capi` files that declare its items
+//! and from `cbindgen/<header>.toml`, which holds what cbindgen cannot derive
+//! (includes, macros, `*_DEFAULTS` initializers, static inline helpers).
+//! Files are rewritten only when their content changes.
+
+use std::path::{Path, PathBuf};
+
+struct Header {
+    output: &'static str,
+    config: &'static str,
+    sources: &'static [&'static str],
+}
+
+const HEADERS: &[Header] = &[
+    Header {
+        output: "include/blosc2.h",
+        config: "cbindgen/blosc2.toml",
+        sources: &[
+            "src/capi/types.rs",
+            "src/capi/context.rs",
+            "src/capi/global.rs",
+            "src/capi/chunk.rs",
+            "src/capi/misc.rs",
+            "src/capi/defaults.rs",
+        ],
+    },
+    Header { output: "include/b2nd.h", config: "cbindgen/b2nd.toml", sources: &["src/capi/b2nd_types.rs"] },
+    Header {
+        output: "include/blosc2/blosc2-stdio.h",
+        config: "cbindgen/blosc2-stdio.toml",
+        sources: &["src/capi/stdio_types.rs"],
+    },
+    Header {
+        output: "include/blosc2/blosc2-export.h",
+        config: "cbindgen/blosc2-export.toml",
+        sources: &["cbindgen/empty.rs"],
+    },
+    Header {
+        output: "include/blosc2/blosc2-common.h",
+        config: "cbindgen/blosc2-common.toml",
+        sources: &["cbindgen/empty.rs"],
+    },
+    Header {
+        output: "include/blosc2/codecs-registry.h",
+        config: "cbindgen/codecs-registry.toml",
+        sources: &["src/capi/registry/codecs.rs"],
+    },
+    Header {
+        output: "include/blosc2/filters-registry.h",
+        config: "cbindgen/filters-registry.toml",
+        sources: &["src/capi/registry/filters.rs"],
+    },
+    Header {
+        output: "include/blosc2/tuners-registry.h",
+        config: "cbindgen/tuners-registry.toml",
+        sources: &["src/capi/registry/tuners.rs"],
+    },
+];
+
+fn config(root: &Path, file: &str) -> cbindgen::Config {
+    let mut c = cbindgen::Config::from_file(root.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    c.language = cbindgen::Language::C;
+    c.style = cbindgen::Style::Both;
+    c.documentation = true;
+    c.documentation_style = cbindgen::DocumentationStyle::Doxy;
+    c.no_includes = true;
+    c.line_length = 110;
+    c.tab_width = 2;
+    c.usize_is_size_t = true;
+    c.cpp_compat = true;
+    c.sort_by = cbindgen::SortKey::None;
+    c.function.prefix = Some("BLOSC_EXPORT".to_string());
+    c.parse.parse_deps = false;
+    // The guard wraps the trailer too (cbindgen would close it before the trailer).
+    if let Some(guard) = c.include_guard.take() {
+        let header = c.header.take().unwrap_or_default();
+        let trailer = c.trailer.take().unwrap_or_default();
+        c.header = Some(format!("{header}\n\n#ifndef {guard}\n#define {guard}"));
+        c.trailer = Some(format!("{trailer}\n#endif  /* {guard} */"));
+    }
+    c
+}
+
+fn main() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    println!("cargo:rerun-if-changed=cbindgen");
+    println!("cargo:rerun-if-changed=src/capi");
+    for h in HEADERS {
+        let mut builder = cbindgen::Builder::new().with_config(config(&root, h.config));
+        for s in h.sources {
+            builder = builder.with_src(root.join(s));
+        }
+        let bindings = builder.generate().unwrap_or_else(|e| panic!("{}: {e}", h.output));
+        let mut text = Vec::new();
+        bindings.write(&mut text);
+        let out = root.join(h.output);
+        if std::fs::read(&out).ok().as_deref() != Some(&text[..]) {
+            std::fs::create_dir_all(out.parent().expect("headers live in a directory")).expect("create include/");
+            std::fs::write(&out, &text).expect("write header");
+        }
+    }
+    // The shared library carries a soname so that programs record libb2nd.so.0.
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libb2nd.so.0");
+}

@@ -416,3 +416,15 @@ pub fn shuffle_filter(doshuffle: i32) -> u8 {
         _ => filter::NOFILTER,
     }
 }
+
+impl Compressor {
+    /// Compress each of `blocks` as its own block of one variable-length-block
+    /// chunk. Returns the chunk length, or 0 when it does not fit in `dst`.
+    pub fn vlcompress(&mut self, blocks: &[&[u8]], dst: &mut [u8]) -> Result<usize> {
+        if dst.len() < EXTENDED_HEADER_LENGTH {
+            return Err(Error::MaxBufsizeExceeded);
+        }
+        let mut s = self.workers.scratch();
+        super::vlblocks::compress(&self.params, blocks, dst, &mut s.codec)
+    }
+}

@@ -306,3 +306,30 @@ impl Decompressor {
         result
     }
 }
+
+impl Decompressor {
+    /// The decoded size of every block of a variable-length-block chunk.
+    pub fn vl_block_sizes(&self, src: &[u8]) -> Result<Vec<usize>> {
+        let view = ChunkView::open(src)?;
+        if !view.header.vlblocks() {
+            return Err(Error::InvalidParam);
+        }
+        Ok(super::vlblocks::layout(&view)?.blocks.iter().map(|b| b.2).collect())
+    }
+
+    /// Decode block `nblock` of a variable-length-block chunk into `out`
+    /// (exactly the block's size, see [`Decompressor::vl_block_sizes`]).
+    pub fn vl_decompress_block(&mut self, src: &[u8], nblock: usize, out: &mut [u8]) -> Result<usize> {
+        let view = ChunkView::open(src)?;
+        if !view.header.vlblocks() {
+            return Err(Error::InvalidParam);
+        }
+        let l = super::vlblocks::layout(&view)?;
+        let b = *l.blocks.get(nblock).ok_or(Error::InvalidParam)?;
+        if out.len() != b.2 {
+            return Err(Error::WriteBuffer);
+        }
+        super::vlblocks::decode_block(&view, b, out, &mut self.workers.scratch())?;
+        Ok(b.2)
+    }
+}

@@ -96,6 +96,31 @@ impl Header {
         Ok((le_i32(src, 4), le_i32(src, 12), le_i32(src, 8)))
     }
 
+    /// Parse and validate only the 16-byte Blosc1 part of a header (what the
+    /// `*_cbuffer_*` query functions read).
+    pub fn parse_min(src: &[u8]) -> Result<Header> {
+        if src.len() < MIN_HEADER_LENGTH {
+            return Err(Error::ReadBuffer);
+        }
+        let mut h = Header {
+            version: src[0],
+            versionlz: src[1],
+            flags: src[2],
+            typesize: src[3],
+            nbytes: le_i32(src, 4),
+            blocksize: le_i32(src, 8),
+            cbytes: le_i32(src, 12),
+            ..Header::default()
+        };
+        if h.cbytes < MIN_HEADER_LENGTH as i32 || h.blocksize <= 0 || h.blocksize > MAX_BLOCKSIZE || h.typesize == 0 {
+            return Err(Error::InvalidHeader);
+        }
+        if h.nbytes > 0 && h.blocksize > h.nbytes {
+            h.blocksize = h.nbytes;
+        }
+        Ok(h)
+    }
+
     /// Parse and validate the header at the start of `src`.
     pub fn parse(src: &[u8]) -> Result<Header> {
         if src.len() < MIN_HEADER_LENGTH {

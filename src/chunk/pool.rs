@@ -41,10 +41,6 @@ impl Workers {
         Workers { nthreads: n, pool: None, scratch: (0..=n).map(|_| Mutex::default()).collect() }
     }
 
-    pub fn nthreads(&self) -> usize {
-        self.nthreads
-    }
-
     /// Change the number of threads; the pool is rebuilt on next use.
     pub fn set_nthreads(&mut self, nthreads: i16) {
         let n = nthreads.max(1) as usize;
@@ -75,12 +71,5 @@ impl Workers {
     pub fn scratch(&self) -> MutexGuard<'_, Scratch> {
         let i = rayon::current_thread_index().map_or(0, |i| (i + 1).min(self.scratch.len() - 1));
         self.scratch[i].lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Drop every scratch buffer (keeps the threads).
-    pub fn release_memory(&mut self) {
-        for s in &mut self.scratch {
-            *s.get_mut().unwrap_or_else(|e| e.into_inner()) = Scratch::default();
-        }
     }
 }

@@ -8,7 +8,7 @@ use std::ptr;
 
 /// Copies `len` bytes from `distance` bytes back to `op`, with byte-by-byte
 /// semantics (the copy may overlap its own output).  May overwrite up to
-/// 16 bytes past the copy when `cap` leaves room for that.
+/// 32 bytes past the copy when `cap` leaves room for that.
 ///
 /// # Safety
 /// `out` is valid for reads and writes of `cap` bytes,
@@ -20,39 +20,92 @@ unsafe fn copy_back_ref(out: *mut u8, cap: usize, op: usize, len: usize, distanc
     // SAFETY: `op - distance >= 0` and `op + len <= cap`.
     let (from, to) = unsafe { (out.add(op - distance), out.add(op)) };
     if distance == 1 {
-        // SAFETY: `from` and `to .. to + len` are in bounds.
-        unsafe { ptr::write_bytes(to, *from, len) };
-    } else if distance >= 16 && room >= len + 16 {
-        // SAFETY: the steps end before `to + len + 16 <= out + cap`, and
-        // each reads 16 bytes that are already final.
-        unsafe { copy_steps::<16>(from, to, len.div_ceil(16)) };
-    } else if distance >= len {
+        // SAFETY: `from` is in bounds, and so is `to` plus the size written.
+        unsafe {
+            if len <= 32 && room >= 32 {
+                to.cast::<[u8; 32]>().write_unaligned([*from; 32]);
+            } else {
+                ptr::write_bytes(to, *from, len);
+            }
+        }
+    } else if distance >= 8 && room >= len + 16 {
+        // SAFETY: the moves end before `to + len + 16 <= out + cap`, and
+        // each reads bytes that are already final (`distance` >= its size).
+        // Most matches are short: one move does.
+        unsafe {
+            if distance >= 16 {
+                ptr::copy_nonoverlapping(from, to, 16);
+                if len > 16 {
+                    copy_steps::<16>(from.add(16), to.add(16), (len - 16).div_ceil(16));
+                }
+            } else {
+                ptr::copy_nonoverlapping(from, to, 8);
+                if len > 8 {
+                    copy_steps::<8>(from.add(8), to.add(8), (len - 8).div_ceil(8));
+                }
+            }
+        }
+    } else {
+        // SAFETY: forwarded from the caller.
+        unsafe { copy_back_ref_slow(from, to, len, distance, room) };
+    }
+}
+
+/// The rarer cases of `copy_back_ref`: distances 2..=7, or little room
+/// left after the copy.
+///
+/// # Safety
+/// `to - from == distance >= 2`, `to + room` ends the buffer and `len <= room`.
+#[inline(never)]
+unsafe fn copy_back_ref_slow(from: *const u8, to: *mut u8, len: usize, distance: usize, room: usize) {
+    if distance >= len && room < len + 8 {
         // SAFETY: the ranges are in bounds and do not overlap.
         unsafe { ptr::copy_nonoverlapping(from, to, len) };
     } else {
-        // The pattern repeats every `distance` bytes, so any multiple of it
-        // can serve as the distance once that many bytes back are written:
-        // `step`, the smallest multiple that is >= 8, can after `head`
-        // bytes, and then reads `from + head`.
-        let step = distance * 8usize.div_ceil(distance);
-        let head = (step - distance).min(len);
-        // SAFETY: `head <= len`; each source byte precedes its target.
-        unsafe { copy_bytes(from, to, head) };
-        let rest = len - head;
-        // SAFETY: `head <= len` keeps both pointers in bounds.
-        let (from, to) = unsafe { (from.add(head), to.add(head)) };
-        if room >= len + 8 {
-            // SAFETY: the steps end before `to + rest + 8 <= out + cap`;
-            // sources are `step >= 8` bytes behind their targets.
-            unsafe { copy_steps::<8>(from, to, rest.div_ceil(8)) };
-        } else {
-            // SAFETY: as above, without going past `to + rest`.
-            unsafe {
-                copy_steps::<8>(from, to, rest / 8);
-                let done = rest / 8 * 8;
-                copy_bytes(from.add(done), to.add(done), rest % 8);
-            }
+        // SAFETY: forwarded from the caller.
+        unsafe { copy_pattern(from, to, len, distance, room >= len + 8) };
+    }
+}
+
+/// Overlapping copy for short distances or a tight end of buffer.  The
+/// output repeats every `distance` bytes, so any multiple of `distance`
+/// works as the distance once that many bytes back are written: `step`,
+/// the smallest multiple that is >= 8, does after `head` bytes
+/// (`head + distance == step`), and then reads from `from` onwards.
+///
+/// # Safety
+/// As for `copy_back_ref`, with `to - from == distance >= 2`; `spare`
+/// says that 8 bytes past `to + len` are writable.
+#[inline(always)]
+unsafe fn copy_pattern(from: *const u8, to: *mut u8, len: usize, distance: usize, spare: bool) {
+    // `distance * ceil(8 / distance)`, without a division.
+    const SMALL_STEPS: [u8; 8] = [0, 8, 8, 9, 8, 10, 12, 14];
+    let step = if distance >= 8 { distance } else { SMALL_STEPS[distance] as usize };
+    let head = (step - distance).min(len);
+    // SAFETY: `head <= len`; each source byte precedes its target.
+    unsafe { copy_bytes(from, to, head) };
+    let rest = len - head;
+    // SAFETY: `head <= len` keeps `to` in bounds.
+    let to = unsafe { to.add(head) };
+    if spare && rest <= 256 {
+        // SAFETY: the steps end before `to + rest + 8`, which is writable;
+        // sources are `step >= 8` bytes behind their targets.
+        unsafe { copy_steps::<8>(from, to, rest.div_ceil(8)) };
+        return;
+    }
+    // Long copies: chunks that double, each within what is already final
+    // (`to - from` doubles with every chunk, starting at `step`).
+    let (mut to, mut rest, mut gap) = (to, rest, step);
+    while rest > 0 {
+        let n = gap.min(rest);
+        // SAFETY: `n <= rest` keeps the target in bounds, and `n <= gap`
+        // keeps the source range before the target range.
+        unsafe {
+            ptr::copy_nonoverlapping(from, to, n);
+            to = to.add(n);
         }
+        rest -= n;
+        gap *= 2;
     }
 }
 
@@ -95,12 +148,16 @@ pub(super) fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
             if n > cap - op || n > in_len - ip {
                 return None;
             }
-            // Copy a whole MAX_COPY block when both sides have room: a
-            // fixed-size move is cheaper than an exact one.
-            let k = if in_len - ip >= MAX_COPY && cap - op >= MAX_COPY { MAX_COPY } else { n };
-            // SAFETY: `k` bytes are in bounds on both sides (checked just
-            // above), and `src` and `dst` are distinct borrows.
-            unsafe { ptr::copy_nonoverlapping(input.add(ip), out.add(op), k) };
+            // SAFETY: `n` bytes, or `MAX_COPY` when that fits, are in
+            // bounds on both sides; `src` and `dst` are distinct borrows.
+            unsafe {
+                // A fixed-size move is cheaper than an exact one.
+                if in_len - ip >= MAX_COPY && cap - op >= MAX_COPY {
+                    ptr::copy_nonoverlapping(input.add(ip), out.add(op), MAX_COPY);
+                } else {
+                    ptr::copy_nonoverlapping(input.add(ip), out.add(op), n);
+                }
+            }
             op += n;
             ip += n;
         } else {

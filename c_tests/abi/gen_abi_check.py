@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Write a C program that prints the ABI facts of a set of Blosc2 headers.
+
+The list of structs, fields and integer constants is read from the reference
+c-blosc2 headers given as argument (so it is always complete); the program is
+then compiled once against those headers and once against ours, and the two
+outputs must be identical: every struct's sizeof and every field's offsetof
+and size, and every integer constant's value.
+"""
+import re
+import sys
+from pathlib import Path
+
+HEADERS = ["blosc2.h", "b2nd.h", "blosc2/blosc2-stdio.h", "blosc2/codecs-registry.h",
+           "blosc2/filters-registry.h", "blosc2/tuners-registry.h"]
+
+
+def strip_comments(text):
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def structs(text):
+    """(type name, [field names]) for every `typedef struct ... { } name;` and `struct name { }`."""
+    out = []
+    for m in re.finditer(r"typedef\s+struct\s*(\w*)\s*\{(.*?)\}\s*(\w+)\s*;", text, flags=re.S):
+        out.append((m.group(3), fields(m.group(2))))
+    for m in re.finditer(r"(?<!typedef )\bstruct\s+(\w+)\s*\{(.*?)\}\s*;", text, flags=re.S):
+        out.append(("struct " + m.group(1), fields(m.group(2))))
+    return out
+
+
+def fields(body):
+    body = re.sub(r"#\s*if.*?#\s*endif", "", body, flags=re.S)
+    names = []
+    for decl in body.split(";"):
+        decl = decl.strip()
+        if not decl:
+            continue
+        fp = re.search(r"\(\s*\*\s*(\w+)\s*\)", decl)
+        if fp:
+            names.append(fp.group(1))
+            continue
+        m = re.search(r"(\w+)\s*(\[[^\]]*\])?\s*$", decl)
+        if m:
+            names.append(m.group(1))
+    return names
+
+
+def constants(text, strings):
+    """Integer constants: enum members and #defines that are not strings (`strings` collects those)."""
+    names = []
+    for m in re.finditer(r'^\s*#define\s+(\w+)\s+(\w+|"[^"]*")\s*$', text, flags=re.M):
+        if m.group(2).startswith('"') or m.group(2) in strings:
+            strings.add(m.group(1))
+    for m in re.finditer(r"\benum\s*\{(.*?)\}", text, flags=re.S):
+        body = re.sub(r"#\w+[^\n]*", "", m.group(1))
+        for item in body.split(","):
+            item = item.strip()
+            if item:
+                names.append(item.split("=")[0].strip())
+    for m in re.finditer(r"^\s*#define\s+(\w+)\s+(.+)$", text, flags=re.M):
+        name, value = m.group(1), m.group(2).strip()
+        if name in strings:
+            continue
+        if re.fullmatch(r"[-+()\w\s*<>|&]+", value) and not re.search(r"[a-z]", value.replace("size_t", "")):
+            if not name.startswith("BLOSC_BLOSC") and "_H" not in name[-2:]:
+                names.append(name)
+    return names
+
+
+def main():
+    ref = Path(sys.argv[1])
+    seen_structs, seen_consts, strings = [], [], set()
+    for h in HEADERS:
+        text = strip_comments((ref / h).read_text())
+        for s in structs(text):
+            if s[0] not in [x[0] for x in seen_structs]:
+                seen_structs.append(s)
+        for c in constants(text, strings):
+            if c not in seen_consts:
+                seen_consts.append(c)
+    print('#include <stdio.h>\n#include <stddef.h>\n#include "blosc2.h"\n#include "b2nd.h"')
+    print('#include "blosc2/codecs-registry.h"\n#include "blosc2/filters-registry.h"\n#include "blosc2/tuners-registry.h"')
+    print("#define FIELD(T, f) printf(\"%s.%s offset=%zu size=%zu\\n\", #T, #f, offsetof(T, f), sizeof(((T *)0)->f))")
+    print("int main(void) {")
+    for name, fs in seen_structs:
+        print(f'  printf("sizeof({name})=%zu\\n", sizeof({name}));')
+        for f in fs:
+            print(f"  FIELD({name}, {f});")
+    for c in seen_consts:
+        print(f'  printf("{c}=%lld\\n", (long long)({c}));')
+    print("  return 0;\n}")
+    print(f"/* {len(seen_structs)} structs, {sum(len(f) for _, f in seen_structs)} fields, {len(seen_consts)} constants */")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+//! No items: the header is made of its configured text alone.

@@ -1,0 +1,380 @@
+//! The global (non-context) API: library state set by `blosc1_set_*` /
+//! `blosc2_set_*`, the environment variables c-blosc2 honours (read here, at
+//! the API edge, on every global call as c-blosc2 does), and the version and
+//! codec listing functions.
+
+use super::ffi::{c_str, guard, guard_code, write_opt};
+use super::types::*;
+use crate::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
+use crate::codecs::{Codec, Library, ALL};
+use crate::error::Error;
+use libc::{c_char, c_int};
+use std::ffi::CString;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// What the global API uses when it builds its parameters.
+pub(crate) struct Globals {
+    pub compressor: Codec,
+    pub nthreads: i16,
+    pub blocksize: i32,
+    pub splitmode: SplitMode,
+    pub delta: bool,
+    pub cctx: Option<Compressor>,
+    pub dctx: Option<Decompressor>,
+}
+
+impl Default for Globals {
+    fn default() -> Self {
+        Globals {
+            compressor: Codec::BloscLz,
+            nthreads: 1,
+            blocksize: 0,
+            splitmode: SplitMode::ForwardCompat,
+            delta: false,
+            cctx: None,
+            dctx: None,
+        }
+    }
+}
+
+static GLOBALS: OnceLock<Mutex<Globals>> = OnceLock::new();
+
+pub(crate) fn globals() -> MutexGuard<'static, Globals> {
+    GLOBALS.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// Leading integer of a string, as C's strtol reads it (None if there is none).
+fn parse_long(s: &str) -> Option<i64> {
+    let t = s.trim_start();
+    let end = t
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+'))))
+        .map_or(t.len(), |(i, _)| i);
+    t[..end].parse().ok()
+}
+
+/// Parameters of one global compression call, after the environment has had its say.
+pub(crate) struct GlobalCall {
+    pub params: CParams,
+    pub nolock: bool,
+    pub blosc1_header: bool,
+}
+
+/// Apply c-blosc2's environment variables to a global compression call.
+pub(crate) fn compression_call(clevel: c_int, doshuffle: c_int, typesize: i32) -> GlobalCall {
+    let mut clevel = clevel;
+    let mut doshuffle = doshuffle;
+    let mut typesize = typesize;
+    if let Some(v) = env("BLOSC_CLEVEL").as_deref().and_then(parse_long) {
+        if v >= 0 {
+            clevel = v as c_int;
+        }
+    }
+    match env("BLOSC_SHUFFLE").as_deref() {
+        Some("NOSHUFFLE") => doshuffle = 0,
+        Some("SHUFFLE") => doshuffle = 1,
+        Some("BITSHUFFLE") => doshuffle = 2,
+        _ => {}
+    }
+    let mut g = globals();
+    match env("BLOSC_DELTA").as_deref() {
+        Some("1") => g.delta = true,
+        Some("0") => g.delta = false,
+        _ => {}
+    }
+    if let Some(v) = env("BLOSC_TYPESIZE").as_deref().and_then(parse_long) {
+        if v > 0 {
+            typesize = v as i32;
+        }
+    }
+    if let Some(c) = env("BLOSC_COMPRESSOR").and_then(|n| Codec::from_name(&n.to_ascii_lowercase())) {
+        g.compressor = c;
+    }
+    if let Some(v) = env("BLOSC_BLOCKSIZE").as_deref().and_then(parse_long) {
+        if v > 0 {
+            g.blocksize = v.min(i64::from(i32::MAX)) as i32;
+        }
+    }
+    if let Some(v) = env("BLOSC_NTHREADS").as_deref().and_then(parse_long) {
+        if v > 0 {
+            g.nthreads = v.min(i64::from(i16::MAX)) as i16;
+        }
+    }
+    match env("BLOSC_SPLITMODE").as_deref() {
+        Some("ALWAYS") => g.splitmode = SplitMode::Always,
+        Some("NEVER") => g.splitmode = SplitMode::Never,
+        Some("AUTO") => g.splitmode = SplitMode::Auto,
+        Some("FORWARD_COMPAT") => g.splitmode = SplitMode::ForwardCompat,
+        _ => {}
+    }
+    let clevel = clevel.clamp(-1, 255);
+    let mut params = CParams::classic(g.compressor, clevel.max(0) as u8, doshuffle, typesize, g.delta);
+    if clevel < 0 || clevel > 9 {
+        params.clevel = 10; // rejected by the compressor with CODEC_PARAM
+    }
+    params.nthreads = g.nthreads;
+    params.blocksize = g.blocksize;
+    params.splitmode = g.splitmode;
+    GlobalCall {
+        params,
+        nolock: env("BLOSC_NOLOCK").is_some(),
+        blosc1_header: env("BLOSC_BLOSC1_COMPAT").is_some(),
+    }
+}
+
+/// Compress through the global context (or a private one under BLOSC_NOLOCK).
+pub(crate) fn global_compress(call: GlobalCall, src: &[u8], dst: &mut [u8]) -> Result<usize, Error> {
+    if call.params.clevel > 9 {
+        return Err(Error::CodecParam);
+    }
+    if call.nolock {
+        let mut c = Compressor::new(call.params)?;
+        return c.compress(src, dst);
+    }
+    let mut g = globals();
+    let reuse = matches!(&g.cctx, Some(c) if *c.params() == call.params);
+    if !reuse {
+        g.cctx = Some(Compressor::new(call.params)?);
+    }
+    let c = g.cctx.as_mut().ok_or(Error::Failure)?;
+    c.blosc1_header = call.blosc1_header;
+    c.compress(src, dst)
+}
+
+/// Decompress through the global context (or a private one under BLOSC_NOLOCK).
+pub(crate) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<usize, Error> {
+    let mut nthreads = globals().nthreads;
+    if let Some(v) = env("BLOSC_NTHREADS").as_deref().and_then(parse_long) {
+        if v > 0 {
+            nthreads = v.min(i64::from(i16::MAX)) as i16;
+            globals().nthreads = nthreads;
+        }
+    }
+    if env("BLOSC_NOLOCK").is_some() {
+        return Decompressor::new(DParams { nthreads, typesize: 8 }).decompress(src, dst);
+    }
+    let mut g = globals();
+    let d = g.dctx.get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8 }));
+    d.set_nthreads(nthreads);
+    d.decompress(src, dst)
+}
+
+/// Run `f` with the global decompression context.
+pub(crate) fn with_global_dctx<T>(f: impl FnOnce(&mut Decompressor) -> T) -> T {
+    let mut g = globals();
+    let nthreads = g.nthreads;
+    let d = g.dctx.get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8 }));
+    f(d)
+}
+
+/// Initialize the library (optional: every function initializes on demand).
+#[no_mangle]
+pub extern "C" fn blosc2_init() {
+    guard((), || {
+        let mut g = globals();
+        if let Some(v) = env("BLOSC_NTHREADS").as_deref().and_then(parse_long) {
+            if v > 0 {
+                g.nthreads = v.min(i64::from(i16::MAX)) as i16;
+            }
+        }
+    })
+}
+
+/// Release the global contexts and reset the global settings.
+#[no_mangle]
+pub extern "C" fn blosc2_destroy() {
+    guard((), || *globals() = Globals::default())
+}
+
+/// Release the memory and threads held by the global contexts.
+#[no_mangle]
+pub extern "C" fn blosc2_free_resources() -> c_int {
+    guard_code(|| {
+        let mut g = globals();
+        g.cctx = None;
+        g.dctx = None;
+        Ok(0)
+    })
+}
+
+/// The number of threads of the global API.
+#[no_mangle]
+pub extern "C" fn blosc2_get_nthreads() -> i16 {
+    guard(1, || globals().nthreads)
+}
+
+/// Set the number of threads of the global API; returns the previous number.
+#[no_mangle]
+pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
+    guard(Error::InvalidParam.code() as i16, || {
+        if nthreads <= 0 {
+            return Error::InvalidParam.code() as i16;
+        }
+        let mut g = globals();
+        let old = g.nthreads;
+        g.nthreads = nthreads;
+        if let Some(d) = g.dctx.as_mut() {
+            d.set_nthreads(nthreads);
+        }
+        old
+    })
+}
+
+/// Use a custom threading backend (accepted for compatibility; the library's
+/// own worker pool keeps doing the work, which yields the same results).
+#[no_mangle]
+pub extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut libc::c_void) {
+    let _ = (callback, callback_data);
+}
+
+static NAMES: OnceLock<Vec<CString>> = OnceLock::new();
+
+fn static_name(codec: Codec) -> *const c_char {
+    let names = NAMES.get_or_init(|| ALL.iter().map(|c| CString::new(c.name()).unwrap_or_default()).collect());
+    let i = ALL.iter().position(|&c| c == codec).unwrap_or(0);
+    names[i].as_ptr()
+}
+
+/// The name of the global compressor.
+#[no_mangle]
+pub extern "C" fn blosc1_get_compressor() -> *const c_char {
+    guard(std::ptr::null(), || static_name(globals().compressor))
+}
+
+/// Select the global compressor by name; returns its compcode or -1.
+///
+/// # Safety
+/// `compname` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc1_set_compressor(compname: *const c_char) -> c_int {
+    guard(-1, || {
+        // SAFETY: caller contract.
+        match unsafe { c_str(compname) }.and_then(Codec::from_name) {
+            Some(c) => {
+                globals().compressor = c;
+                c_int::from(c.compcode())
+            }
+            None => -1,
+        }
+    })
+}
+
+/// Turn the delta filter of the global API on (1) or off (0).
+#[no_mangle]
+pub extern "C" fn blosc2_set_delta(dodelta: c_int) {
+    guard((), || globals().delta = dodelta != 0)
+}
+
+/// The forced block size of the global API (0 = automatic).
+#[no_mangle]
+pub extern "C" fn blosc1_get_blocksize() -> c_int {
+    guard(0, || globals().blocksize)
+}
+
+/// Force a block size for the global API (0 = automatic).
+#[no_mangle]
+pub extern "C" fn blosc1_set_blocksize(blocksize: libc::size_t) {
+    guard((), || globals().blocksize = blocksize.min(i32::MAX as usize) as i32)
+}
+
+/// Set the split mode of the global API.
+#[no_mangle]
+pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
+    guard((), || globals().splitmode = SplitMode::from_code(splitmode))
+}
+
+/// The name of the codec with `compcode` (returns the code, or -1 if unknown;
+/// `*compname` is set to the name or NULL).
+///
+/// # Safety
+/// `compname` must be NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compcode_to_compname(compcode: c_int, compname: *mut *const c_char) -> c_int {
+    guard(-1, || {
+        let codec = u8::try_from(compcode).ok().and_then(Codec::from_compcode);
+        // SAFETY: caller contract.
+        unsafe { write_opt(compname, codec.map_or(std::ptr::null(), static_name)) };
+        codec.map_or(-1, |_| compcode)
+    })
+}
+
+/// The compcode of a codec name, or -1.
+///
+/// # Safety
+/// `compname` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
+    guard(-1, || {
+        // SAFETY: caller contract.
+        unsafe { c_str(compname) }.and_then(Codec::from_name).map_or(-1, |c| c_int::from(c.compcode()))
+    })
+}
+
+static LIST: OnceLock<CString> = OnceLock::new();
+static VERSION: &[u8] = b"3.3.5\0";
+
+/// "blosclz,lz4,lz4hc,zlib,zstd".
+#[no_mangle]
+pub extern "C" fn blosc2_list_compressors() -> *const c_char {
+    guard(std::ptr::null(), || {
+        LIST.get_or_init(|| {
+            CString::new(ALL.iter().map(|c| c.name()).collect::<Vec<_>>().join(",")).unwrap_or_default()
+        })
+        .as_ptr()
+    })
+}
+
+/// The version of the c-blosc2 API implemented ("3.3.5").
+#[no_mangle]
+pub extern "C" fn blosc2_get_version_string() -> *const c_char {
+    VERSION.as_ptr().cast()
+}
+
+/// Library name and version of a codec, as newly malloc'ed strings the caller
+/// frees. Returns the library code, or -1 for an unknown codec.
+///
+/// # Safety
+/// `compname` must be NULL or a NUL-terminated string; the out pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_complib_info(
+    compname: *const c_char,
+    complib: *mut *mut c_char,
+    version: *mut *mut c_char,
+) -> c_int {
+    guard(-1, || {
+        // SAFETY: caller contract.
+        let Some(codec) = unsafe { c_str(compname) }.and_then(Codec::from_name) else { return -1 };
+        let lib = Library::of(codec);
+        // SAFETY: caller contract; strdup'ed strings are the caller's to free.
+        unsafe {
+            write_opt(complib, malloc_str(lib.name()));
+            write_opt(version, malloc_str(&lib.version()));
+        }
+        c_int::from(codec.format())
+    })
+}
+
+/// A malloc'ed copy of `s` (NULL on failure).
+pub(crate) fn malloc_str(s: &str) -> *mut c_char {
+    let c = CString::new(s).unwrap_or_default();
+    // SAFETY: strdup copies a valid NUL-terminated string.
+    unsafe { libc::strdup(c.as_ptr()) }
+}
+
+/// The message for an error code (static; "Unknown error" for unknown codes).
+#[no_mangle]
+pub extern "C" fn blosc2_error_string(error_code: c_int) -> *const c_char {
+    static MESSAGES: OnceLock<Vec<(i32, CString)>> = OnceLock::new();
+    let table = MESSAGES.get_or_init(|| {
+        (-40..=0).map(|c| (c, CString::new(crate::error::message(c)).unwrap_or_default())).collect()
+    });
+    table
+        .iter()
+        .find(|(c, _)| *c == error_code)
+        .or_else(|| table.iter().find(|(c, _)| *c == -40))
+        .map_or(std::ptr::null(), |(_, s)| s.as_ptr())
+}

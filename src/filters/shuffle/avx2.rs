@@ -1,0 +1,302 @@
+//! AVX2 byte-matrix transpose, 32 rows or columns per step.
+//!
+//! Same building blocks as the SSE2 version (see `sse2.rs`), run on 256-bit
+//! vectors. AVX2 byte shuffles work within 128-bit lanes, so each lane does
+//! an independent SSE2-sized job: the lanes are loaded from (or stored to)
+//! two different 16-row (or 16-column) groups. Shapes too small for that go
+//! to the SSE2 version, which falls back to scalar code in turn.
+
+use core::arch::x86_64::*;
+
+use super::sse2::{self, block_starts, NARROW_MIN};
+use super::{check_matrix, Kernels};
+
+/// The AVX2 kernels, if the CPU has AVX2.
+pub(crate) fn kernels() -> Option<Kernels> {
+    is_x86_feature_detected!("avx2").then_some(Kernels { name: "avx2", transpose: transpose_entry })
+}
+
+fn transpose_entry(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
+    // SAFETY: this function is private and only handed out by `kernels()`,
+    // after AVX2 support was detected.
+    unsafe { transpose(src, ss, dst, ds, rows, cols) }
+}
+
+/// `dst[c * ds + r] = src[r * ss + c]` for `r < rows`, `c < cols`.
+///
+/// # Safety
+/// The CPU must support AVX2.
+///
+/// # Panics
+/// If either matrix does not fit its slice (see [`super::fits`]).
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
+    check_matrix(src.len(), ss, dst.len(), ds, rows, cols);
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    // SAFETY (all calls below): the matrices fit their slices (checked above),
+    // each helper's shape precondition is tested right before it, and AVX2
+    // implies SSE2.
+    unsafe {
+        if rows >= 32 && ss == cols && matches!(cols, 2 | 4 | 8) {
+            match cols {
+                2 => gather_pow2::<2>(s, d, ds, rows),
+                4 => gather_pow2::<4>(s, d, ds, rows),
+                _ => gather_pow2::<8>(s, d, ds, rows),
+            }
+        } else if cols >= 32 && ds == rows && matches!(rows, 2 | 4 | 8) {
+            match rows {
+                2 => scatter_pow2::<2>(s, ss, d, cols),
+                4 => scatter_pow2::<4>(s, ss, d, cols),
+                _ => scatter_pow2::<8>(s, ss, d, cols),
+            }
+        } else if rows >= 32 && cols >= 16 && rows >= cols {
+            row_blocks(s, ss, d, ds, rows, cols);
+        } else if cols >= 32 && rows >= 16 {
+            col_blocks(s, ss, d, ds, rows, cols);
+        } else if rows >= 32 && (NARROW_MIN..16).contains(&cols) {
+            let done = narrow(s, src.len(), ss, d, ds, rows, cols);
+            sse2::transpose(&src[done * ss..], ss, &mut dst[done..], ds, rows - done, cols);
+        } else if cols >= 32 && (NARROW_MIN..16).contains(&rows) && ds == rows {
+            let done = spill(s, ss, d, rows, cols);
+            sse2::transpose(&src[done..], ss, &mut dst[done * ds..], ds, rows, cols - done);
+        } else {
+            sse2::transpose(src, ss, dst, ds, rows, cols);
+        }
+    }
+}
+
+/// Per lane, as `sse2::interleave`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn interleave<const R: usize>(x: &mut [__m256i; R]) {
+    unit_interleave(x, |p, q| (_mm256_unpacklo_epi8(p, q), _mm256_unpackhi_epi8(p, q)));
+}
+
+/// Loads 16 bytes at `lo` into the low lane and 16 bytes at `hi` into the high one.
+///
+/// # Safety
+/// AVX2; both 16-byte ranges are readable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load2(lo: *const u8, hi: *const u8) -> __m256i {
+    // SAFETY: guaranteed by the caller.
+    unsafe { _mm256_loadu2_m128i(hi.cast(), lo.cast()) }
+}
+
+/// Stores the low lane at `lo` and the high lane at `hi` (16 bytes each).
+///
+/// # Safety
+/// AVX2; both 16-byte ranges are writable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store2(lo: *mut u8, hi: *mut u8, v: __m256i) {
+    // SAFETY: guaranteed by the caller.
+    unsafe { _mm256_storeu2_m128i(hi.cast(), lo.cast(), v) }
+}
+
+/// Rows of `C` contiguous bytes (`C` = 2, 4, 8), `rows >= 32`. Low lanes
+/// take rows `r..r+16`, high lanes rows `r+16..r+32`. Within a lane, a byte
+/// shuffle first groups the bytes of its `16 / C` rows by column; the `C`
+/// vectors then form a `C × C` matrix of such groups, which is transposed
+/// with `unpack` at the group's width.
+///
+/// # Safety
+/// AVX2; `src` holds `rows * C` bytes, `dst` holds the `C × rows` matrix of stride `ds`.
+#[target_feature(enable = "avx2")]
+unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize) {
+    let group = group_by_column::<C>();
+    for r in block_starts(rows, 32) {
+        let mut x = [_mm256_setzero_si256(); C];
+        for (p, v) in x.iter_mut().enumerate() {
+            let lo = r * C + 16 * p;
+            // SAFETY: bytes r*C .. (r+32)*C are inside the source.
+            *v = _mm256_shuffle_epi8(unsafe { load2(src.add(lo), src.add(lo + 16 * C)) }, group);
+        }
+        transpose_groups(&mut x);
+        for (j, v) in x.iter().enumerate() {
+            // SAFETY: output row j, columns r .. r+32, is inside the destination.
+            unsafe { _mm256_storeu_si256(dst.add(j * ds + r).cast(), *v) };
+        }
+    }
+}
+
+/// `pshufb` control gathering, in each lane of `16 / C` rows of `C` bytes,
+/// byte `j` of every row into group `j`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn group_by_column<const C: usize>() -> __m256i {
+    let mut idx = [0u8; 32];
+    let per_lane = 16 / C;
+    for (k, b) in idx.iter_mut().enumerate() {
+        let (j, row) = ((k % 16) / per_lane, (k % 16) % per_lane);
+        *b = (row * C + j) as u8;
+    }
+    // SAFETY: `idx` is 32 readable bytes.
+    unsafe { _mm256_loadu_si256(idx.as_ptr().cast()) }
+}
+
+/// Transposes the `C × C` matrix whose entries are the `16 / C`-byte groups
+/// of each lane of `x[0..C]`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn transpose_groups<const C: usize>(x: &mut [__m256i; C]) {
+    match C {
+        2 => {
+            let (a, b) = (x[0], x[1]);
+            x[0] = _mm256_unpacklo_epi64(a, b);
+            x[1] = _mm256_unpackhi_epi64(a, b);
+        }
+        4 => unit_interleave::<C>(x, |p, q| (_mm256_unpacklo_epi32(p, q), _mm256_unpackhi_epi32(p, q))),
+        _ => unit_interleave::<C>(x, |p, q| (_mm256_unpacklo_epi16(p, q), _mm256_unpackhi_epi16(p, q))),
+    }
+}
+
+/// The `interleave` network with a given pair of unpacks (their width is the unit).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn unit_interleave<const R: usize>(x: &mut [__m256i; R], unpack: impl Fn(__m256i, __m256i) -> (__m256i, __m256i)) {
+    let mut streams = R;
+    while streams > 1 {
+        let pieces = R / streams;
+        let half = streams / 2;
+        let mut y = *x;
+        for j in 0..half {
+            for i in 0..pieces {
+                let (lo, hi) = unpack(x[j * pieces + i], x[(j + half) * pieces + i]);
+                y[j * 2 * pieces + 2 * i] = lo;
+                y[j * 2 * pieces + 2 * i + 1] = hi;
+            }
+        }
+        *x = y;
+        streams = half;
+    }
+}
+
+/// `R` rows into columns of `R` contiguous bytes, `cols >= 32`. Low lanes
+/// hold columns `c..c+16`, high lanes columns `c+16..c+32`.
+///
+/// # Safety
+/// AVX2; `src` holds the `R × cols` matrix of stride `ss`, `dst` holds `cols * R` bytes.
+#[target_feature(enable = "avx2")]
+unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
+    for c in block_starts(cols, 32) {
+        let mut x = [_mm256_setzero_si256(); R];
+        for (j, v) in x.iter_mut().enumerate() {
+            // SAFETY: row j, columns c .. c+32, is inside the source.
+            *v = unsafe { _mm256_loadu_si256(src.add(j * ss + c).cast()) };
+        }
+        interleave(&mut x);
+        for (p, v) in x.iter().enumerate() {
+            let lo = c * R + 16 * p;
+            // SAFETY: bytes c*R .. (c+32)*R are inside the destination.
+            unsafe { store2(dst.add(lo), dst.add(lo + 16 * R), *v) };
+        }
+    }
+}
+
+/// 32 rows × 16 columns at `src` (rows `16..32` in the high lanes), storing
+/// the first `n` output rows of 32 bytes.
+///
+/// # Safety
+/// AVX2; 16 bytes readable at `src + r * ss` for `r < 32`, 32 bytes
+/// writable at `dst + c * ds` for `c < n`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn row_block(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize) {
+    let mut x = [_mm256_setzero_si256(); 16];
+    for (r, v) in x.iter_mut().enumerate() {
+        // SAFETY: guaranteed by the caller.
+        *v = unsafe { load2(src.add(r * ss), src.add((r + 16) * ss)) };
+    }
+    interleave(&mut x);
+    for (c, v) in x.iter().enumerate().take(n) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { _mm256_storeu_si256(dst.add(c * ds).cast(), *v) };
+    }
+}
+
+/// 16 rows × 32 columns at `src` (columns `16..32` in the high lanes); the
+/// first `n` rows are loaded (others are zero) and each of the 32 output
+/// rows is written with a 16-byte store, in increasing address order.
+///
+/// # Safety
+/// AVX2; 32 bytes readable at `src + r * ss` for `r < n`, 16 bytes
+/// writable at `dst + c * ds` for `c < 32`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn col_block(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize) {
+    let mut x = [_mm256_setzero_si256(); 16];
+    for (r, v) in x.iter_mut().enumerate().take(n) {
+        // SAFETY: guaranteed by the caller.
+        *v = unsafe { _mm256_loadu_si256(src.add(r * ss).cast()) };
+    }
+    interleave(&mut x);
+    for (c, v) in x.iter().enumerate() {
+        // SAFETY: guaranteed by the caller.
+        unsafe { _mm_storeu_si128(dst.add(c * ds).cast(), _mm256_castsi256_si128(*v)) };
+    }
+    for (c, v) in x.iter().enumerate() {
+        // SAFETY: guaranteed by the caller.
+        unsafe { _mm_storeu_si128(dst.add((c + 16) * ds).cast(), _mm256_extracti128_si256::<1>(*v)) };
+    }
+}
+
+/// `rows >= 32`, `16 <= cols <= rows`: 32×16 blocks, row blocks outermost.
+///
+/// # Safety
+/// AVX2; both matrices fit their buffers.
+#[target_feature(enable = "avx2")]
+unsafe fn row_blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
+    for r in block_starts(rows, 32) {
+        for c in block_starts(cols, 16) {
+            // SAFETY: the block lies inside both matrices.
+            unsafe { row_block(src.add(r * ss + c), ss, dst.add(c * ds + r), ds, 16) };
+        }
+    }
+}
+
+/// `cols >= 32`, `rows >= 16`: 16×32 blocks, column blocks outermost.
+///
+/// # Safety
+/// AVX2; both matrices fit their buffers.
+#[target_feature(enable = "avx2")]
+unsafe fn col_blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
+    for c in block_starts(cols, 32) {
+        for r in block_starts(rows, 16) {
+            // SAFETY: the block lies inside both matrices.
+            unsafe { col_block(src.add(r * ss + c), ss, dst.add(c * ds + r), ds, 16) };
+        }
+    }
+}
+
+/// `cols < 16`, `rows >= 32`: as `sse2::narrow`, 32 rows per step.
+///
+/// # Safety
+/// AVX2; `src` is readable for `src_len` bytes, matrices fit their buffers.
+#[target_feature(enable = "avx2")]
+unsafe fn narrow(src: *const u8, src_len: usize, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) -> usize {
+    let mut r = 0;
+    while r + 32 <= rows && (r + 31) * ss + 16 <= src_len {
+        // SAFETY: the loads end at or before `src_len`; the stores are the
+        // block's `cols` output rows, columns r .. r+32.
+        unsafe { row_block(src.add(r * ss), ss, dst.add(r), ds, cols) };
+        r += 32;
+    }
+    r
+}
+
+/// `rows < 16`, `ds == rows`, `cols >= 32`: as `sse2::spill`, 32 columns per step.
+///
+/// # Safety
+/// AVX2; matrices fit their buffers, `ds == rows`.
+#[target_feature(enable = "avx2")]
+unsafe fn spill(src: *const u8, ss: usize, dst: *mut u8, rows: usize, cols: usize) -> usize {
+    let mut c = 0;
+    while (c + 31) * rows + 16 <= cols * rows {
+        // SAFETY: columns c .. c+32 < cols of the `rows` rows are read; the
+        // last store ends at (c + 31) * rows + 16 <= cols * rows.
+        unsafe { col_block(src.add(c), ss, dst.add(c * rows), rows, rows) };
+        c += 32;
+    }
+    c
+}

@@ -1,0 +1,273 @@
+//! SSE2 byte-matrix transpose, 16 rows or columns per step.
+//!
+//! Building blocks, all in registers:
+//! * `deinterleave`: splits `C` vectors holding 16 contiguous `C`-byte rows
+//!   (`C` = 2, 4, 8) into the `C` output rows, by halving the stream into
+//!   even and odd bytes `log2 C` times (`packus` of masked / shifted words).
+//! * `interleave`: the inverse, merging `R` rows (`R` = 2, 4, 8, 16) of 16
+//!   bytes into contiguous `R`-byte columns with `unpacklo/hi_epi8`; with
+//!   `R = 16` it is a full 16×16 byte transpose.
+//!
+//! Edges are handled by letting the last block overlap the previous one
+//! (it rewrites identical bytes), so only matrices narrower than a block fall
+//! back to the scalar code.
+
+use core::arch::x86_64::*;
+
+use super::{check_matrix, scalar, Kernels};
+
+/// The SSE2 kernels, if the CPU has SSE2 (always true on x86_64).
+pub(crate) fn kernels() -> Option<Kernels> {
+    is_x86_feature_detected!("sse2").then_some(Kernels { name: "sse2", transpose: transpose_entry })
+}
+
+fn transpose_entry(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
+    // SAFETY: this function is private and only handed out by `kernels()`,
+    // after SSE2 support was detected.
+    unsafe { transpose(src, ss, dst, ds, rows, cols) }
+}
+
+/// Smallest narrow dimension worth the over-reading / spilling 16×16 paths.
+pub(crate) const NARROW_MIN: usize = 3;
+
+/// `dst[c * ds + r] = src[r * ss + c]` for `r < rows`, `c < cols`.
+///
+/// # Safety
+/// The CPU must support SSE2.
+///
+/// # Panics
+/// If either matrix does not fit its slice (see [`super::fits`]).
+#[target_feature(enable = "sse2")]
+pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
+    check_matrix(src.len(), ss, dst.len(), ds, rows, cols);
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    // SAFETY (all calls below): the matrices fit their slices (checked above)
+    // and each helper's own shape precondition is tested right before it.
+    unsafe {
+        if rows >= 16 && ss == cols && matches!(cols, 2 | 4 | 8) {
+            match cols {
+                2 => gather_pow2::<2>(s, d, ds, rows),
+                4 => gather_pow2::<4>(s, d, ds, rows),
+                _ => gather_pow2::<8>(s, d, ds, rows),
+            }
+        } else if cols >= 16 && ds == rows && matches!(rows, 2 | 4 | 8) {
+            match rows {
+                2 => scatter_pow2::<2>(s, ss, d, cols),
+                4 => scatter_pow2::<4>(s, ss, d, cols),
+                _ => scatter_pow2::<8>(s, ss, d, cols),
+            }
+        } else if rows >= 16 && cols >= 16 {
+            blocks(s, ss, d, ds, rows, cols);
+        } else if rows >= 16 && cols >= NARROW_MIN {
+            let done = narrow(s, src.len(), ss, d, ds, rows, cols);
+            scalar::transpose(&src[done * ss..], ss, &mut dst[done..], ds, rows - done, cols);
+        } else if cols >= 16 && rows >= NARROW_MIN && ds == rows {
+            let done = spill(s, ss, d, rows, cols);
+            scalar::transpose(&src[done..], ss, &mut dst[done * ds..], ds, rows, cols - done);
+        } else {
+            scalar::transpose(src, ss, dst, ds, rows, cols);
+        }
+    }
+}
+
+/// Block starts covering `0..len` with blocks of `b` (`len >= b`); the last
+/// one is moved back so it ends exactly at `len`.
+pub(crate) fn block_starts(len: usize, b: usize) -> impl Iterator<Item = usize> + Clone {
+    (0..len).step_by(b).map(move |s| s.min(len - b))
+}
+
+/// Even bytes of `a` then of `b`.
+#[target_feature(enable = "sse2")]
+#[inline]
+fn even(a: __m128i, b: __m128i) -> __m128i {
+    let m = _mm_set1_epi16(0x00ff);
+    _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m))
+}
+
+/// Odd bytes of `a` then of `b`.
+#[target_feature(enable = "sse2")]
+#[inline]
+fn odd(a: __m128i, b: __m128i) -> __m128i {
+    _mm_packus_epi16(_mm_srli_epi16::<8>(a), _mm_srli_epi16::<8>(b))
+}
+
+/// `x` holds one byte stream of `C` pieces; afterwards `x[j]` holds the
+/// bytes at positions `j mod C` (C a power of two).
+#[target_feature(enable = "sse2")]
+#[inline]
+pub(crate) fn deinterleave<const C: usize>(x: &mut [__m128i; C]) {
+    let mut streams = 1;
+    while streams < C {
+        let pieces = C / streams;
+        let half = pieces / 2;
+        let mut y = *x;
+        for j in 0..streams {
+            for i in 0..half {
+                let (a, b) = (x[j * pieces + 2 * i], x[j * pieces + 2 * i + 1]);
+                y[j * half + i] = even(a, b);
+                y[(j + streams) * half + i] = odd(a, b);
+            }
+        }
+        *x = y;
+        streams *= 2;
+    }
+}
+
+/// Inverse of [`deinterleave`]: `x[j]` holds the bytes of row `j`;
+/// afterwards `x` is the byte stream `row0[0], row1[0], .., row0[1], ..`.
+#[target_feature(enable = "sse2")]
+#[inline]
+pub(crate) fn interleave<const R: usize>(x: &mut [__m128i; R]) {
+    let mut streams = R;
+    while streams > 1 {
+        let pieces = R / streams;
+        let half = streams / 2;
+        let mut y = *x;
+        for j in 0..half {
+            for i in 0..pieces {
+                let (p, q) = (x[j * pieces + i], x[(j + half) * pieces + i]);
+                y[j * 2 * pieces + 2 * i] = _mm_unpacklo_epi8(p, q);
+                y[j * 2 * pieces + 2 * i + 1] = _mm_unpackhi_epi8(p, q);
+            }
+        }
+        *x = y;
+        streams = half;
+    }
+}
+
+/// Rows of `C` contiguous bytes (`src` stride `C`), `rows >= 16`.
+///
+/// # Safety
+/// SSE2; `src` holds `rows * C` bytes, `dst` holds the `C × rows` matrix of stride `ds`.
+#[target_feature(enable = "sse2")]
+unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize) {
+    for r in block_starts(rows, 16) {
+        let mut x = [_mm_setzero_si128(); C];
+        for (p, v) in x.iter_mut().enumerate() {
+            // SAFETY: bytes r*C .. (r+16)*C are inside the source.
+            *v = unsafe { _mm_loadu_si128(src.add(r * C + 16 * p).cast()) };
+        }
+        deinterleave(&mut x);
+        for (j, v) in x.iter().enumerate() {
+            // SAFETY: output row j, columns r .. r+16, is inside the destination.
+            unsafe { _mm_storeu_si128(dst.add(j * ds + r).cast(), *v) };
+        }
+    }
+}
+
+/// `R` rows (stride `ss`) into columns of `R` contiguous bytes, `cols >= 16`.
+///
+/// # Safety
+/// SSE2; `src` holds the `R × cols` matrix of stride `ss`, `dst` holds `cols * R` bytes.
+#[target_feature(enable = "sse2")]
+unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
+    for c in block_starts(cols, 16) {
+        let mut x = [_mm_setzero_si128(); R];
+        for (j, v) in x.iter_mut().enumerate() {
+            // SAFETY: row j, columns c .. c+16, is inside the source.
+            *v = unsafe { _mm_loadu_si128(src.add(j * ss + c).cast()) };
+        }
+        interleave(&mut x);
+        for (p, v) in x.iter().enumerate() {
+            // SAFETY: bytes c*R .. (c+16)*R are inside the destination.
+            unsafe { _mm_storeu_si128(dst.add(c * R + 16 * p).cast(), *v) };
+        }
+    }
+}
+
+/// Loads 16-byte pieces of the first `n` of 16 rows (the others are zero).
+///
+/// # Safety
+/// SSE2; 16 bytes at `src + r * ss` are readable for `r < n`.
+#[target_feature(enable = "sse2")]
+#[inline]
+unsafe fn load16(src: *const u8, ss: usize, n: usize) -> [__m128i; 16] {
+    let mut x = [_mm_setzero_si128(); 16];
+    for (r, v) in x.iter_mut().enumerate().take(n) {
+        // SAFETY: guaranteed by the caller.
+        *v = unsafe { _mm_loadu_si128(src.add(r * ss).cast()) };
+    }
+    x
+}
+
+/// Transposes the 16×16 block at `src` into `dst`, storing its first `n` columns.
+///
+/// # Safety
+/// SSE2; 16 bytes readable at `src + r * ss` for `r < 16`, writable at
+/// `dst + c * ds` for `c < n`.
+#[target_feature(enable = "sse2")]
+#[inline]
+unsafe fn block16(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize) {
+    // SAFETY: guaranteed by the caller.
+    let mut x = unsafe { load16(src, ss, 16) };
+    interleave(&mut x);
+    for (c, v) in x.iter().enumerate().take(n) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { _mm_storeu_si128(dst.add(c * ds).cast(), *v) };
+    }
+}
+
+/// General case, `rows >= 16` and `cols >= 16`: 16×16 blocks. The outer loop
+/// runs along the longer side so that the longer side is read or written in order.
+///
+/// # Safety
+/// SSE2; both matrices fit their buffers.
+#[target_feature(enable = "sse2")]
+unsafe fn blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
+    // SAFETY (both loops): every block lies inside the matrices.
+    if rows >= cols {
+        for r in block_starts(rows, 16) {
+            for c in block_starts(cols, 16) {
+                unsafe { block16(src.add(r * ss + c), ss, dst.add(c * ds + r), ds, 16) };
+            }
+        }
+    } else {
+        for c in block_starts(cols, 16) {
+            for r in block_starts(rows, 16) {
+                unsafe { block16(src.add(r * ss + c), ss, dst.add(c * ds + r), ds, 16) };
+            }
+        }
+    }
+}
+
+/// `cols < 16 <= rows`: reads 16 bytes per row (past the row's end, but
+/// inside `src_len`) and stores the first `cols` columns. Returns the number
+/// of rows done; the caller finishes the rest.
+///
+/// # Safety
+/// SSE2; `src` is readable for `src_len` bytes, matrices fit their buffers.
+#[target_feature(enable = "sse2")]
+unsafe fn narrow(src: *const u8, src_len: usize, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) -> usize {
+    let mut r = 0;
+    while r + 16 <= rows && (r + 15) * ss + 16 <= src_len {
+        // SAFETY: the 16 loads end at or before `src_len`; the stores are
+        // the block's `cols` output rows.
+        unsafe { block16(src.add(r * ss), ss, dst.add(r), ds, cols) };
+        r += 16;
+    }
+    r
+}
+
+/// `rows < 16 <= cols`, `ds == rows`: each output column is written with a
+/// 16-byte store whose excess spills into the next columns, which are
+/// written afterwards (stores go in increasing address order). Returns the
+/// number of columns done; the caller finishes the rest, so it rewrites
+/// whatever the last block spilled.
+///
+/// # Safety
+/// SSE2; matrices fit their buffers, `ds == rows`.
+#[target_feature(enable = "sse2")]
+unsafe fn spill(src: *const u8, ss: usize, dst: *mut u8, rows: usize, cols: usize) -> usize {
+    let mut c = 0;
+    while (c + 15) * rows + 16 <= cols * rows {
+        // SAFETY: 16 bytes of each of the `rows` rows from column c (c + 16 <= cols);
+        // the last store ends at (c + 15) * rows + 16 <= cols * rows.
+        let mut x = unsafe { load16(src.add(c), ss, rows) };
+        interleave(&mut x);
+        for (k, v) in x.iter().enumerate() {
+            unsafe { _mm_storeu_si128(dst.add((c + k) * rows).cast(), *v) };
+        }
+        c += 16;
+    }
+    c
+}

@@ -1,0 +1,155 @@
+//! Every implementation against the definition and against each other.
+
+use super::*;
+
+/// Small deterministic generator (xorshift64*), enough for test data.
+pub(crate) fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            (s.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
+        })
+        .collect()
+}
+
+pub(crate) const TYPESIZES: &[usize] = &[
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
+    27, 28, 29, 30, 31, 32, 33, 48, 63, 64, 65, 128, 255, 256, 257,
+];
+
+pub(crate) const BLOCKSIZES: &[usize] = &[
+    0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 100, 255, 256, 1000, 4096, 65536 + 3,
+];
+
+fn shuffle_by_definition(ts: usize, src: &[u8]) -> Vec<u8> {
+    let n = src.len() / ts;
+    let mut out = src.to_vec();
+    for i in 0..n {
+        for j in 0..ts {
+            out[j * n + i] = src[i * ts + j];
+        }
+    }
+    out
+}
+
+fn transpose_by_definition(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
+    for r in 0..rows {
+        for c in 0..cols {
+            dst[c * ds + r] = src[r * ss + c];
+        }
+    }
+}
+
+#[test]
+fn every_kernel_matches_the_definition() {
+    for k in available() {
+        for &ts in TYPESIZES {
+            for &bs in BLOCKSIZES {
+                let src = random_bytes(bs, (ts * 1_000_003 + bs) as u64);
+                let want = shuffle_by_definition(ts, &src);
+                let mut got = vec![0xa5; bs];
+                shuffle_with(&k, ts, &src, &mut got);
+                assert!(got == want, "{} shuffle ts={ts} bs={bs}", k.name);
+                let mut back = vec![0x5a; bs];
+                unshuffle_with(&k, ts, &got, &mut back);
+                assert!(back == src, "{} unshuffle ts={ts} bs={bs}", k.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn public_functions_round_trip() {
+    for &ts in TYPESIZES {
+        for &bs in BLOCKSIZES {
+            let src = random_bytes(bs, (ts + 7 * bs) as u64);
+            let mut shuffled = vec![0; bs];
+            shuffle(ts, &src, &mut shuffled);
+            assert_eq!(shuffled, shuffle_by_definition(ts, &src), "ts={ts} bs={bs}");
+            let mut back = vec![0; bs];
+            unshuffle(ts, &shuffled, &mut back);
+            assert_eq!(back, src, "ts={ts} bs={bs}");
+        }
+    }
+}
+
+#[test]
+fn strided_transposes_match_the_definition() {
+    let dims = [0, 1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 47, 64, 65, 100];
+    for k in available() {
+        for &rows in &dims {
+            for &cols in &dims {
+                for (extra_s, extra_d) in [(0, 0), (3, 0), (0, 5), (16, 17)] {
+                    let (ss, ds) = (cols + extra_s, rows + extra_d);
+                    let src = random_bytes(rows * ss, (rows * 131 + cols) as u64);
+                    let mut want = vec![0xee; cols * ds];
+                    let mut got = want.clone();
+                    transpose_by_definition(&src, ss, &mut want, ds, rows, cols);
+                    (k.transpose)(&src, ss, &mut got, ds, rows, cols);
+                    assert!(got == want, "{} rows={rows} cols={cols} ss={ss} ds={ds}", k.name);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn transposes_leave_bytes_outside_the_matrix_alone() {
+    // Over-reading and spilling paths must not touch the gaps between rows
+    // nor anything after the matrix.
+    for k in available() {
+        for (rows, cols) in [(5, 40), (3, 100), (13, 64), (40, 5), (100, 7), (64, 13)] {
+            for (ss, ds) in [(cols, rows), (cols + 2, rows + 3)] {
+                let src = random_bytes(rows * ss + 8, 9);
+                let mut want = vec![0x77; cols * ds + 40];
+                let mut got = want.clone();
+                transpose_by_definition(&src, ss, &mut want, ds, rows, cols);
+                (k.transpose)(&src, ss, &mut got, ds, rows, cols);
+                assert!(got == want, "{} rows={rows} cols={cols} ss={ss} ds={ds}", k.name);
+            }
+        }
+    }
+}
+
+#[test]
+#[should_panic]
+fn mismatched_lengths_panic() {
+    shuffle(4, &[0; 16], &mut [0; 15]);
+}
+
+#[test]
+#[should_panic]
+fn zero_typesize_panics() {
+    unshuffle(0, &[0; 16], &mut [0; 16]);
+}
+
+#[test]
+#[should_panic]
+fn out_of_bounds_matrix_panics() {
+    for k in available() {
+        (k.transpose)(&[0; 63], 8, &mut [0; 64], 8, 8, 8);
+    }
+}
+
+/// The int32 sequence 0..1_000_000, little endian, as c-blosc2's golden files use.
+pub(crate) fn golden_input() -> Vec<u8> {
+    (0..1_000_000i32).flat_map(i32::to_le_bytes).collect()
+}
+
+#[test]
+fn matches_c_blosc2_golden_file() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/compat/shuffle-2.20.0.cdata");
+    let golden = std::fs::read(path).expect("golden file shuffle-2.20.0.cdata");
+    let input = golden_input();
+    for k in available() {
+        let mut out = vec![0; input.len()];
+        shuffle_with(&k, 4, &input, &mut out);
+        assert!(out == golden, "{} shuffle differs from the golden file", k.name);
+        let mut back = vec![0; input.len()];
+        unshuffle_with(&k, 4, &golden, &mut back);
+        assert!(back == input, "{} unshuffle does not restore the input", k.name);
+    }
+}
