@@ -1,6 +1,42 @@
 #!/usr/bin/env bash
-# Runs every test of the project on a fresh machine.
+# Run every test: Rust unit and integration tests, the generated-header check, the
+# C tests through the installed CMake package (with the ABI and cross-compatibility
+# tests against the reference c-blosc2 3.3.5 from the blosc2==4.14.1 wheel), and
+# linking through pkg-config and -lblosc2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+venv=$(./scripts/setup.sh)
+ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
+
+echo "== cargo test"
 cargo test --release 2>&1
+
+echo "== generated headers match the committed ones"
+if [ -n "$(git status --porcelain -- include)" ]; then
+  git status --porcelain -- include
+  git diff --stat -- include
+  echo "header check: FAILED (run cargo build and commit include/)"
+  exit 1
+fi
+echo "header check: passed"
+
+echo "== install"
+rm -rf build/install build/c_tests
+./scripts/install.sh build/install
+
+echo "== C tests (ctest)"
+"$venv/bin/cmake" -S c_tests -B build/c_tests -DCMAKE_PREFIX_PATH="$PWD/build/install" \
+  -DREF_BLOSC2_PREFIX="$ref" -DCMAKE_BUILD_TYPE=Release >/dev/null
+"$venv/bin/cmake" --build build/c_tests -j2 >/dev/null
+(cd build/c_tests && "$venv/bin/ctest" --output-on-failure -j2)
+
+echo "== pkg-config and -lblosc2"
+export PKG_CONFIG_PATH="$PWD/build/install/lib/pkgconfig"
+cc -std=c11 -Wall -Werror c_tests/test_null_args.c $(pkg-config --cflags --libs blosc2) \
+  -Wl,-rpath,"$PWD/build/install/lib" -o build/null_args_pkgconfig
+./build/null_args_pkgconfig
+cc -std=c11 -Wall -Werror -Ibuild/install/include c_tests/test_null_args.c -Lbuild/install/lib -lblosc2 \
+  -Wl,-rpath,"$PWD/build/install/lib" -o build/null_args_lblosc2
+./build/null_args_lblosc2
+echo "all tests passed"

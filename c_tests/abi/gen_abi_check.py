@@ -50,9 +50,11 @@ def fields(body):
 def constants(text, strings):
     """Integer constants: enum members and #defines that are not strings (`strings` collects those)."""
     names = []
-    for m in re.finditer(r'^\s*#define\s+(\w+)\s+(\w+|"[^"]*")\s*$', text, flags=re.M):
-        if m.group(2).startswith('"') or m.group(2) in strings:
-            strings.add(m.group(1))
+    simple = re.findall(r'^\s*#define\s+(\w+)\s+(\w+|"[^"]*")\s*$', text, flags=re.M)
+    for _ in range(3):  # aliases may come before the string they name
+        for name, value in simple:
+            if value.startswith('"') or value in strings:
+                strings.add(name)
     for m in re.finditer(r"\benum\s*\{(.*?)\}", text, flags=re.S):
         body = re.sub(r"#\w+[^\n]*", "", m.group(1))
         for item in body.split(","):

@@ -5,65 +5,85 @@
 use super::{slot, Level, LEN_SHIFT, MAX_COPY, MAX_DISTANCE, MAX_FAR_DISTANCE, MIN_LEN};
 
 /// Unaligned little-endian loads from the input.
-struct Input<'a> {
+pub(super) struct Input<'a> {
     buf: &'a [u8],
 }
 
-impl Input<'_> {
+impl<'a> Input<'a> {
+    pub(super) fn new(buf: &'a [u8]) -> Self {
+        Input { buf }
+    }
+
+    pub(super) fn bytes(&self) -> &'a [u8] {
+        self.buf
+    }
+
     /// # Safety
     /// `pos + 4 <= self.buf.len()`.
     #[inline(always)]
-    unsafe fn u32_at(&self, pos: usize) -> u32 {
+    pub(super) unsafe fn u32_at(&self, pos: usize) -> u32 {
         debug_assert!(pos + 4 <= self.buf.len());
         // SAFETY: the caller keeps the 4 bytes in bounds.
         u32::from_le(unsafe { self.buf.as_ptr().add(pos).cast::<u32>().read_unaligned() })
     }
+}
 
-    /// # Safety
-    /// `pos + 8 <= self.buf.len()`.
-    #[inline(always)]
-    unsafe fn u64_at(&self, pos: usize) -> u64 {
-        debug_assert!(pos + 8 <= self.buf.len());
-        // SAFETY: the caller keeps the 8 bytes in bounds.
-        u64::from_le(unsafe { self.buf.as_ptr().add(pos).cast::<u64>().read_unaligned() })
+/// Same contract and result as `compress::match_end`, 16 bytes a step.
+/// Checks its preconditions, so it is safe to call from anywhere.
+#[inline(always)]
+pub(super) fn match_end(buf: &[u8], mut ip: usize, mut reference: usize, bound: usize) -> usize {
+    assert!(reference < ip && ip <= bound && bound <= buf.len());
+    let base = buf.as_ptr();
+    while ip + 16 <= bound {
+        // SAFETY: `reference < ip` and `ip + 16 <= bound <= buf.len()`.
+        let differ = unsafe { differing_bytes_16(base.add(ip), base.add(reference)) };
+        if differ != 0 {
+            return ip + differ.trailing_zeros() as usize + 1;
+        }
+        ip += 16;
+        reference += 16;
     }
+    while ip < bound {
+        // SAFETY: `reference < ip < bound <= buf.len()`.
+        if unsafe { *base.add(ip) != *base.add(reference) } {
+            return ip + 1;
+        }
+        ip += 1;
+        reference += 1;
+    }
+    bound
+}
 
-    /// Same contract and result as `compress::match_end`, 16 bytes a step.
-    ///
-    /// # Safety
-    /// `reference < ip <= bound <= self.buf.len()`.
-    #[inline(always)]
-    unsafe fn match_end(&self, mut ip: usize, mut reference: usize, bound: usize) -> usize {
-        debug_assert!(reference < ip && ip <= bound && bound <= self.buf.len());
-        // SAFETY (all loads below): `ip + k <= bound <= len` is checked
-        // before each load of `k` bytes at `ip`, and `reference < ip`.
-        while ip + 16 <= bound {
-            let lo = unsafe { self.u64_at(ip) ^ self.u64_at(reference) };
-            let hi = unsafe { self.u64_at(ip + 8) ^ self.u64_at(reference + 8) };
-            if lo | hi != 0 {
-                let (skip, diff) = if lo != 0 { (0, lo) } else { (8, hi) };
-                return ip + skip + (diff.trailing_zeros() / 8) as usize + 1;
+/// Bit `i` is set when byte `i` of the two 16-byte blocks differ.
+///
+/// # Safety
+/// Both pointers are valid for 16-byte reads.
+#[inline(always)]
+unsafe fn differing_bytes_16(a: *const u8, b: *const u8) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8};
+        // SAFETY: SSE2 is part of the x86_64 baseline; the caller
+        // guarantees both 16-byte reads.
+        let equal = unsafe {
+            let x = _mm_loadu_si128(a.cast::<__m128i>());
+            let y = _mm_loadu_si128(b.cast::<__m128i>());
+            _mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) as u32
+        };
+        !equal & 0xFFFF
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        // SAFETY: the caller guarantees both 16-byte reads.
+        let (x, y) = unsafe { (a.cast::<u128>().read_unaligned(), b.cast::<u128>().read_unaligned()) };
+        let diff = u128::from_le(x ^ y);
+        let mut mask = 0;
+        for i in 0..16 {
+            if (diff >> (8 * i)) as u8 != 0 {
+                mask |= 1 << i;
             }
-            ip += 16;
-            reference += 16;
         }
-        if ip + 8 <= bound {
-            let diff = unsafe { self.u64_at(ip) ^ self.u64_at(reference) };
-            if diff != 0 {
-                return ip + (diff.trailing_zeros() / 8) as usize + 1;
-            }
-            ip += 8;
-            reference += 8;
-        }
-        while ip < bound {
-            // SAFETY: `reference < ip < bound <= len`.
-            if unsafe { self.buf.get_unchecked(ip) != self.buf.get_unchecked(reference) } {
-                return ip + 1;
-            }
-            ip += 1;
-            reference += 1;
-        }
-        bound
+        mask
     }
 }
 
@@ -174,7 +194,7 @@ pub(super) fn compress<const N: usize>(
 ) -> Option<usize> {
     // The safety arguments below rest on these two bounds.
     assert!(src.len() >= 16 && dst.len() >= 66);
-    let input = Input { buf: src };
+    let input = Input::new(src);
     let bound = src.len() - 1;
     let last_anchor = src.len() - 12;
 
@@ -197,7 +217,7 @@ pub(super) fn compress<const N: usize>(
         let mut len = 0;
         // SAFETY: `candidate < anchor < len - 12`, and `anchor + 4 < bound`.
         if distance != 0 && distance < MAX_FAR_DISTANCE && unsafe { input.u32_at(candidate) } == word {
-            len = unsafe { input.match_end(anchor + 4, candidate + 4, bound) } - LEN_SHIFT - anchor;
+            len = match_end(src, anchor + 4, candidate + 4, bound) - LEN_SHIFT - anchor;
         }
         let distance = distance.wrapping_sub(1);
         if len < MIN_LEN || (len <= 5 && distance >= MAX_DISTANCE) {

@@ -47,6 +47,7 @@ mod compress_unsafe;
 mod decompress;
 mod decompress_unsafe;
 mod probe;
+mod probe_unsafe;
 #[cfg(test)]
 mod tests;
 
@@ -112,46 +113,27 @@ fn read_u32(buf: &[u8], pos: usize) -> u32 {
     u32::from_le_bytes(bytes)
 }
 
+/// Which of the two implementations runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Twin {
+    /// Bounds-checked, no `unsafe`.
+    Safe,
+    /// Pointer-based, same results.
+    Fast,
+}
+
+/// The implementation behind the public functions.
+const DEFAULT_TWIN: Twin = if USE_UNSAFE_FAST_PATH { Twin::Fast } else { Twin::Safe };
+
 /// Compress `src` into `dst` at level `clevel` (0..=9). Returns the compressed length,
 /// or 0 when the output would not fit in `dst` or the reference would refuse (incompressible etc).
 ///
 /// Level 0 (and anything above 9) is always refused: Blosc stores such
 /// blocks without calling the codec.  Inputs shorter than 16 bytes, outputs
 /// shorter than 66 bytes and inputs longer than `i32::MAX` are refused too.
+/// A stream of `n` bytes needs `dst.len() >= n + 1`, as in the reference.
 pub fn compress(clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
-    let Some(level) = Level::new(clevel) else { return 0 };
-    if src.len() > i32::MAX as usize {
-        return 0;
-    }
-    // The reference takes the output size as an `int`.
-    let dst_len = dst.len().min(i32::MAX as usize);
-    let dst = &mut dst[..dst_len];
-
-    match level.hash_log {
-        12 => compress_with::<{ 1 << 12 }>(&level, src, dst),
-        13 => compress_with::<{ 1 << 13 }>(&level, src, dst),
-        _ => compress_with::<{ 1 << MAX_HASH_LOG }>(&level, src, dst),
-    }
-}
-
-/// [`compress`] with a hash table of `N` entries.
-fn compress_with<const N: usize>(level: &Level, src: &[u8], dst: &mut [u8]) -> usize {
-    // The probe starts with this zeroed table; the encoder re-zeroes it.
-    let mut table = [0u32; N];
-    let window = &src[src.len() - src.len() / level.probe_divisor..];
-    if probe::estimate_ratio(window, &mut table) < level.min_ratio {
-        return 0;
-    }
-    if src.len() < 16 || dst.len() < 66 {
-        return 0;
-    }
-    table.fill(0);
-    if USE_UNSAFE_FAST_PATH {
-        compress_unsafe::compress(level, src, dst, &mut table)
-    } else {
-        compress::compress(level, src, dst, &mut table)
-    }
-    .unwrap_or(0)
+    compress_twin(DEFAULT_TWIN, clevel, src, dst)
 }
 
 /// Decompress a BloscLZ stream into `dst`; returns the number of bytes written,
@@ -162,9 +144,44 @@ fn compress_with<const N: usize>(level: &Level, src: &[u8], dst: &mut [u8]) -> u
 /// before that copy and reports the bytes written so far.  Bytes of `dst`
 /// past the returned length may have been overwritten.
 pub fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
-    if USE_UNSAFE_FAST_PATH {
-        decompress_unsafe::decompress(src, dst)
-    } else {
-        decompress::decompress(src, dst)
+    match DEFAULT_TWIN {
+        Twin::Safe => decompress::decompress(src, dst),
+        Twin::Fast => decompress_unsafe::decompress(src, dst),
     }
+}
+
+/// [`compress`] by the given implementation.
+fn compress_twin(twin: Twin, clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
+    let Some(level) = Level::new(clevel) else { return 0 };
+    if src.len() > i32::MAX as usize {
+        return 0;
+    }
+    // The reference takes the output size as an `int`.
+    let dst_len = dst.len().min(i32::MAX as usize);
+    let dst = &mut dst[..dst_len];
+    match level.hash_log {
+        12 => compress_with::<{ 1 << 12 }>(twin, &level, src, dst),
+        13 => compress_with::<{ 1 << 13 }>(twin, &level, src, dst),
+        _ => compress_with::<{ 1 << MAX_HASH_LOG }>(twin, &level, src, dst),
+    }
+}
+
+/// [`compress_twin`] with a hash table of `N` entries.
+fn compress_with<const N: usize>(twin: Twin, level: &Level, src: &[u8], dst: &mut [u8]) -> usize {
+    // The probe starts with this zeroed table; the encoder re-zeroes it.
+    let mut table = [0u32; N];
+    let window = &src[src.len() - src.len() / level.probe_divisor..];
+    let ratio = match twin {
+        Twin::Safe => probe::estimate_ratio(window, &mut table),
+        Twin::Fast => probe_unsafe::estimate_ratio(window, &mut table),
+    };
+    if ratio < level.min_ratio || src.len() < 16 || dst.len() < 66 {
+        return 0;
+    }
+    table.fill(0);
+    match twin {
+        Twin::Safe => compress::compress(level, src, dst, &mut table),
+        Twin::Fast => compress_unsafe::compress(level, src, dst, &mut table),
+    }
+    .unwrap_or(0)
 }

@@ -16,6 +16,7 @@ pub(super) fn estimate_ratio<const N: usize>(window: &[u8], table: &mut [u32; N]
     if limit <= 12 {
         return 0.0;
     }
+    let window = &window[..limit];
     let bound = limit - 1;
     let last_anchor = limit - 12;
 
@@ -32,7 +33,8 @@ pub(super) fn estimate_ratio<const N: usize>(window: &[u8], table: &mut [u32; N]
         let distance = anchor - candidate;
 
         let mut len = 0;
-        if distance != 0 && distance < MAX_FAR_DISTANCE && read_u32(window, candidate) == word {
+        // One comparison rules out both 0 and too far.
+        if distance.wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && read_u32(window, candidate) == word {
             len = match_end(window, anchor + 4, candidate + 4, bound) - LEN_SHIFT - anchor;
         }
         if len < MIN_LEN {

@@ -8,8 +8,8 @@
 
 use core::arch::x86_64::*;
 
-use super::sse2::{self, block_starts, NARROW_MIN};
-use super::{check_matrix, Kernels};
+use super::sse2::{self, NARROW_MIN};
+use super::{block_starts, check_matrix, Kernels};
 
 /// The AVX2 kernels, if the CPU has AVX2.
 pub(crate) fn kernels() -> Option<Kernels> {
@@ -50,9 +50,16 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
                 _ => scatter_pow2::<8>(s, ss, d, cols),
             }
         } else if rows >= 32 && cols >= 16 && rows >= cols {
-            row_blocks(s, ss, d, ds, rows, cols);
+            // Items of 16 bytes (typesize 16) get a fixed source stride.
+            match (ss, cols) {
+                (16, 16) => row_blocks::<16>(s, ss, d, ds, rows, cols),
+                _ => row_blocks::<0>(s, ss, d, ds, rows, cols),
+            }
         } else if cols >= 32 && rows >= 16 {
-            col_blocks(s, ss, d, ds, rows, cols);
+            match (ds, rows) {
+                (16, 16) => col_blocks::<16>(s, ss, d, ds, rows, cols),
+                _ => col_blocks::<0>(s, ss, d, ds, rows, cols),
+            }
         } else if rows >= 32 && (NARROW_MIN..16).contains(&cols) {
             let done = narrow(s, src.len(), ss, d, ds, rows, cols);
             sse2::transpose(&src[done * ss..], ss, &mut dst[done..], ds, rows - done, cols);
@@ -105,19 +112,46 @@ unsafe fn store2(lo: *mut u8, hi: *mut u8, v: __m256i) {
 #[target_feature(enable = "avx2")]
 unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize) {
     let group = group_by_column::<C>();
-    for r in block_starts(rows, 32) {
-        let mut x = [_mm256_setzero_si256(); C];
-        for (p, v) in x.iter_mut().enumerate() {
-            let lo = r * C + 16 * p;
-            // SAFETY: bytes r*C .. (r+32)*C are inside the source.
-            *v = _mm256_shuffle_epi8(unsafe { load2(src.add(lo), src.add(lo + 16 * C)) }, group);
+    if C == 8 && rows >= 64 && ds % 4096 == 0 {
+        // All 8 output rows share one L1 set: write each 64-byte line at
+        // once (two blocks per step) so no line is evicted half-written.
+        for r in block_starts(rows, 64) {
+            // SAFETY: rows r .. r+64 are inside the source.
+            let (a, b) = unsafe { (gather_block::<C>(src.add(r * C), group), gather_block::<C>(src.add((r + 32) * C), group)) };
+            for j in 0..C {
+                // SAFETY: output row j, columns r .. r+64, is inside the destination.
+                unsafe {
+                    _mm256_storeu_si256(dst.add(j * ds + r).cast(), a[j]);
+                    _mm256_storeu_si256(dst.add(j * ds + r + 32).cast(), b[j]);
+                }
+            }
         }
-        transpose_groups(&mut x);
-        for (j, v) in x.iter().enumerate() {
+        return;
+    }
+    for r in block_starts(rows, 32) {
+        // SAFETY: rows r .. r+32 are inside the source.
+        let a = unsafe { gather_block::<C>(src.add(r * C), group) };
+        for (j, v) in a.iter().enumerate() {
             // SAFETY: output row j, columns r .. r+32, is inside the destination.
             unsafe { _mm256_storeu_si256(dst.add(j * ds + r).cast(), *v) };
         }
     }
+}
+
+/// Transposes the 32 rows of `C` bytes at `src` into `C` vectors of 32 bytes.
+///
+/// # Safety
+/// AVX2; `32 * C` bytes readable at `src`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn gather_block<const C: usize>(src: *const u8, group: __m256i) -> [__m256i; C] {
+    let mut x = [_mm256_setzero_si256(); C];
+    for (p, v) in x.iter_mut().enumerate() {
+        // SAFETY: guaranteed by the caller.
+        *v = _mm256_shuffle_epi8(unsafe { load2(src.add(16 * p), src.add(16 * p + 16 * C)) }, group);
+    }
+    transpose_groups(&mut x);
+    x
 }
 
 /// `pshufb` control gathering, in each lane of `16 / C` rows of `C` bytes,
@@ -179,57 +213,124 @@ fn unit_interleave<const R: usize>(x: &mut [__m256i; R], unpack: impl Fn(__m256i
 /// AVX2; `src` holds the `R × cols` matrix of stride `ss`, `dst` holds `cols * R` bytes.
 #[target_feature(enable = "avx2")]
 unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
+    if R == 2 {
+        // SAFETY: same preconditions.
+        return unsafe { scatter2(src, ss, dst, cols) };
+    }
     for c in block_starts(cols, 32) {
-        let mut x = [_mm256_setzero_si256(); R];
-        for (j, v) in x.iter_mut().enumerate() {
-            // SAFETY: row j, columns c .. c+32, is inside the source.
-            *v = unsafe { _mm256_loadu_si256(src.add(j * ss + c).cast()) };
-        }
-        interleave(&mut x);
-        for (p, v) in x.iter().enumerate() {
-            let lo = c * R + 16 * p;
-            // SAFETY: bytes c*R .. (c+32)*R are inside the destination.
-            unsafe { store2(dst.add(lo), dst.add(lo + 16 * R), *v) };
+        // SAFETY: columns c .. c+32 of the R rows are inside the source,
+        // bytes c*R .. (c+32)*R inside the destination.
+        unsafe { scatter_store(scatter_load::<R>(src.add(c), ss), dst.add(c * R)) };
+    }
+}
+
+/// `scatter_pow2::<2>`: with the 8-byte quarters of each row reordered
+/// first (0, 2, 1, 3), the in-lane unpacks directly give 32 contiguous bytes.
+///
+/// # Safety
+/// As `scatter_pow2`.
+#[target_feature(enable = "avx2")]
+unsafe fn scatter2(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
+    for c in block_starts(cols, 32) {
+        // SAFETY: columns c .. c+32 of both rows are inside the source,
+        // bytes 2c .. 2c+64 inside the destination.
+        unsafe {
+            let a = _mm256_permute4x64_epi64::<0xd8>(_mm256_loadu_si256(src.add(c).cast()));
+            let b = _mm256_permute4x64_epi64::<0xd8>(_mm256_loadu_si256(src.add(ss + c).cast()));
+            _mm256_storeu_si256(dst.add(2 * c).cast(), _mm256_unpacklo_epi8(a, b));
+            _mm256_storeu_si256(dst.add(2 * c + 32).cast(), _mm256_unpackhi_epi8(a, b));
         }
     }
 }
 
-/// 32 rows × 16 columns at `src` (rows `16..32` in the high lanes), storing
-/// the first `n` output rows of 32 bytes.
+/// Loads 32 columns of `R` rows and interleaves them (per lane).
 ///
 /// # Safety
-/// AVX2; 16 bytes readable at `src + r * ss` for `r < 32`, 32 bytes
-/// writable at `dst + c * ds` for `c < n`.
+/// AVX2; 32 bytes readable at `src + j * ss` for `j < R`.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn row_block(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize) {
+unsafe fn scatter_load<const R: usize>(src: *const u8, ss: usize) -> [__m256i; R] {
+    let mut x = [_mm256_setzero_si256(); R];
+    for (j, v) in x.iter_mut().enumerate() {
+        // SAFETY: guaranteed by the caller.
+        *v = unsafe { _mm256_loadu_si256(src.add(j * ss).cast()) };
+    }
+    interleave(&mut x);
+    x
+}
+
+/// Stores the `32 * R` bytes of 32 interleaved columns: low lanes are the
+/// first 16 columns, high lanes the next 16.
+///
+/// # Safety
+/// AVX2; `32 * R` bytes writable at `dst`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn scatter_store<const R: usize>(x: [__m256i; R], dst: *mut u8) {
+    for half in 0..2 {
+        for t in 0..R / 2 {
+            let v = match half {
+                0 => _mm256_permute2x128_si256::<0x20>(x[2 * t], x[2 * t + 1]),
+                _ => _mm256_permute2x128_si256::<0x31>(x[2 * t], x[2 * t + 1]),
+            };
+            // SAFETY: guaranteed by the caller.
+            unsafe { _mm256_storeu_si256(dst.add(16 * R * half + 32 * t).cast(), v) };
+        }
+    }
+}
+
+/// `K` if non-zero (a stride known at compile time), else `v`.
+#[inline(always)]
+fn pick<const K: usize>(v: usize) -> usize {
+    if K == 0 {
+        v
+    } else {
+        debug_assert_eq!(v, K);
+        K
+    }
+}
+
+/// Transposes 32 rows × 16 columns at `src` (rows `16..32` in the high
+/// lanes): vector `c` holds column `c` of the 32 rows.
+///
+/// # Safety
+/// AVX2; 16 bytes readable at `src + r * ss` for `r < 32`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn row_tile<const SS: usize>(src: *const u8, ss: usize) -> [__m256i; 16] {
+    let ss = pick::<SS>(ss);
     let mut x = [_mm256_setzero_si256(); 16];
     for (r, v) in x.iter_mut().enumerate() {
         // SAFETY: guaranteed by the caller.
         *v = unsafe { load2(src.add(r * ss), src.add((r + 16) * ss)) };
     }
     interleave(&mut x);
+    x
+}
+
+/// Stores the first `n` vectors of `x` at `dst + c * ds`.
+///
+/// # Safety
+/// AVX2; 32 bytes writable at each of those addresses.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store_rows(x: &[__m256i; 16], dst: *mut u8, ds: usize, n: usize) {
     for (c, v) in x.iter().enumerate().take(n) {
         // SAFETY: guaranteed by the caller.
         unsafe { _mm256_storeu_si256(dst.add(c * ds).cast(), *v) };
     }
 }
 
-/// 16 rows × 32 columns at `src` (columns `16..32` in the high lanes); the
-/// first `n` rows are loaded (others are zero) and each of the 32 output
-/// rows is written with a 16-byte store, in increasing address order.
+/// Transposes 16 rows × 32 columns given as vectors (columns `16..32` in
+/// the high lanes) and stores the 32 output rows with 16-byte stores at
+/// `dst + c * ds`, in increasing address order.
 ///
 /// # Safety
-/// AVX2; 32 bytes readable at `src + r * ss` for `r < n`, 16 bytes
-/// writable at `dst + c * ds` for `c < 32`.
+/// AVX2; 16 bytes writable at `dst + c * ds` for `c < 32`.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn col_block(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize) {
-    let mut x = [_mm256_setzero_si256(); 16];
-    for (r, v) in x.iter_mut().enumerate().take(n) {
-        // SAFETY: guaranteed by the caller.
-        *v = unsafe { _mm256_loadu_si256(src.add(r * ss).cast()) };
-    }
+unsafe fn col_tile<const DS: usize>(mut x: [__m256i; 16], dst: *mut u8, ds: usize) {
+    let ds = pick::<DS>(ds);
     interleave(&mut x);
     for (c, v) in x.iter().enumerate() {
         // SAFETY: guaranteed by the caller.
@@ -241,30 +342,67 @@ unsafe fn col_block(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize
     }
 }
 
-/// `rows >= 32`, `16 <= cols <= rows`: 32×16 blocks, row blocks outermost.
+/// Loads 32 bytes from each of the first `n` of 16 rows (others are zero).
+///
+/// # Safety
+/// AVX2; 32 bytes readable at `src + r * ss` for `r < n`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_rows(src: *const u8, ss: usize, n: usize) -> [__m256i; 16] {
+    let mut x = [_mm256_setzero_si256(); 16];
+    for (r, v) in x.iter_mut().enumerate().take(n) {
+        // SAFETY: guaranteed by the caller.
+        *v = unsafe { _mm256_loadu_si256(src.add(r * ss).cast()) };
+    }
+    x
+}
+
+/// True when 16 rows `stride` apart fall into at most two L1 sets (of 64
+/// lines of 64 bytes), i.e. at least 8 of them compete for one set. Each
+/// line of those rows is then better written whole, in one go.
+fn crowded(stride: usize) -> bool {
+    stride % 2048 == 0
+}
+
+/// `rows >= 32`, `16 <= cols <= rows`: 32×16 blocks (64×16 when the output
+/// rows are crowded), row blocks outermost.
 ///
 /// # Safety
 /// AVX2; both matrices fit their buffers.
 #[target_feature(enable = "avx2")]
-unsafe fn row_blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
-    for r in block_starts(rows, 32) {
+unsafe fn row_blocks<const SS: usize>(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
+    let wide = rows >= 64 && crowded(ds);
+    for r in block_starts(rows, if wide { 64 } else { 32 }) {
         for c in block_starts(cols, 16) {
             // SAFETY: the block lies inside both matrices.
-            unsafe { row_block(src.add(r * ss + c), ss, dst.add(c * ds + r), ds, 16) };
+            unsafe {
+                let x = row_tile::<SS>(src.add(r * ss + c), ss);
+                if wide {
+                    let y = row_tile::<SS>(src.add((r + 32) * ss + c), ss);
+                    for k in 0..16 {
+                        _mm256_storeu_si256(dst.add((c + k) * ds + r).cast(), x[k]);
+                        _mm256_storeu_si256(dst.add((c + k) * ds + r + 32).cast(), y[k]);
+                    }
+                } else {
+                    store_rows(&x, dst.add(c * ds + r), ds, 16);
+                }
+            }
         }
     }
 }
 
 /// `cols >= 32`, `rows >= 16`: 16×32 blocks, column blocks outermost.
+/// (Unlike `row_blocks`, reading crowded rows 64 bytes at a time was
+/// measured not to help.)
 ///
 /// # Safety
 /// AVX2; both matrices fit their buffers.
 #[target_feature(enable = "avx2")]
-unsafe fn col_blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
+unsafe fn col_blocks<const DS: usize>(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
     for c in block_starts(cols, 32) {
         for r in block_starts(rows, 16) {
             // SAFETY: the block lies inside both matrices.
-            unsafe { col_block(src.add(r * ss + c), ss, dst.add(c * ds + r), ds, 16) };
+            unsafe { col_tile::<DS>(load_rows(src.add(r * ss + c), ss, 16), dst.add(c * ds + r), ds) };
         }
     }
 }
@@ -279,7 +417,7 @@ unsafe fn narrow(src: *const u8, src_len: usize, ss: usize, dst: *mut u8, ds: us
     while r + 32 <= rows && (r + 31) * ss + 16 <= src_len {
         // SAFETY: the loads end at or before `src_len`; the stores are the
         // block's `cols` output rows, columns r .. r+32.
-        unsafe { row_block(src.add(r * ss), ss, dst.add(r), ds, cols) };
+        unsafe { store_rows(&row_tile::<0>(src.add(r * ss), ss), dst.add(r), ds, cols) };
         r += 32;
     }
     r
@@ -295,7 +433,7 @@ unsafe fn spill(src: *const u8, ss: usize, dst: *mut u8, rows: usize, cols: usiz
     while (c + 31) * rows + 16 <= cols * rows {
         // SAFETY: columns c .. c+32 < cols of the `rows` rows are read; the
         // last store ends at (c + 31) * rows + 16 <= cols * rows.
-        unsafe { col_block(src.add(c), ss, dst.add(c * rows), rows, rows) };
+        unsafe { col_tile::<0>(load_rows(src.add(c), ss, rows), dst.add(c * rows), rows) };
         c += 32;
     }
     c

@@ -114,6 +114,12 @@ pub(crate) fn unshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mut
     dst[body..].copy_from_slice(&src[body..]);
 }
 
+/// Block starts covering `0..len` with blocks of `b` (`len >= b`); the last
+/// one is moved back so it ends exactly at `len`.
+pub(crate) fn block_starts(len: usize, b: usize) -> impl Iterator<Item = usize> + Clone {
+    (0..len).step_by(b).map(move |s| s.min(len - b))
+}
+
 /// True when a `rows × cols` matrix with the given row stride fits in `len`
 /// bytes (and rows do not overlap).
 pub(crate) fn fits(len: usize, stride: usize, rows: usize, cols: usize) -> bool {

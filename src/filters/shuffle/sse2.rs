@@ -14,7 +14,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{check_matrix, scalar, Kernels};
+use super::{block_starts, check_matrix, scalar, Kernels};
 
 /// The SSE2 kernels, if the CPU has SSE2 (always true on x86_64).
 pub(crate) fn kernels() -> Option<Kernels> {
@@ -68,12 +68,6 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
             scalar::transpose(src, ss, dst, ds, rows, cols);
         }
     }
-}
-
-/// Block starts covering `0..len` with blocks of `b` (`len >= b`); the last
-/// one is moved back so it ends exactly at `len`.
-pub(crate) fn block_starts(len: usize, b: usize) -> impl Iterator<Item = usize> + Clone {
-    (0..len).step_by(b).map(move |s| s.min(len - b))
 }
 
 /// Even bytes of `a` then of `b`.

@@ -1,0 +1,15 @@
+# Run the ABI program built against our headers and the one built against
+# c-blosc2's, and fail on any difference.
+execute_process(COMMAND ${OURS} OUTPUT_VARIABLE ours RESULT_VARIABLE rc1)
+execute_process(COMMAND ${REF} OUTPUT_VARIABLE ref RESULT_VARIABLE rc2)
+if(NOT rc1 EQUAL 0 OR NOT rc2 EQUAL 0)
+  message(FATAL_ERROR "ABI programs failed: ${rc1} ${rc2}")
+endif()
+if(NOT ours STREQUAL ref)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/abi_ours.txt "${ours}")
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/abi_ref.txt "${ref}")
+  message(FATAL_ERROR "ABI differs from c-blosc2 3.3.5: compare abi_ours.txt and abi_ref.txt")
+endif()
+string(REGEX MATCHALL "\n" lines "${ours}")
+list(LENGTH lines n)
+message(STATUS "ABI identical to c-blosc2 3.3.5: ${n} facts")

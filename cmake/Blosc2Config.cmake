@@ -1,0 +1,34 @@
+# CMake package for libb2nd, under c-blosc2's package name: find_package(Blosc2)
+# gives the targets Blosc2::blosc2_shared and Blosc2::blosc2_static, as c-blosc2's does.
+# Relocatable: everything is found relative to this file (<prefix>/lib/cmake/Blosc2/).
+
+get_filename_component(_b2nd_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+
+include(CMakeFindDependencyMacro)
+set(THREADS_PREFER_PTHREAD_FLAG TRUE)
+find_dependency(Threads)
+
+if(NOT TARGET Blosc2::blosc2_shared)
+  add_library(Blosc2::blosc2_shared SHARED IMPORTED)
+  set_target_properties(Blosc2::blosc2_shared PROPERTIES
+    IMPORTED_LOCATION "${_b2nd_prefix}/lib/libb2nd.so.0"
+    IMPORTED_SONAME "libb2nd.so.0"
+    INTERFACE_INCLUDE_DIRECTORIES "${_b2nd_prefix}/include")
+endif()
+
+if(NOT TARGET Blosc2::blosc2_static)
+  add_library(Blosc2::blosc2_static STATIC IMPORTED)
+  set_target_properties(Blosc2::blosc2_static PROPERTIES
+    IMPORTED_LOCATION "${_b2nd_prefix}/lib/libb2nd.a"
+    INTERFACE_INCLUDE_DIRECTORIES "${_b2nd_prefix}/include"
+    INTERFACE_LINK_LIBRARIES "Threads::Threads;${CMAKE_DL_LIBS};m")
+endif()
+
+set(Blosc2_INCLUDE_DIRS "${_b2nd_prefix}/include")
+set(Blosc2_LIBRARIES Blosc2::blosc2_shared)
+set(Blosc2_THREADS_FOUND TRUE)
+set(Blosc2_LZ4_FOUND TRUE)
+set(Blosc2_ZLIB_FOUND TRUE)
+set(Blosc2_ZSTD_FOUND TRUE)
+set(Blosc2_FOUND TRUE)
+unset(_b2nd_prefix)

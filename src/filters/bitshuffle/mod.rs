@@ -1,0 +1,216 @@
+//! The bit-shuffle filter (filter id 2).
+//!
+//! Of the `n = len / typesize` items only the first `n8 = n - n % 8` are
+//! transformed; the bytes after them (up to 7 items plus the partial item)
+//! are copied unchanged. The `n8` items are seen as a matrix of bits:
+//! output *bit-row* `r = 8 * j + b` (`j` a byte of the item, `b` a bit of
+//! that byte, least significant first) is `n8 / 8` bytes long and holds bit
+//! `b` of byte `j` of every item, item `i` at bit `i % 8` of byte `i / 8`.
+//! The output is byte-identical to c-blosc2's `blosc2_bitshuffle` and its
+//! internal `bitunshuffle`, including the old rule of format-version-2
+//! (Blosc1 era) chunks.
+//!
+//! How it is computed without a block-sized temporary: the items are
+//! processed in tiles of a few KiB. A tile is first byte-transposed with the
+//! shuffle filter's transpose into a stack buffer (one row per item byte),
+//! then each 8-byte group of a row is bit-transposed straight into the
+//! output bit-rows (`movemask` on x86). Unshuffling runs the other way:
+//! gather the 8 bit-rows of every item byte for a tile of items (again a
+//! byte transpose), then bit-transpose each 8-byte group into the items.
+//! Three versions: `scalar` (portable, the reference, no tiles), `sse2` and
+//! `avx2` (x86_64 only); the best one is chosen on first use and cached.
+//!
+//! Preconditions (checked with `assert!`, a violation is a programming
+//! error and panics): `src.len() == dst.len()` and `typesize >= 1`.
+//! Validating the typesize against Blosc's 1..=256 range is the caller's job;
+//! larger values work too. No function allocates.
+
+mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod sse2;
+#[cfg(test)]
+mod tests;
+
+use std::sync::OnceLock;
+
+use super::shuffle::{block_starts, TransposeFn};
+
+/// One implementation of the filter: the scalar one, or the tiled driver
+/// below with SIMD building blocks.
+#[derive(Clone, Copy)]
+pub(crate) struct Kernels {
+    /// "scalar", "sse2" or "avx2".
+    pub name: &'static str,
+    ops: Option<Ops>,
+}
+
+/// SIMD building blocks of the tiled driver (safe entry points, handed out
+/// only once the CPU features they need were detected).
+#[derive(Clone, Copy)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+struct Ops {
+    /// The shuffle filter's byte-matrix transpose.
+    transpose: TransposeFn,
+    /// `(bytes, dst, m, row0, col0)`: see `scalar::planes`.
+    planes: fn(&[u8], &mut [u8], usize, usize, usize),
+    /// `(t, dst, typesize, jw, q0, j0)`: `t` holds, for each of `q` groups
+    /// of 8 items, the 8 bit-row bytes of item bytes `j0 .. j0 + jw`; writes
+    /// those bytes of items `8 * q0 .. 8 * (q0 + q)` of `dst`.
+    gather: fn(&[u8], &mut [u8], usize, usize, usize, usize),
+    /// In place: `scalar::transpose8` on every 8-byte group.
+    transpose8_all: fn(&mut [u8]),
+}
+
+const SCALAR: Kernels = Kernels { name: "scalar", ops: None };
+
+/// Every implementation the running CPU supports, best last.
+/// Used by the tests and benchmarks to compare them against each other.
+#[allow(dead_code)]
+pub(crate) fn available() -> Vec<Kernels> {
+    let mut all = vec![SCALAR];
+    #[cfg(target_arch = "x86_64")]
+    all.extend(sse2::kernels());
+    #[cfg(target_arch = "x86_64")]
+    all.extend(avx2::kernels());
+    all
+}
+
+/// The best implementation for this CPU, detected once.
+fn best() -> &'static Kernels {
+    static BEST: OnceLock<Kernels> = OnceLock::new();
+    BEST.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(k) = avx2::kernels().or_else(sse2::kernels) {
+            return k;
+        }
+        SCALAR
+    })
+}
+
+/// Bit-shuffles one block (see the module documentation).
+///
+/// # Panics
+/// If `src.len() != dst.len()` or `typesize == 0`.
+pub fn bitshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
+    bitshuffle_with(best(), typesize, src, dst);
+}
+
+/// Undoes [`bitshuffle`]. `format_version` is the chunk's format version
+/// byte: version 2 (Blosc1 era) chunks used the old rule, where a block
+/// whose item count is not a multiple of 8 was stored as is, and otherwise
+/// all its whole items were bit-shuffled. For that old rule, bytes after the
+/// last whole item (which c-blosc2 leaves unwritten) are copied unchanged.
+///
+/// # Panics
+/// If `src.len() != dst.len()` or `typesize == 0`.
+pub fn bitunshuffle(typesize: usize, src: &[u8], dst: &mut [u8], format_version: u8) {
+    bitunshuffle_with(best(), typesize, src, dst, format_version);
+}
+
+fn check(typesize: usize, src: &[u8], dst: &[u8]) {
+    assert_eq!(src.len(), dst.len(), "bitshuffle: source and destination lengths differ");
+    assert!(typesize >= 1, "bitshuffle: typesize must be at least 1");
+}
+
+pub(crate) fn bitshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mut [u8]) {
+    check(typesize, src, dst);
+    let body = (src.len() / typesize) / 8 * 8 * typesize;
+    let (s, d) = (&src[..body], &mut dst[..body]);
+    match &k.ops {
+        None => scalar::forward(typesize, s, d),
+        Some(ops) if body <= SMALL => forward_tiled::<SMALL>(ops, typesize, s, d),
+        Some(ops) => forward_tiled::<TILE>(ops, typesize, s, d),
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+pub(crate) fn bitunshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mut [u8], format_version: u8) {
+    check(typesize, src, dst);
+    let n = src.len() / typesize;
+    let body = if format_version == 2 {
+        if n % 8 == 0 {
+            n * typesize
+        } else {
+            0
+        }
+    } else {
+        n / 8 * 8 * typesize
+    };
+    let (s, d) = (&src[..body], &mut dst[..body]);
+    match &k.ops {
+        None => scalar::backward(typesize, s, d),
+        Some(ops) if body <= SMALL => backward_tiled::<SMALL>(ops, typesize, s, d),
+        Some(ops) => backward_tiled::<TILE>(ops, typesize, s, d),
+    }
+    dst[body..].copy_from_slice(&src[body..]);
+}
+
+/// Asserts the contract of the body transforms (`src.len() == dst.len() ==
+/// n8 * typesize`, `n8 % 8 == 0`); returns `n8 / 8`, the length of a bit-row.
+fn body_rows(typesize: usize, src: &[u8], dst: &[u8]) -> usize {
+    assert!(typesize >= 1 && src.len() == dst.len() && src.len() % (8 * typesize) == 0);
+    src.len() / (8 * typesize)
+}
+
+/// Stack bytes of one tile (zeroed per call, so small blocks use [`SMALL`]).
+const TILE: usize = 8192;
+const SMALL: usize = 1024;
+/// Most item bytes handled per tile.
+const JMAX: usize = 32;
+
+/// Bit-shuffles `n8` items a tile at a time: byte-transpose up to `JMAX`
+/// bytes of a tile's items into `t` (one row per item byte), then
+/// bit-transpose each row into its 8 bit-rows. The last item-byte range
+/// and tile may overlap the previous one; they rewrite identical bytes.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn forward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u8]) {
+    let m = body_rows(ts, src, dst);
+    let n8 = 8 * m;
+    if ts == 1 {
+        return (ops.planes)(src, dst, m, 0, 0);
+    }
+    let jw = ts.min(JMAX);
+    let items = (N / jw) & !31;
+    let mut buf = [0u8; N];
+    for e0 in (0..n8).step_by(items) {
+        let e = items.min(n8 - e0);
+        let t = &mut buf[..e * jw];
+        for j0 in block_starts(ts, jw) {
+            (ops.transpose)(&src[e0 * ts + j0..], ts, t, e, e, jw);
+            for (jj, row) in t.chunks_exact(e).enumerate() {
+                (ops.planes)(row, dst, m, 8 * (j0 + jj), e0 / 8);
+            }
+        }
+    }
+}
+
+/// Undoes [`forward_tiled`]: for a tile of item groups, byte-transpose the
+/// bit-rows of up to `JMAX` item bytes into `t` (8 bytes per group and item
+/// byte), then bit-transpose those into the items. Typesize 1 needs no
+/// buffer: the transposed bit-rows already have the items' layout.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn backward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u8]) {
+    let m = body_rows(ts, src, dst);
+    if ts == 1 {
+        for q0 in (0..m).step_by(N / 8) {
+            let out = &mut dst[8 * q0..(8 * q0 + N).min(8 * m)];
+            (ops.transpose)(&src[q0..], m, out, 8, 8, out.len() / 8);
+            (ops.transpose8_all)(out);
+        }
+        return;
+    }
+    let jw = ts.min(JMAX);
+    let g = N / (8 * jw);
+    let groups = if g >= 32 { g & !31 } else { g };
+    let mut buf = [0u8; N];
+    for q0 in (0..m).step_by(groups) {
+        let q = groups.min(m - q0);
+        let t = &mut buf[..8 * jw * q];
+        for j0 in block_starts(ts, jw) {
+            (ops.transpose)(&src[8 * j0 * m + q0..], m, t, 8 * jw, 8 * jw, q);
+            (ops.gather)(t, dst, ts, jw, q0, j0);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+//! Portable bit transposes: the reference every SIMD version is tested
+//! against, the fallback on non-x86 targets, and the tail handler of the
+//! SIMD versions.
+
+use super::body_rows;
+
+/// Transposes the 8×8 bit matrix held in `x`, row `i` being byte `i`
+/// (little-endian order) and column `k` bit `k`: afterwards bit `k` of byte
+/// `i` is what bit `i` of byte `k` was. Three rounds swap the off-diagonal
+/// 1×1, 2×2 and 4×4 sub-blocks.
+#[inline]
+pub(super) fn transpose8(mut x: u64) -> u64 {
+    const ROUNDS: [(u32, u64); 3] =
+        [(7, 0x00aa_00aa_00aa_00aa), (14, 0x0000_cccc_0000_cccc), (28, 0x0000_0000_f0f0_f0f0)];
+    for (shift, mask) in ROUNDS {
+        let t = (x ^ (x >> shift)) & mask;
+        x ^= t ^ (t << shift);
+    }
+    x
+}
+
+/// Bit-shuffles `n8` items (see the module documentation), one group of 8
+/// items at a time.
+pub(super) fn forward(ts: usize, src: &[u8], dst: &mut [u8]) {
+    let m = body_rows(ts, src, dst);
+    for (q, group) in src.chunks_exact(8 * ts).enumerate() {
+        for j in 0..ts {
+            let x = (0..8).fold(0u64, |x, k| x | (group[k * ts + j] as u64) << (8 * k));
+            let y = transpose8(x).to_le_bytes();
+            for (b, &v) in y.iter().enumerate() {
+                dst[(8 * j + b) * m + q] = v;
+            }
+        }
+    }
+}
+
+/// Undoes [`forward`].
+pub(super) fn backward(ts: usize, src: &[u8], dst: &mut [u8]) {
+    let m = body_rows(ts, src, dst);
+    for (q, group) in dst.chunks_exact_mut(8 * ts).enumerate() {
+        for j in 0..ts {
+            let x = (0..8).fold(0u64, |x, b| x | (src[(8 * j + b) * m + q] as u64) << (8 * b));
+            let y = transpose8(x).to_le_bytes();
+            for (k, &v) in y.iter().enumerate() {
+                group[k * ts + j] = v;
+            }
+        }
+    }
+}
+
+/// Bit-transposes `bytes` (8 items' copies of one item byte per 8-byte
+/// group) into the 8 bit-rows `row0 .. row0 + 8` of `dst` (rows `m` bytes
+/// long), from byte `col0` of each row on.
+pub(super) fn planes(bytes: &[u8], dst: &mut [u8], m: usize, row0: usize, col0: usize) {
+    for (g, chunk) in bytes.chunks_exact(8).enumerate() {
+        let y = transpose8(u64::from_le_bytes(chunk.try_into().unwrap())).to_le_bytes();
+        for (b, &v) in y.iter().enumerate() {
+            dst[(row0 + b) * m + col0 + g] = v;
+        }
+    }
+}
+
+/// In place, the 8×8 bit transpose of every 8-byte group of `bytes`.
+pub(super) fn transpose8_all(bytes: &mut [u8]) {
+    for chunk in bytes.chunks_exact_mut(8) {
+        let y = transpose8(u64::from_le_bytes((&*chunk).try_into().unwrap()));
+        chunk.copy_from_slice(&y.to_le_bytes());
+    }
+}
