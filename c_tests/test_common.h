@@ -29,13 +29,13 @@ static int tests_failed = 0;
     }                                                                                   \
   } while (0)
 
-static int report(const char *name) {
+static inline int report(const char *name) {
   printf("%s: %d checks, %d failed\n", name, tests_run, tests_failed);
   return tests_failed == 0 ? 0 : 1;
 }
 
 /* Deterministic test data of several kinds. */
-static void fill_data(int kind, int typesize, int32_t nbytes, uint8_t *buf) {
+static inline void fill_data(int kind, int typesize, int32_t nbytes, uint8_t *buf) {
   uint32_t state = 12345u + (uint32_t)kind * 7919u + (uint32_t)typesize;
   for (int32_t i = 0; i < nbytes; i++) {
     state = state * 1664525u + 1013904223u;

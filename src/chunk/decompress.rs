@@ -162,12 +162,12 @@ impl Decompressor {
     /// Decompress a whole chunk into `dst`; returns the number of bytes written.
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         let maskout = self.maskout.take();
+        if super::header::Header::parse(src)?.nbytes as usize > dst.len() {
+            return Err(Error::WriteBuffer);
+        }
         let view = ChunkView::open(src)?;
         let h = view.header;
         let nbytes = h.nbytes as usize;
-        if nbytes > dst.len() {
-            return Err(Error::WriteBuffer);
-        }
         if nbytes == 0 {
             return Ok(0);
         }

@@ -142,7 +142,7 @@ pub(super) fn compress<const N: usize>(
         let entry = slot::<N>(word);
         let candidate = table[entry] as usize;
         table[entry] = anchor as u32;
-        let distance = anchor - candidate;
+        let distance = anchor.wrapping_sub(candidate);
 
         let mut len = 0;
         if distance != 0 && distance < MAX_FAR_DISTANCE && read_u32(src, candidate) == word {
@@ -163,7 +163,7 @@ pub(super) fn compress<const N: usize>(
         let word = read_u32(src, ip);
         table[slot::<N>(word)] = ip as u32;
         if level.second_hash {
-            table[slot::<N>(word >> 8)] = (ip + 1) as u32;
+            table[slot::<N>(word >> 16)] = (ip + 1) as u32;
         }
         ip += 2;
         sink.open_run()?;

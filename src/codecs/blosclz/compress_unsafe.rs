@@ -102,28 +102,31 @@ impl Sink {
         (self.cap - self.pos >= n).then_some(())
     }
 
-    /// # Safety
-    /// `room(bytes.len())` must have succeeded since the last write.
+    /// Writes `K` bytes if they fit (the reference's check), else fails.
     #[inline(always)]
-    unsafe fn put<const K: usize>(&mut self, bytes: [u8; K]) {
-        debug_assert!(self.pos + K <= self.cap);
-        // SAFETY: the caller checked that `K` bytes fit below `cap`.
+    fn push<const K: usize>(&mut self, bytes: [u8; K]) -> Option<()> {
+        self.room(K)?;
+        // SAFETY: `pos + K <= cap` was just checked.
         unsafe { self.out.add(self.pos).cast::<[u8; K]>().write_unaligned(bytes) };
         self.pos += K;
+        Some(())
     }
 
+    /// Appends one literal; like the reference, insists on room for two.
     #[inline(always)]
     fn literal(&mut self, byte: u8) -> Option<()> {
         self.room(2)?;
         // SAFETY: two bytes fit; at most two are written.
         unsafe {
-            self.put([byte]);
+            *self.out.add(self.pos) = byte;
             self.run += 1;
             if self.run == MAX_COPY {
                 self.run = 0;
-                self.put([(MAX_COPY - 1) as u8]);
+                *self.out.add(self.pos + 1) = (MAX_COPY - 1) as u8;
+                self.pos += 1;
             }
         }
+        self.pos += 1;
         Some(())
     }
 
@@ -142,10 +145,7 @@ impl Sink {
 
     #[inline(always)]
     fn open_run(&mut self) -> Option<()> {
-        self.room(1)?;
-        // SAFETY: one byte fits.
-        unsafe { self.put([(MAX_COPY - 1) as u8]) };
-        Some(())
+        self.push([(MAX_COPY - 1) as u8])
     }
 
     /// Same encoding and the same room checks as `compress.rs`.
@@ -154,34 +154,21 @@ impl Sink {
         let far = distance >= MAX_DISTANCE;
         let d = if far { distance - MAX_DISTANCE } else { distance };
         let (hi, lo) = ((d >> 8) as u8, d as u8);
-        // SAFETY (every `put` below): preceded by a `room` check of its size.
         if len < 7 {
             let head = (len as u8) << 5;
-            if far {
-                self.room(4)?;
-                unsafe { self.put([head + 31, 255, hi, lo]) };
-            } else {
-                self.room(2)?;
-                unsafe { self.put([head + hi, lo]) };
-            }
-            return Some(());
+            return if far { self.push([head + 31, 255, hi, lo]) } else { self.push([head + hi, lo]) };
         }
-        self.room(1)?;
-        unsafe { self.put([(7 << 5) + if far { 31 } else { hi }]) };
+        self.push([(7 << 5) + if far { 31 } else { hi }])?;
         let mut rest = len - 7;
         while rest >= 255 {
-            self.room(1)?;
-            unsafe { self.put([255]) };
+            self.push([255])?;
             rest -= 255;
         }
         if far {
-            self.room(4)?;
-            unsafe { self.put([rest as u8, 255, hi, lo]) };
+            self.push([rest as u8, 255, hi, lo])
         } else {
-            self.room(2)?;
-            unsafe { self.put([rest as u8, lo]) };
+            self.push([rest as u8, lo])
         }
-        Some(())
     }
 }
 
@@ -205,23 +192,22 @@ pub(super) fn compress<const N: usize>(
     let mut ip = 4;
     while ip < last_anchor {
         let anchor = ip;
-        // SAFETY: `anchor < len - 12`.
+        // SAFETY: `anchor < src.len() - 12`.
         let word = unsafe { input.u32_at(anchor) };
         let entry = slot::<N>(word);
-        // Table entries are earlier anchors or match ends, all < `anchor`
-        // (or 0 in a fresh table), so `candidate <= anchor`.
         let candidate = table[entry] as usize;
         table[entry] = anchor as u32;
-        let distance = anchor - candidate;
+        let distance = anchor.wrapping_sub(candidate);
 
         let mut len = 0;
-        // SAFETY: `candidate < anchor < len - 12`, and `anchor + 4 < bound`.
-        if distance != 0 && distance < MAX_FAR_DISTANCE && unsafe { input.u32_at(candidate) } == word {
+        // SAFETY: a distance in `1..MAX_FAR_DISTANCE` puts `candidate`
+        // before `anchor < src.len() - 12` (whatever the table holds).
+        if distance.wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && unsafe { input.u32_at(candidate) } == word {
             len = match_end(src, anchor + 4, candidate + 4, bound) - LEN_SHIFT - anchor;
         }
         let distance = distance.wrapping_sub(1);
         if len < MIN_LEN || (len <= 5 && distance >= MAX_DISTANCE) {
-            // SAFETY: `anchor < len - 12`.
+            // SAFETY: `anchor < src.len() - 12`.
             sink.literal(unsafe { *src.get_unchecked(anchor) })?;
             ip = anchor + 1;
             continue;
@@ -230,13 +216,13 @@ pub(super) fn compress<const N: usize>(
         sink.close_run();
         sink.back_reference(len, distance)?;
 
-        // `match_end <= bound`, so `ip <= bound - 4 = len - 5`.
+        // `match_end <= bound`, so `ip <= bound - 4 = src.len() - 5`.
         ip = anchor + len;
-        // SAFETY: `ip + 4 <= len - 1`.
+        // SAFETY: `ip + 4 <= src.len() - 1`.
         let word = unsafe { input.u32_at(ip) };
         table[slot::<N>(word)] = ip as u32;
         if level.second_hash {
-            table[slot::<N>(word >> 8)] = (ip + 1) as u32;
+            table[slot::<N>(word >> 16)] = (ip + 1) as u32;
         }
         ip += 2;
         sink.open_run()?;

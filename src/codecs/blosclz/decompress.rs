@@ -23,7 +23,7 @@ pub(super) fn read_back_ref(src: &[u8], ip: &mut usize, ctrl: usize) -> Option<B
             }
             let code = src[*ip];
             *ip += 1;
-            len += code as usize;
+            len = len.saturating_add(code as usize);
             if code != 255 {
                 break;
             }

@@ -30,7 +30,7 @@ pub(super) fn estimate_ratio<const N: usize>(window: &[u8], table: &mut [u32; N]
         let entry = slot::<N>(word);
         let candidate = table[entry] as usize;
         table[entry] = anchor as u32;
-        let distance = anchor - candidate;
+        let distance = anchor.wrapping_sub(candidate);
 
         let mut len = 0;
         // One comparison rules out both 0 and too far.

@@ -25,13 +25,13 @@ pub(super) fn estimate_ratio<const N: usize>(window: &[u8], table: &mut [u32; N]
         // SAFETY: `anchor < limit - 12`.
         let word = unsafe { input.u32_at(anchor) };
         let entry = slot::<N>(word);
-        // Entries are earlier positions (or 0), so `candidate <= anchor`.
         let candidate = table[entry] as usize;
         table[entry] = anchor as u32;
-        let distance = anchor - candidate;
+        let distance = anchor.wrapping_sub(candidate);
 
         let mut len = 0;
-        // SAFETY: `distance >= 1` makes `candidate < anchor < limit - 12`.
+        // SAFETY: a distance in `1..MAX_FAR_DISTANCE` puts `candidate`
+        // before `anchor < limit - 12` (whatever the table holds).
         if distance.wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && unsafe { input.u32_at(candidate) } == word {
             len = match_end(input.bytes(), anchor + 4, candidate + 4, bound) - LEN_SHIFT - anchor;
         }

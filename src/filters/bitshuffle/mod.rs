@@ -53,14 +53,12 @@ pub(crate) struct Kernels {
 struct Ops {
     /// The shuffle filter's byte-matrix transpose.
     transpose: TransposeFn,
-    /// `(bytes, dst, m, row0, col0)`: see `scalar::planes`.
-    planes: fn(&[u8], &mut [u8], usize, usize, usize),
-    /// `(t, dst, typesize, jw, q0, j0)`: `t` holds, for each of `q` groups
-    /// of 8 items, the 8 bit-row bytes of item bytes `j0 .. j0 + jw`; writes
-    /// those bytes of items `8 * q0 .. 8 * (q0 + q)` of `dst`.
-    gather: fn(&[u8], &mut [u8], usize, usize, usize, usize),
-    /// In place: `scalar::transpose8` on every 8-byte group.
-    transpose8_all: fn(&mut [u8]),
+    /// `(bytes, out, m)`: bit-transposes each 8-byte group of `bytes` (8
+    /// items' copies of one item byte; clobbered) into the 8 bit-rows
+    /// `out[b * m..][..bytes.len() / 8]`.
+    to_planes: fn(&mut [u8], &mut [u8], usize),
+    /// `(src, m, bytes)`: the inverse, from the 8 bit-rows `src[b * m..]`.
+    from_planes: fn(&[u8], usize, &mut [u8]),
 }
 
 const SCALAR: Kernels = Kernels { name: "scalar", ops: None };
@@ -160,17 +158,18 @@ const SMALL: usize = 1024;
 /// Most item bytes handled per tile.
 const JMAX: usize = 32;
 
-/// Bit-shuffles `n8` items a tile at a time: byte-transpose up to `JMAX`
-/// bytes of a tile's items into `t` (one row per item byte), then
-/// bit-transpose each row into its 8 bit-rows. The last item-byte range
-/// and tile may overlap the previous one; they rewrite identical bytes.
+/// Bit-shuffles `n8` items a tile of `e` items at a time, in a stack
+/// buffer `t`, for up to `JMAX` item bytes `j0 ..` at a time:
+/// 1. byte-transpose the items into `t`: row `jj` = byte `j0 + jj` of each item;
+/// 2. bit-transpose each 8-byte group of a row into the 8 bit-rows of its
+///    item byte (`Ops::to_planes`).
+///
+/// The last item-byte range may overlap the previous one; it rewrites
+/// identical bytes.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn forward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u8]) {
     let m = body_rows(ts, src, dst);
     let n8 = 8 * m;
-    if ts == 1 {
-        return (ops.planes)(src, dst, m, 0, 0);
-    }
     let jw = ts.min(JMAX);
     let items = (N / jw) & !31;
     let mut buf = [0u8; N];
@@ -178,26 +177,30 @@ fn forward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u8
         let e = items.min(n8 - e0);
         let t = &mut buf[..e * jw];
         for j0 in block_starts(ts, jw) {
-            (ops.transpose)(&src[e0 * ts + j0..], ts, t, e, e, jw);
-            for (jj, row) in t.chunks_exact(e).enumerate() {
-                (ops.planes)(row, dst, m, 8 * (j0 + jj), e0 / 8);
+            if ts == 1 {
+                t.copy_from_slice(&src[e0..e0 + e]);
+            } else {
+                (ops.transpose)(&src[e0 * ts + j0..], ts, t, e, e, jw);
+            }
+            for (jj, row) in t.chunks_exact_mut(e).enumerate() {
+                (ops.to_planes)(row, &mut dst[8 * (j0 + jj) * m + e0 / 8..], m);
             }
         }
     }
 }
 
-/// Undoes [`forward_tiled`]: for a tile of item groups, byte-transpose the
-/// bit-rows of up to `JMAX` item bytes into `t` (8 bytes per group and item
-/// byte), then bit-transpose those into the items. Typesize 1 needs no
-/// buffer: the transposed bit-rows already have the items' layout.
+/// Undoes [`forward_tiled`], for a tile of `q` groups of 8 items:
+/// 1. bit-transpose the 8 bit-rows of each item byte `j0 + jj` into row `jj`
+///    of `t`: byte `j0 + jj` of each item (`Ops::from_planes`);
+/// 2. byte-transpose the rows into the items.
+///
+/// Typesize 1 needs no buffer: step 1 already gives the items.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn backward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u8]) {
     let m = body_rows(ts, src, dst);
     if ts == 1 {
         for q0 in (0..m).step_by(N / 8) {
-            let out = &mut dst[8 * q0..(8 * q0 + N).min(8 * m)];
-            (ops.transpose)(&src[q0..], m, out, 8, 8, out.len() / 8);
-            (ops.transpose8_all)(out);
+            (ops.from_planes)(&src[q0..], m, &mut dst[8 * q0..(8 * q0 + N).min(8 * m)]);
         }
         return;
     }
@@ -209,8 +212,10 @@ fn backward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u
         let q = groups.min(m - q0);
         let t = &mut buf[..8 * jw * q];
         for j0 in block_starts(ts, jw) {
-            (ops.transpose)(&src[8 * j0 * m + q0..], m, t, 8 * jw, 8 * jw, q);
-            (ops.gather)(t, dst, ts, jw, q0, j0);
+            for (jj, row) in t.chunks_exact_mut(8 * q).enumerate() {
+                (ops.from_planes)(&src[8 * (j0 + jj) * m + q0..], m, row);
+            }
+            (ops.transpose)(t, 8 * q, &mut dst[8 * q0 * ts + j0..], ts, jw, 8 * q);
         }
     }
 }

@@ -48,18 +48,6 @@ pub(super) fn backward(ts: usize, src: &[u8], dst: &mut [u8]) {
     }
 }
 
-/// Bit-transposes `bytes` (8 items' copies of one item byte per 8-byte
-/// group) into the 8 bit-rows `row0 .. row0 + 8` of `dst` (rows `m` bytes
-/// long), from byte `col0` of each row on.
-pub(super) fn planes(bytes: &[u8], dst: &mut [u8], m: usize, row0: usize, col0: usize) {
-    for (g, chunk) in bytes.chunks_exact(8).enumerate() {
-        let y = transpose8(u64::from_le_bytes(chunk.try_into().unwrap())).to_le_bytes();
-        for (b, &v) in y.iter().enumerate() {
-            dst[(row0 + b) * m + col0 + g] = v;
-        }
-    }
-}
-
 /// In place, the 8×8 bit transpose of every 8-byte group of `bytes`.
 pub(super) fn transpose8_all(bytes: &mut [u8]) {
     for chunk in bytes.chunks_exact_mut(8) {

@@ -39,15 +39,15 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
     unsafe {
         if rows >= 32 && ss == cols && matches!(cols, 2 | 4 | 8) {
             match cols {
-                2 => gather_pow2::<2>(s, d, ds, rows),
-                4 => gather_pow2::<4>(s, d, ds, rows),
-                _ => gather_pow2::<8>(s, d, ds, rows),
+                2 => gather_pow2::<2>(s, d, ds, rows, |v| v),
+                4 => gather_pow2::<4>(s, d, ds, rows, |v| v),
+                _ => gather_pow2::<8>(s, d, ds, rows, |v| v),
             }
         } else if cols >= 32 && ds == rows && matches!(rows, 2 | 4 | 8) {
             match rows {
-                2 => scatter_pow2::<2>(s, ss, d, cols),
-                4 => scatter_pow2::<4>(s, ss, d, cols),
-                _ => scatter_pow2::<8>(s, ss, d, cols),
+                2 => scatter_pow2::<2>(s, ss, d, cols, |v| v),
+                4 => scatter_pow2::<4>(s, ss, d, cols, |v| v),
+                _ => scatter_pow2::<8>(s, ss, d, cols, |v| v),
             }
         } else if rows >= 32 && cols >= 16 && rows >= cols {
             // Items of 16 bytes (typesize 16) get a fixed source stride.
@@ -70,6 +70,40 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
             sse2::transpose(src, ss, dst, ds, rows, cols);
         }
     }
+}
+
+/// Bit-shuffle hook: transposes `rows >= 32` rows of 8 contiguous bytes at
+/// `src` into 8 rows of `dst` (stride `ds`), applying `map` to each loaded
+/// 32-byte vector (whole rows) before transposing it.
+///
+/// # Safety
+/// The CPU must support AVX2.
+///
+/// # Panics
+/// If `rows < 32` or either matrix does not fit its slice.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn gather8_mapped(src: &[u8], dst: &mut [u8], ds: usize, rows: usize, map: impl Fn(__m256i) -> __m256i + Copy) {
+    assert!(rows >= 32);
+    check_matrix(src.len(), 8, dst.len(), ds, rows, 8);
+    // SAFETY: shapes checked above.
+    unsafe { gather_pow2::<8>(src.as_ptr(), dst.as_mut_ptr(), ds, rows, map) }
+}
+
+/// Bit-shuffle hook: transposes 8 rows (stride `ss`) of `cols >= 32` bytes
+/// at `src` into `cols` columns of 8 contiguous bytes, applying `map` to
+/// each 32-byte vector (whole columns) before storing it.
+///
+/// # Safety
+/// The CPU must support AVX2.
+///
+/// # Panics
+/// If `cols < 32` or either matrix does not fit its slice.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn scatter8_mapped(src: &[u8], ss: usize, dst: &mut [u8], cols: usize, map: impl Fn(__m256i) -> __m256i + Copy) {
+    assert!(cols >= 32);
+    check_matrix(src.len(), ss, dst.len(), 8, 8, cols);
+    // SAFETY: shapes checked above.
+    unsafe { scatter_pow2::<8>(src.as_ptr(), ss, dst.as_mut_ptr(), cols, map) }
 }
 
 /// Per lane, as `sse2::interleave`.
@@ -101,7 +135,8 @@ unsafe fn store2(lo: *mut u8, hi: *mut u8, v: __m256i) {
     unsafe { _mm256_storeu2_m128i(hi.cast(), lo.cast(), v) }
 }
 
-/// Rows of `C` contiguous bytes (`C` = 2, 4, 8), `rows >= 32`. Low lanes
+/// Rows of `C` contiguous bytes (`C` = 2, 4, 8), `rows >= 32`; `map` is
+/// applied to each loaded vector (16 whole rows) first. Low lanes
 /// take rows `r..r+16`, high lanes rows `r+16..r+32`. Within a lane, a byte
 /// shuffle first groups the bytes of its `16 / C` rows by column; the `C`
 /// vectors then form a `C × C` matrix of such groups, which is transposed
@@ -110,14 +145,14 @@ unsafe fn store2(lo: *mut u8, hi: *mut u8, v: __m256i) {
 /// # Safety
 /// AVX2; `src` holds `rows * C` bytes, `dst` holds the `C × rows` matrix of stride `ds`.
 #[target_feature(enable = "avx2")]
-unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize) {
+unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize, map: impl Fn(__m256i) -> __m256i + Copy) {
     let group = group_by_column::<C>();
     if C == 8 && rows >= 64 && ds % 4096 == 0 {
         // All 8 output rows share one L1 set: write each 64-byte line at
         // once (two blocks per step) so no line is evicted half-written.
         for r in block_starts(rows, 64) {
             // SAFETY: rows r .. r+64 are inside the source.
-            let (a, b) = unsafe { (gather_block::<C>(src.add(r * C), group), gather_block::<C>(src.add((r + 32) * C), group)) };
+            let (a, b) = unsafe { (gather_block::<C>(src.add(r * C), group, map), gather_block::<C>(src.add((r + 32) * C), group, map)) };
             for j in 0..C {
                 // SAFETY: output row j, columns r .. r+64, is inside the destination.
                 unsafe {
@@ -130,7 +165,7 @@ unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, r
     }
     for r in block_starts(rows, 32) {
         // SAFETY: rows r .. r+32 are inside the source.
-        let a = unsafe { gather_block::<C>(src.add(r * C), group) };
+        let a = unsafe { gather_block::<C>(src.add(r * C), group, map) };
         for (j, v) in a.iter().enumerate() {
             // SAFETY: output row j, columns r .. r+32, is inside the destination.
             unsafe { _mm256_storeu_si256(dst.add(j * ds + r).cast(), *v) };
@@ -138,17 +173,19 @@ unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, r
     }
 }
 
-/// Transposes the 32 rows of `C` bytes at `src` into `C` vectors of 32 bytes.
+/// Transposes the 32 rows of `C` bytes at `src` into `C` vectors of 32
+/// bytes, applying `map` to each loaded vector (16 whole rows) first.
 ///
 /// # Safety
 /// AVX2; `32 * C` bytes readable at `src`.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn gather_block<const C: usize>(src: *const u8, group: __m256i) -> [__m256i; C] {
+unsafe fn gather_block<const C: usize>(src: *const u8, group: __m256i, map: impl Fn(__m256i) -> __m256i) -> [__m256i; C] {
     let mut x = [_mm256_setzero_si256(); C];
     for (p, v) in x.iter_mut().enumerate() {
         // SAFETY: guaranteed by the caller.
-        *v = _mm256_shuffle_epi8(unsafe { load2(src.add(16 * p), src.add(16 * p + 16 * C)) }, group);
+        let loaded = unsafe { load2(src.add(16 * p), src.add(16 * p + 16 * C)) };
+        *v = _mm256_shuffle_epi8(map(loaded), group);
     }
     transpose_groups(&mut x);
     x
@@ -207,12 +244,14 @@ fn unit_interleave<const R: usize>(x: &mut [__m256i; R], unpack: impl Fn(__m256i
 }
 
 /// `R` rows into columns of `R` contiguous bytes, `cols >= 32`. Low lanes
-/// hold columns `c..c+16`, high lanes columns `c+16..c+32`.
+/// hold columns `c..c+16`, high lanes columns `c+16..c+32`. `map` is applied
+/// to each output vector (16 whole columns) before it is stored; `R == 2`
+/// ignores it.
 ///
 /// # Safety
 /// AVX2; `src` holds the `R × cols` matrix of stride `ss`, `dst` holds `cols * R` bytes.
 #[target_feature(enable = "avx2")]
-unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
+unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize, map: impl Fn(__m256i) -> __m256i + Copy) {
     if R == 2 {
         // SAFETY: same preconditions.
         return unsafe { scatter2(src, ss, dst, cols) };
@@ -220,7 +259,7 @@ unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, 
     for c in block_starts(cols, 32) {
         // SAFETY: columns c .. c+32 of the R rows are inside the source,
         // bytes c*R .. (c+32)*R inside the destination.
-        unsafe { scatter_store(scatter_load::<R>(src.add(c), ss), dst.add(c * R)) };
+        unsafe { scatter_store(scatter_load::<R>(src.add(c), ss).map(map), dst.add(c * R)) };
     }
 }
 

@@ -24,7 +24,7 @@ pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse2;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::sync::OnceLock;
 

@@ -1,0 +1,158 @@
+//! Round trips through the safe chunk API, and the places where libb2nd is
+//! deliberately right where c-blosc2 3.3.5 is not.
+
+use b2nd::chunk::header::filter;
+use b2nd::chunk::{CParams, Compressor, DParams, Decompressor, Header, SplitMode};
+use b2nd::codecs::{Codec, ALL};
+
+fn ints(n: usize) -> Vec<u8> {
+    (0u32..).flat_map(|i| (i.wrapping_mul(7) / 3).to_le_bytes()).take(n).collect()
+}
+
+fn compress(p: CParams, src: &[u8]) -> Vec<u8> {
+    let mut c = Compressor::new(p).unwrap();
+    let mut dst = vec![0u8; src.len() + 32];
+    let n = c.compress(src, &mut dst).unwrap();
+    assert!(n > 0);
+    dst.truncate(n);
+    dst
+}
+
+fn decompress(chunk: &[u8], nthreads: i16) -> Vec<u8> {
+    let (nbytes, _, _) = Header::sizes(chunk).unwrap();
+    let mut out = vec![0u8; nbytes as usize];
+    let mut d = Decompressor::new(DParams { nthreads, typesize: 8 });
+    assert_eq!(d.decompress(chunk, &mut out).unwrap(), nbytes as usize);
+    out
+}
+
+#[test]
+fn every_codec_pipeline_and_thread_count_round_trips() {
+    let src = ints(1_000_003);
+    for codec in ALL {
+        for shuffle in 0..=2 {
+            for delta in [false, true] {
+                for nthreads in [1, 2] {
+                    let mut p = CParams::classic(codec, 5, shuffle, 4, delta);
+                    p.nthreads = nthreads;
+                    let chunk = compress(p, &src);
+                    assert!(chunk.len() <= src.len() + 32, "{codec:?} {shuffle} {delta}");
+                    if shuffle > 0 {
+                        assert!(chunk.len() < src.len() / 2, "{codec:?} {shuffle} {delta}");
+                    }
+                    assert_eq!(decompress(&chunk, nthreads), src, "{codec:?} {shuffle} {delta} {nthreads}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn getitem_on_delta_chunks_returns_the_items() {
+    let src = ints(400_000);
+    let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, true);
+    p.blocksize = 16 * 1024;
+    let chunk = compress(p, &src);
+    let mut d = Decompressor::new(DParams::default());
+    let mut out = vec![0u8; 400];
+    for start in [0i64, 10, 4096, 4100, 50_000, 99_900] {
+        assert_eq!(d.getitem(&chunk, start, 100, &mut out).unwrap(), 400);
+        let s = start as usize * 4;
+        assert_eq!(out, src[s..s + 400], "start {start}");
+    }
+}
+
+#[test]
+fn delta_round_trips_sizes_that_are_not_multiples_of_the_typesize() {
+    for n in [33usize, 1001, 65_539, 300_001] {
+        let src = ints(n);
+        for typesize in [2, 4, 8, 12] {
+            let p = CParams::classic(Codec::BloscLz, 5, 1, typesize, true);
+            assert_eq!(decompress(&compress(p, &src), 1), src, "n {n} typesize {typesize}");
+        }
+    }
+}
+
+#[test]
+fn forced_block_sizes_are_adjusted_and_stated_truly() {
+    let src = ints(100_000);
+    for forced in [1001, 4097, 7, 250_000] {
+        let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+        p.blocksize = forced;
+        let chunk = compress(p, &src);
+        let h = Header::parse(&chunk).unwrap();
+        assert!(h.blocksize as usize <= src.len());
+        assert!(h.blocksize < 4 || h.blocksize % 4 == 0, "forced {forced}: {}", h.blocksize);
+        assert_eq!(decompress(&chunk, 1), src, "forced {forced}");
+    }
+}
+
+#[test]
+fn corrupted_chunks_fail_cleanly_with_two_threads() {
+    let src = ints(2_000_000);
+    let mut p = CParams::classic(Codec::Zstd, 5, 1, 4, true);
+    p.blocksize = 32 * 1024;
+    let chunk = compress(p, &src);
+    let mut d = Decompressor::new(DParams { nthreads: 2, typesize: 4 });
+    let mut out = vec![0u8; src.len()];
+    for pos in [200usize, 5_000, chunk.len() / 2, chunk.len() - 10] {
+        let mut bad = chunk.clone();
+        for b in &mut bad[pos..pos + 8] {
+            *b ^= 0x5a;
+        }
+        // Either an error or (if the flip hit slack) success; never a hang or a crash.
+        let _ = d.decompress(&bad, &mut out);
+    }
+    let mut bad = chunk.clone();
+    bad[32..36].copy_from_slice(&(chunk.len() as i32 + 100).to_le_bytes());
+    assert!(d.decompress(&bad, &mut out).is_err());
+}
+
+#[test]
+fn clevel_zero_and_tiny_buffers_are_memcpyed() {
+    let src = ints(1000);
+    let chunk = compress(CParams::classic(Codec::Zstd, 0, 1, 4, false), &src);
+    assert_eq!(chunk.len(), 1032);
+    assert_eq!(decompress(&chunk, 1), src);
+    let tiny = ints(31);
+    let chunk = compress(CParams::classic(Codec::Lz4, 9, 1, 4, false), &tiny);
+    assert_eq!(chunk.len(), 63);
+    assert_eq!(decompress(&chunk, 1), tiny);
+}
+
+#[test]
+fn all_zero_buffers_become_zero_special_chunks() {
+    let src = vec![0u8; 1 << 20];
+    let chunk = compress(CParams::classic(Codec::BloscLz, 5, 1, 4, false), &src);
+    assert_eq!(chunk.len(), 32);
+    assert_eq!(decompress(&chunk, 1), src);
+}
+
+#[test]
+fn dictionaries_round_trip_for_lz4_and_zstd() {
+    let src = ints(2_000_000);
+    for codec in [Codec::Lz4, Codec::Lz4hc, Codec::Zstd] {
+        let mut p = CParams::classic(codec, 5, 1, 4, false);
+        p.use_dict = true;
+        p.splitmode = SplitMode::Never;
+        let chunk = compress(p, &src);
+        assert!(Header::parse(&chunk).unwrap().use_dict() || chunk.len() > 0);
+        assert_eq!(decompress(&chunk, 2), src, "{codec:?}");
+    }
+    let mut p = CParams::classic(Codec::BloscLz, 5, 1, 4, false);
+    p.use_dict = true;
+    assert!(Compressor::new(p).unwrap().compress(&src, &mut vec![0u8; src.len()]).is_err());
+}
+
+#[test]
+fn trunc_prec_keeps_the_requested_precision() {
+    let src: Vec<u8> = (0..10_000).flat_map(|i| (i as f32 * 0.123).to_le_bytes()).collect();
+    let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+    p.filters[0] = filter::TRUNC_PREC;
+    p.filters_meta[0] = 10;
+    let out = decompress(&compress(p, &src), 1);
+    for (a, b) in out.chunks_exact(4).zip(src.chunks_exact(4)) {
+        let (a, b) = (u32::from_le_bytes(a.try_into().unwrap()), u32::from_le_bytes(b.try_into().unwrap()));
+        assert_eq!(a, b & !((1 << 13) - 1));
+    }
+}
