@@ -1,9 +1,29 @@
-//! Worker threads that live in a context, and the per-thread scratch space
-//! they reuse from call to call (no thread and no allocation per call once warm).
+//! Worker threads for contexts (pools shared by thread count, created once),
+//! and the per-thread scratch space each context reuses from call to call
+//! (no thread and no allocation per call once warm).
 
 use crate::codecs::CodecState;
 use crate::error::{Error, Result};
-use std::sync::{Mutex, MutexGuard};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+/// Pools shared by every context with the same number of threads: creating
+/// a context (or many) never spawns threads once a pool of that size exists.
+fn shared_pool(nthreads: usize) -> Result<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    let mut pools = POOLS.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = pools.get(&nthreads) {
+        return Ok(Arc::clone(p));
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(nthreads)
+        .thread_name(|i| format!("b2nd-worker-{i}"))
+        .build()
+        .map_err(|_| Error::ThreadCreate)?;
+    let pool = Arc::new(pool);
+    pools.insert(nthreads, Arc::clone(&pool));
+    Ok(pool)
+}
 
 /// Temporary buffers of one worker: two for the filter pipeline, two for
 /// partial reads (getitem, delta reference) and the codec state.
@@ -31,7 +51,7 @@ impl Scratch {
 /// thread (index 0 is the calling thread's).
 pub struct Workers {
     nthreads: usize,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Arc<rayon::ThreadPool>>,
     scratch: Vec<Mutex<Scratch>>,
 }
 
@@ -52,19 +72,14 @@ impl Workers {
     /// Create the pool if the context is multi-threaded and it does not exist yet.
     pub fn ready(&mut self) -> Result<()> {
         if self.nthreads > 1 && self.pool.is_none() {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(self.nthreads)
-                .thread_name(|i| format!("b2nd-worker-{i}"))
-                .build()
-                .map_err(|_| Error::ThreadCreate)?;
-            self.pool = Some(pool);
+            self.pool = Some(shared_pool(self.nthreads)?);
         }
         Ok(())
     }
 
     /// The pool (after [`Workers::ready`]); `None` when single-threaded.
     pub fn pool(&self) -> Option<&rayon::ThreadPool> {
-        self.pool.as_ref()
+        self.pool.as_deref()
     }
 
     /// The scratch of the current thread (a pool worker, or the caller).

@@ -95,7 +95,12 @@ impl Level {
             9 => (MAX_HASH_LOG, 1, 1.0),
             _ => return None,
         };
-        Some(Level { hash_log, probe_divisor, min_ratio, second_hash: clevel == 9 })
+        Some(Level {
+            hash_log,
+            probe_divisor,
+            min_ratio,
+            second_hash: clevel == 9,
+        })
     }
 }
 
@@ -123,7 +128,11 @@ enum Twin {
 }
 
 /// The implementation behind the public functions.
-const DEFAULT_TWIN: Twin = if USE_UNSAFE_FAST_PATH { Twin::Fast } else { Twin::Safe };
+const DEFAULT_TWIN: Twin = if USE_UNSAFE_FAST_PATH {
+    Twin::Fast
+} else {
+    Twin::Safe
+};
 
 /// Compress `src` into `dst` at level `clevel` (0..=9). Returns the compressed length,
 /// or 0 when the output would not fit in `dst` or the reference would refuse (incompressible etc).
@@ -152,7 +161,9 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
 
 /// [`compress`] by the given implementation.
 fn compress_twin(twin: Twin, clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
-    let Some(level) = Level::new(clevel) else { return 0 };
+    let Some(level) = Level::new(clevel) else {
+        return 0;
+    };
     if src.len() > i32::MAX as usize {
         return 0;
     }

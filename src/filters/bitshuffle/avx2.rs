@@ -1,7 +1,6 @@
-//! AVX2 building blocks of the tiled bit-shuffle (see `mod.rs`): the
-//! shuffle filter's AVX2 transpose, with the 8×8 bit transposes of
-//! `sse2.rs` (on four 64-bit lanes) fused into its 8-byte-row kernels, so
-//! each tile row is read and written once. Short rows go to the SSE2 code.
+//! AVX2 building blocks of the tiled bit-shuffle (see `mod.rs`): as in
+//! `sse2.rs`, on 32-byte vectors, using the shuffle filter's AVX2 byte
+//! transposes. Rows too short for a 32-group block go to the SSE2 code.
 
 use core::arch::x86_64::*;
 
@@ -40,7 +39,7 @@ unsafe fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
     // SAFETY: AVX2 (and so SSE2) is available (guaranteed by the caller).
     unsafe {
         if groups >= 32 {
-            shuffle_avx2::gather8_mapped(bytes, out, m, groups, |v| transpose8_x4(v));
+            shuffle_avx2::gather8_then(bytes, out, m, groups, |x| transpose_bits(x));
         } else {
             sse2::to_planes(bytes, out, m);
         }
@@ -61,25 +60,28 @@ unsafe fn from_planes(src: &[u8], m: usize, bytes: &mut [u8]) {
     // SAFETY: AVX2 (and so SSE2) is available (guaranteed by the caller).
     unsafe {
         if groups >= 32 {
-            shuffle_avx2::scatter8_mapped(src, m, bytes, groups, |v| transpose8_x4(v));
+            shuffle_avx2::scatter8_with(src, m, bytes, groups, |x| transpose_bits(x));
         } else {
             sse2::from_planes(src, m, bytes);
         }
     }
 }
 
-/// `scalar::transpose8` on each 64-bit lane.
+/// As `sse2::transpose_bits`, on 32-byte vectors.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn transpose8_x4(mut x: __m256i) -> __m256i {
+fn transpose_bits(x: &mut [__m256i; 8]) {
     macro_rules! round {
-        ($shift:literal, $mask:literal) => {
-            let t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64::<$shift>(x)), _mm256_set1_epi64x($mask));
-            x = _mm256_xor_si256(x, _mm256_xor_si256(t, _mm256_slli_epi64::<$shift>(t)));
+        ($s:literal, $mask:literal) => {
+            let mask = _mm256_set1_epi8($mask);
+            for i in (0..8).filter(|i| i & $s == 0) {
+                let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi16::<$s>(x[i]), x[i + $s]), mask);
+                x[i + $s] = _mm256_xor_si256(x[i + $s], t);
+                x[i] = _mm256_xor_si256(x[i], _mm256_slli_epi16::<$s>(t));
+            }
         };
     }
-    round!(7, 0x00aa_00aa_00aa_00aa);
-    round!(14, 0x0000_cccc_0000_cccc);
-    round!(28, 0x0000_0000_f0f0_f0f0);
-    x
+    round!(4, 0x0f);
+    round!(2, 0x33);
+    round!(1, 0x55);
 }

@@ -153,7 +153,7 @@ fn body_rows(typesize: usize, src: &[u8], dst: &[u8]) -> usize {
 }
 
 /// Stack bytes of one tile (zeroed per call, so small blocks use [`SMALL`]).
-const TILE: usize = 8192;
+const TILE: usize = 16384;
 const SMALL: usize = 1024;
 /// Most item bytes handled per tile.
 const JMAX: usize = 32;

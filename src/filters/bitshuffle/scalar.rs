@@ -2,6 +2,7 @@
 //! against, the fallback on non-x86 targets, and the tail handler of the
 //! SIMD versions.
 
+use super::super::shuffle::scalar::transpose;
 use super::body_rows;
 
 /// Transposes the 8×8 bit matrix held in `x`, row `i` being byte `i`
@@ -54,4 +55,17 @@ pub(super) fn transpose8_all(bytes: &mut [u8]) {
         let y = transpose8(u64::from_le_bytes((&*chunk).try_into().unwrap()));
         chunk.copy_from_slice(&y.to_le_bytes());
     }
+}
+
+/// `Ops::to_planes`: bit-transposes each 8-byte group of `bytes` (clobbered)
+/// into the 8 bit-rows `out[b * m..][..bytes.len() / 8]`.
+pub(super) fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
+    transpose8_all(bytes);
+    transpose(bytes, 8, out, m, bytes.len() / 8, 8);
+}
+
+/// `Ops::from_planes`: the inverse of [`to_planes`].
+pub(super) fn from_planes(src: &[u8], m: usize, bytes: &mut [u8]) {
+    transpose(src, m, bytes, 8, 8, bytes.len() / 8);
+    transpose8_all(bytes);
 }

@@ -1,6 +1,12 @@
-//! SSE2 building blocks of the tiled bit-shuffle (see `mod.rs`): the
-//! shuffle filter's SSE2 transpose and an 8×8 bit transpose of each 64-bit
-//! lane (the three rounds of `scalar::transpose8`, two lanes per vector).
+//! SSE2 building blocks of the tiled bit-shuffle (see `mod.rs`).
+//!
+//! The shuffle filter's byte transposes of 8-byte rows turn a tile row into
+//! 8 vectors, vector `k` holding byte `k` of 16 consecutive 8-item groups
+//! (or, the other way, the 8 bit-rows' bytes of 16 groups). Bit `b` of
+//! vector `k` must become bit `k` of vector `b`: an 8×8 bit transpose per
+//! byte position, done across the 8 vectors by three rounds of swapping
+//! 4×4, 2×2 and 1×1 bit blocks (shift, mask, xor) between vector pairs.
+//! Rows too short for a 16-group block go to the scalar code.
 
 use core::arch::x86_64::*;
 
@@ -25,8 +31,7 @@ fn from_planes_entry(src: &[u8], m: usize, bytes: &mut [u8]) {
     unsafe { from_planes(src, m, bytes) }
 }
 
-/// See `Ops::to_planes`: bit transposes in place, then a byte transpose of
-/// the `len / 8` groups into the 8 bit-rows.
+/// See `Ops::to_planes`.
 ///
 /// # Safety
 /// The CPU must support SSE2.
@@ -36,14 +41,16 @@ fn from_planes_entry(src: &[u8], m: usize, bytes: &mut [u8]) {
 #[target_feature(enable = "sse2")]
 pub(super) unsafe fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
     assert!(bytes.len() % 8 == 0);
-    // SAFETY: SSE2 is available (guaranteed by the caller).
-    unsafe {
-        transpose8_all(bytes);
-        shuffle_sse2::transpose(bytes, 8, out, m, bytes.len() / 8, 8);
+    let groups = bytes.len() / 8;
+    if groups >= 16 {
+        // SAFETY: SSE2 is available (guaranteed by the caller).
+        unsafe { shuffle_sse2::gather8_then(bytes, out, m, groups, |x| transpose_bits(x)) };
+    } else {
+        scalar::to_planes(bytes, out, m);
     }
 }
 
-/// See `Ops::from_planes`: the inverse of [`to_planes`].
+/// See `Ops::from_planes`.
 ///
 /// # Safety
 /// The CPU must support SSE2.
@@ -54,43 +61,32 @@ pub(super) unsafe fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
 pub(super) unsafe fn from_planes(src: &[u8], m: usize, bytes: &mut [u8]) {
     assert!(bytes.len() % 8 == 0);
     let groups = bytes.len() / 8;
-    // SAFETY: SSE2 is available (guaranteed by the caller).
-    unsafe {
-        shuffle_sse2::transpose(src, m, bytes, 8, 8, groups);
-        transpose8_all(bytes);
+    if groups >= 16 {
+        // SAFETY: SSE2 is available (guaranteed by the caller).
+        unsafe { shuffle_sse2::scatter8_with(src, m, bytes, groups, |x| transpose_bits(x)) };
+    } else {
+        scalar::from_planes(src, m, bytes);
     }
 }
 
-/// `scalar::transpose8` on each 64-bit lane.
+/// For each byte position, transposes the 8×8 bit matrix whose row `i` is
+/// that byte of `x[i]`: afterwards bit `c` of `x[i]` is what bit `i` of
+/// `x[c]` was.
 #[target_feature(enable = "sse2")]
 #[inline]
-fn transpose8_x2(mut x: __m128i) -> __m128i {
+fn transpose_bits(x: &mut [__m128i; 8]) {
     macro_rules! round {
-        ($shift:literal, $mask:literal) => {
-            let t = _mm_and_si128(_mm_xor_si128(x, _mm_srli_epi64::<$shift>(x)), _mm_set1_epi64x($mask));
-            x = _mm_xor_si128(x, _mm_xor_si128(t, _mm_slli_epi64::<$shift>(t)));
+        ($s:literal, $mask:literal) => {
+            let mask = _mm_set1_epi8($mask);
+            for i in (0..8).filter(|i| i & $s == 0) {
+                // Word shifts leak bits across bytes only into masked-out positions.
+                let t = _mm_and_si128(_mm_xor_si128(_mm_srli_epi16::<$s>(x[i]), x[i + $s]), mask);
+                x[i + $s] = _mm_xor_si128(x[i + $s], t);
+                x[i] = _mm_xor_si128(x[i], _mm_slli_epi16::<$s>(t));
+            }
         };
     }
-    round!(7, 0x00aa_00aa_00aa_00aa);
-    round!(14, 0x0000_cccc_0000_cccc);
-    round!(28, 0x0000_0000_f0f0_f0f0);
-    x
-}
-
-/// `scalar::transpose8_all`, 16 bytes per step.
-///
-/// # Safety
-/// The CPU must support SSE2.
-#[target_feature(enable = "sse2")]
-unsafe fn transpose8_all(bytes: &mut [u8]) {
-    let full = bytes.len() / 16 * 16;
-    let p = bytes.as_mut_ptr();
-    for off in (0..full).step_by(16) {
-        // SAFETY: off + 16 <= full <= bytes.len().
-        unsafe {
-            let v = _mm_loadu_si128(p.add(off).cast());
-            _mm_storeu_si128(p.add(off).cast(), transpose8_x2(v));
-        }
-    }
-    scalar::transpose8_all(&mut bytes[full..]);
+    round!(4, 0x0f);
+    round!(2, 0x33);
+    round!(1, 0x55);
 }

@@ -39,15 +39,15 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
     unsafe {
         if rows >= 32 && ss == cols && matches!(cols, 2 | 4 | 8) {
             match cols {
-                2 => gather_pow2::<2>(s, d, ds, rows, |v| v),
-                4 => gather_pow2::<4>(s, d, ds, rows, |v| v),
-                _ => gather_pow2::<8>(s, d, ds, rows, |v| v),
+                2 => gather_pow2::<2>(s, d, ds, rows, |_| ()),
+                4 => gather_pow2::<4>(s, d, ds, rows, |_| ()),
+                _ => gather_pow2::<8>(s, d, ds, rows, |_| ()),
             }
         } else if cols >= 32 && ds == rows && matches!(rows, 2 | 4 | 8) {
             match rows {
-                2 => scatter_pow2::<2>(s, ss, d, cols, |v| v),
-                4 => scatter_pow2::<4>(s, ss, d, cols, |v| v),
-                _ => scatter_pow2::<8>(s, ss, d, cols, |v| v),
+                2 => scatter_pow2::<2>(s, ss, d, cols, |_| ()),
+                4 => scatter_pow2::<4>(s, ss, d, cols, |_| ()),
+                _ => scatter_pow2::<8>(s, ss, d, cols, |_| ()),
             }
         } else if rows >= 32 && cols >= 16 && rows >= cols {
             // Items of 16 bytes (typesize 16) get a fixed source stride.
@@ -73,8 +73,8 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
 }
 
 /// Bit-shuffle hook: transposes `rows >= 32` rows of 8 contiguous bytes at
-/// `src` into 8 rows of `dst` (stride `ds`), applying `map` to each loaded
-/// 32-byte vector (whole rows) before transposing it.
+/// `src` into 8 rows of `dst` (stride `ds`), applying `then` to each block
+/// of 8 output vectors (32 columns of the 8 rows) before storing it.
 ///
 /// # Safety
 /// The CPU must support AVX2.
@@ -82,16 +82,16 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
 /// # Panics
 /// If `rows < 32` or either matrix does not fit its slice.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn gather8_mapped(src: &[u8], dst: &mut [u8], ds: usize, rows: usize, map: impl Fn(__m256i) -> __m256i + Copy) {
+pub(crate) unsafe fn gather8_then(src: &[u8], dst: &mut [u8], ds: usize, rows: usize, then: impl Fn(&mut [__m256i; 8]) + Copy) {
     assert!(rows >= 32);
     check_matrix(src.len(), 8, dst.len(), ds, rows, 8);
     // SAFETY: shapes checked above.
-    unsafe { gather_pow2::<8>(src.as_ptr(), dst.as_mut_ptr(), ds, rows, map) }
+    unsafe { gather_pow2::<8>(src.as_ptr(), dst.as_mut_ptr(), ds, rows, then) }
 }
 
 /// Bit-shuffle hook: transposes 8 rows (stride `ss`) of `cols >= 32` bytes
-/// at `src` into `cols` columns of 8 contiguous bytes, applying `map` to
-/// each 32-byte vector (whole columns) before storing it.
+/// at `src` into `cols` columns of 8 contiguous bytes, applying `first` to
+/// each block of 8 loaded row vectors (32 columns) before transposing it.
 ///
 /// # Safety
 /// The CPU must support AVX2.
@@ -99,11 +99,11 @@ pub(crate) unsafe fn gather8_mapped(src: &[u8], dst: &mut [u8], ds: usize, rows:
 /// # Panics
 /// If `cols < 32` or either matrix does not fit its slice.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn scatter8_mapped(src: &[u8], ss: usize, dst: &mut [u8], cols: usize, map: impl Fn(__m256i) -> __m256i + Copy) {
+pub(crate) unsafe fn scatter8_with(src: &[u8], ss: usize, dst: &mut [u8], cols: usize, first: impl Fn(&mut [__m256i; 8]) + Copy) {
     assert!(cols >= 32);
     check_matrix(src.len(), ss, dst.len(), 8, 8, cols);
     // SAFETY: shapes checked above.
-    unsafe { scatter_pow2::<8>(src.as_ptr(), ss, dst.as_mut_ptr(), cols, map) }
+    unsafe { scatter_pow2::<8>(src.as_ptr(), ss, dst.as_mut_ptr(), cols, first) }
 }
 
 /// Per lane, as `sse2::interleave`.
@@ -135,8 +135,8 @@ unsafe fn store2(lo: *mut u8, hi: *mut u8, v: __m256i) {
     unsafe { _mm256_storeu2_m128i(hi.cast(), lo.cast(), v) }
 }
 
-/// Rows of `C` contiguous bytes (`C` = 2, 4, 8), `rows >= 32`; `map` is
-/// applied to each loaded vector (16 whole rows) first. Low lanes
+/// Rows of `C` contiguous bytes (`C` = 2, 4, 8), `rows >= 32`; `then` is
+/// applied to each block's `C` output vectors before they are stored. Low lanes
 /// take rows `r..r+16`, high lanes rows `r+16..r+32`. Within a lane, a byte
 /// shuffle first groups the bytes of its `16 / C` rows by column; the `C`
 /// vectors then form a `C × C` matrix of such groups, which is transposed
@@ -145,14 +145,16 @@ unsafe fn store2(lo: *mut u8, hi: *mut u8, v: __m256i) {
 /// # Safety
 /// AVX2; `src` holds `rows * C` bytes, `dst` holds the `C × rows` matrix of stride `ds`.
 #[target_feature(enable = "avx2")]
-unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize, map: impl Fn(__m256i) -> __m256i + Copy) {
+unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize, then: impl Fn(&mut [__m256i; C]) + Copy) {
     let group = group_by_column::<C>();
     if C == 8 && rows >= 64 && ds % 4096 == 0 {
         // All 8 output rows share one L1 set: write each 64-byte line at
         // once (two blocks per step) so no line is evicted half-written.
         for r in block_starts(rows, 64) {
             // SAFETY: rows r .. r+64 are inside the source.
-            let (a, b) = unsafe { (gather_block::<C>(src.add(r * C), group, map), gather_block::<C>(src.add((r + 32) * C), group, map)) };
+            let (mut a, mut b) = unsafe { (gather_block::<C>(src.add(r * C), group), gather_block::<C>(src.add((r + 32) * C), group)) };
+            then(&mut a);
+            then(&mut b);
             for j in 0..C {
                 // SAFETY: output row j, columns r .. r+64, is inside the destination.
                 unsafe {
@@ -165,7 +167,8 @@ unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, r
     }
     for r in block_starts(rows, 32) {
         // SAFETY: rows r .. r+32 are inside the source.
-        let a = unsafe { gather_block::<C>(src.add(r * C), group, map) };
+        let mut a = unsafe { gather_block::<C>(src.add(r * C), group) };
+        then(&mut a);
         for (j, v) in a.iter().enumerate() {
             // SAFETY: output row j, columns r .. r+32, is inside the destination.
             unsafe { _mm256_storeu_si256(dst.add(j * ds + r).cast(), *v) };
@@ -173,19 +176,17 @@ unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, r
     }
 }
 
-/// Transposes the 32 rows of `C` bytes at `src` into `C` vectors of 32
-/// bytes, applying `map` to each loaded vector (16 whole rows) first.
+/// Transposes the 32 rows of `C` bytes at `src` into `C` vectors of 32 bytes.
 ///
 /// # Safety
 /// AVX2; `32 * C` bytes readable at `src`.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn gather_block<const C: usize>(src: *const u8, group: __m256i, map: impl Fn(__m256i) -> __m256i) -> [__m256i; C] {
+unsafe fn gather_block<const C: usize>(src: *const u8, group: __m256i) -> [__m256i; C] {
     let mut x = [_mm256_setzero_si256(); C];
     for (p, v) in x.iter_mut().enumerate() {
         // SAFETY: guaranteed by the caller.
-        let loaded = unsafe { load2(src.add(16 * p), src.add(16 * p + 16 * C)) };
-        *v = _mm256_shuffle_epi8(map(loaded), group);
+        *v = _mm256_shuffle_epi8(unsafe { load2(src.add(16 * p), src.add(16 * p + 16 * C)) }, group);
     }
     transpose_groups(&mut x);
     x
@@ -244,14 +245,13 @@ fn unit_interleave<const R: usize>(x: &mut [__m256i; R], unpack: impl Fn(__m256i
 }
 
 /// `R` rows into columns of `R` contiguous bytes, `cols >= 32`. Low lanes
-/// hold columns `c..c+16`, high lanes columns `c+16..c+32`. `map` is applied
-/// to each output vector (16 whole columns) before it is stored; `R == 2`
-/// ignores it.
+/// hold columns `c..c+16`, high lanes columns `c+16..c+32`. `first` is
+/// applied to each block's `R` loaded row vectors (`R == 2` ignores it).
 ///
 /// # Safety
 /// AVX2; `src` holds the `R × cols` matrix of stride `ss`, `dst` holds `cols * R` bytes.
 #[target_feature(enable = "avx2")]
-unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize, map: impl Fn(__m256i) -> __m256i + Copy) {
+unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize, first: impl Fn(&mut [__m256i; R]) + Copy) {
     if R == 2 {
         // SAFETY: same preconditions.
         return unsafe { scatter2(src, ss, dst, cols) };
@@ -259,7 +259,7 @@ unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, 
     for c in block_starts(cols, 32) {
         // SAFETY: columns c .. c+32 of the R rows are inside the source,
         // bytes c*R .. (c+32)*R inside the destination.
-        unsafe { scatter_store(scatter_load::<R>(src.add(c), ss).map(map), dst.add(c * R)) };
+        unsafe { scatter_store(scatter_load::<R>(src.add(c), ss, first), dst.add(c * R)) };
     }
 }
 
@@ -282,18 +282,19 @@ unsafe fn scatter2(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
     }
 }
 
-/// Loads 32 columns of `R` rows and interleaves them (per lane).
+/// Loads 32 columns of `R` rows, applies `first`, and interleaves them (per lane).
 ///
 /// # Safety
 /// AVX2; 32 bytes readable at `src + j * ss` for `j < R`.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn scatter_load<const R: usize>(src: *const u8, ss: usize) -> [__m256i; R] {
+unsafe fn scatter_load<const R: usize>(src: *const u8, ss: usize, first: impl Fn(&mut [__m256i; R])) -> [__m256i; R] {
     let mut x = [_mm256_setzero_si256(); R];
     for (j, v) in x.iter_mut().enumerate() {
         // SAFETY: guaranteed by the caller.
         *v = unsafe { _mm256_loadu_si256(src.add(j * ss).cast()) };
     }
+    first(&mut x);
     interleave(&mut x);
     x
 }

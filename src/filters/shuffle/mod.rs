@@ -18,7 +18,7 @@
 //! Validating the typesize against Blosc's 1..=256 range is the caller's job;
 //! larger values work too.
 
-mod scalar;
+pub(crate) mod scalar;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
 #[cfg(target_arch = "x86_64")]

@@ -46,15 +46,15 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
     unsafe {
         if rows >= 16 && ss == cols && matches!(cols, 2 | 4 | 8) {
             match cols {
-                2 => gather_pow2::<2>(s, d, ds, rows),
-                4 => gather_pow2::<4>(s, d, ds, rows),
-                _ => gather_pow2::<8>(s, d, ds, rows),
+                2 => gather_pow2::<2>(s, d, ds, rows, |_| ()),
+                4 => gather_pow2::<4>(s, d, ds, rows, |_| ()),
+                _ => gather_pow2::<8>(s, d, ds, rows, |_| ()),
             }
         } else if cols >= 16 && ds == rows && matches!(rows, 2 | 4 | 8) {
             match rows {
-                2 => scatter_pow2::<2>(s, ss, d, cols),
-                4 => scatter_pow2::<4>(s, ss, d, cols),
-                _ => scatter_pow2::<8>(s, ss, d, cols),
+                2 => scatter_pow2::<2>(s, ss, d, cols, |_| ()),
+                4 => scatter_pow2::<4>(s, ss, d, cols, |_| ()),
+                _ => scatter_pow2::<8>(s, ss, d, cols, |_| ()),
             }
         } else if rows >= 16 && cols >= 16 {
             blocks(s, ss, d, ds, rows, cols);
@@ -68,6 +68,40 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
             scalar::transpose(src, ss, dst, ds, rows, cols);
         }
     }
+}
+
+/// Bit-shuffle hook: transposes `rows >= 16` rows of 8 contiguous bytes at
+/// `src` into 8 rows of `dst` (stride `ds`), applying `then` to each block
+/// of 8 output vectors (16 columns of the 8 rows) before storing it.
+///
+/// # Safety
+/// The CPU must support SSE2.
+///
+/// # Panics
+/// If `rows < 16` or either matrix does not fit its slice.
+#[target_feature(enable = "sse2")]
+pub(crate) unsafe fn gather8_then(src: &[u8], dst: &mut [u8], ds: usize, rows: usize, then: impl Fn(&mut [__m128i; 8])) {
+    assert!(rows >= 16);
+    check_matrix(src.len(), 8, dst.len(), ds, rows, 8);
+    // SAFETY: shapes checked above.
+    unsafe { gather_pow2::<8>(src.as_ptr(), dst.as_mut_ptr(), ds, rows, then) }
+}
+
+/// Bit-shuffle hook: transposes 8 rows (stride `ss`) of `cols >= 16` bytes
+/// at `src` into `cols` columns of 8 contiguous bytes, applying `first` to
+/// each block of 8 loaded row vectors (16 columns) before transposing it.
+///
+/// # Safety
+/// The CPU must support SSE2.
+///
+/// # Panics
+/// If `cols < 16` or either matrix does not fit its slice.
+#[target_feature(enable = "sse2")]
+pub(crate) unsafe fn scatter8_with(src: &[u8], ss: usize, dst: &mut [u8], cols: usize, first: impl Fn(&mut [__m128i; 8])) {
+    assert!(cols >= 16);
+    check_matrix(src.len(), ss, dst.len(), 8, 8, cols);
+    // SAFETY: shapes checked above.
+    unsafe { scatter_pow2::<8>(src.as_ptr(), ss, dst.as_mut_ptr(), cols, first) }
 }
 
 /// Even bytes of `a` then of `b`.
@@ -129,12 +163,13 @@ pub(crate) fn interleave<const R: usize>(x: &mut [__m128i; R]) {
     }
 }
 
-/// Rows of `C` contiguous bytes (`src` stride `C`), `rows >= 16`.
+/// Rows of `C` contiguous bytes (`src` stride `C`), `rows >= 16`; `then`
+/// is applied to each block's `C` output vectors before they are stored.
 ///
 /// # Safety
 /// SSE2; `src` holds `rows * C` bytes, `dst` holds the `C × rows` matrix of stride `ds`.
 #[target_feature(enable = "sse2")]
-unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize) {
+unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize, then: impl Fn(&mut [__m128i; C])) {
     for r in block_starts(rows, 16) {
         let mut x = [_mm_setzero_si128(); C];
         for (p, v) in x.iter_mut().enumerate() {
@@ -142,6 +177,7 @@ unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, r
             *v = unsafe { _mm_loadu_si128(src.add(r * C + 16 * p).cast()) };
         }
         deinterleave(&mut x);
+        then(&mut x);
         for (j, v) in x.iter().enumerate() {
             // SAFETY: output row j, columns r .. r+16, is inside the destination.
             unsafe { _mm_storeu_si128(dst.add(j * ds + r).cast(), *v) };
@@ -149,18 +185,20 @@ unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, r
     }
 }
 
-/// `R` rows (stride `ss`) into columns of `R` contiguous bytes, `cols >= 16`.
+/// `R` rows (stride `ss`) into columns of `R` contiguous bytes, `cols >= 16`;
+/// `first` is applied to each block's `R` loaded row vectors.
 ///
 /// # Safety
 /// SSE2; `src` holds the `R × cols` matrix of stride `ss`, `dst` holds `cols * R` bytes.
 #[target_feature(enable = "sse2")]
-unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
+unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize, first: impl Fn(&mut [__m128i; R])) {
     for c in block_starts(cols, 16) {
         let mut x = [_mm_setzero_si128(); R];
         for (j, v) in x.iter_mut().enumerate() {
             // SAFETY: row j, columns c .. c+16, is inside the source.
             *v = unsafe { _mm_loadu_si128(src.add(j * ss + c).cast()) };
         }
+        first(&mut x);
         interleave(&mut x);
         for (p, v) in x.iter().enumerate() {
             // SAFETY: bytes c*R .. (c+16)*R are inside the destination.

@@ -1,0 +1,171 @@
+/* Side-by-side benchmark of libb2nd and the reference c-blosc2 through the public C API.
+   Both libraries are dlopen'ed (RTLD_LOCAL) into this one process, and every repetition
+   runs ours then theirs on the same buffers, so both see the same machine state.
+   Reports median compress/decompress MB/s and ratio per case, and the geometric means
+   of our/their throughput.
+
+   usage: bench OURS.so REF.so [REPS] [DATAFILE] */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "blosc2.h"
+
+typedef struct {
+  const char *name;
+  void *h;
+  void (*init)(void);
+  blosc2_context *(*create_cctx)(blosc2_cparams);
+  blosc2_context *(*create_dctx)(blosc2_dparams);
+  void (*free_ctx)(blosc2_context *);
+  int (*compress_ctx)(blosc2_context *, const void *, int32_t, void *, int32_t);
+  int (*decompress_ctx)(blosc2_context *, const void *, int32_t, void *, int32_t);
+  int (*decompress)(const void *, int32_t, void *, int32_t);
+} lib_t;
+
+static int load(lib_t *l, const char *path, const char *name) {
+  l->name = name;
+  l->h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!l->h) {
+    fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+    return -1;
+  }
+#define SYM(f, s) *(void **)(&l->f) = dlsym(l->h, s); if (!l->f) { fprintf(stderr, "missing %s\n", s); return -1; }
+  SYM(init, "blosc2_init");
+  SYM(create_cctx, "blosc2_create_cctx");
+  SYM(create_dctx, "blosc2_create_dctx");
+  SYM(free_ctx, "blosc2_free_ctx");
+  SYM(compress_ctx, "blosc2_compress_ctx");
+  SYM(decompress_ctx, "blosc2_decompress_ctx");
+  SYM(decompress, "blosc2_decompress");
+  l->init();
+  return 0;
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof(double), cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#define NBYTES (8 * 1024 * 1024)
+enum { DATA_INTS, DATA_SMOOTH, DATA_REAL };
+static const char *data_names[] = {"ints+noise", "smooth f64", "rainfall f32"};
+
+static void make_data(int kind, int typesize, uint8_t *buf, const uint8_t *real, size_t real_len) {
+  uint32_t s = 42;
+  if (kind == DATA_INTS) {
+    for (size_t i = 0; i < NBYTES / (size_t)typesize; i++) {
+      s = s * 1664525u + 1013904223u;
+      uint64_t v = i * 3 + ((s >> 24) & 7);
+      memcpy(buf + i * typesize, &v, (size_t)typesize);
+    }
+  } else if (kind == DATA_SMOOTH) {
+    for (size_t i = 0; i < NBYTES / 8; i++) {
+      double x = (double)i / 1000.0;
+      double v = sin(x) * cos(x / 7.0) * 100.0 + x;
+      memcpy(buf + i * 8, &v, 8);
+    }
+  } else {
+    for (size_t i = 0; i < NBYTES; i++) buf[i] = real[i % real_len];
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s OURS.so REF.so [REPS] [rainfall .bin chunk]\n", argv[0]);
+    return 2;
+  }
+  lib_t libs[2];
+  if (load(&libs[0], argv[1], "libb2nd") || load(&libs[1], argv[2], "c-blosc2")) return 1;
+  int reps = argc > 3 ? atoi(argv[3]) : 5;
+  uint8_t *real = NULL;
+  size_t real_len = 0;
+  if (argc > 4) {
+    FILE *f = fopen(argv[4], "rb");
+    if (f) {
+      uint8_t *c = malloc(1 << 20);
+      size_t n = fread(c, 1, 1 << 20, f);
+      fclose(f);
+      real = malloc(1 << 20);
+      int d = libs[1].decompress(c, (int32_t)n, real, 1 << 20);
+      real_len = d > 0 ? (size_t)d : 0;
+      free(c);
+    }
+  }
+  const struct { int codec; int clevel; const char *name; } codecs[] = {
+      {BLOSC_BLOSCLZ, 5, "blosclz 5"}, {BLOSC_LZ4, 5, "lz4 5"},   {BLOSC_LZ4HC, 5, "lz4hc 5"},
+      {BLOSC_ZLIB, 5, "zlib 5"},       {BLOSC_ZSTD, 1, "zstd 1"}, {BLOSC_ZSTD, 5, "zstd 5"}};
+  const struct { int kind; int typesize; } datas[] = {
+      {DATA_INTS, 4}, {DATA_INTS, 8}, {DATA_SMOOTH, 8}, {DATA_REAL, 4}};
+  uint8_t *src = malloc(NBYTES), *dst = malloc(NBYTES + 64), *back = malloc(NBYTES);
+  double log_c = 0, log_d = 0, worst_c = 1e9, worst_d = 1e9;
+  int ncases = 0;
+  printf("| data | typesize | codec | filter | threads | ratio ours | ratio ref | comp MB/s ours | comp MB/s ref | comp ours/ref | decomp MB/s ours | decomp MB/s ref | decomp ours/ref |\n");
+  printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (size_t di = 0; di < sizeof(datas) / sizeof(datas[0]); di++) {
+    if (datas[di].kind == DATA_REAL && real_len == 0) continue;
+    make_data(datas[di].kind, datas[di].typesize, src, real, real_len);
+    for (size_t ci = 0; ci < sizeof(codecs) / sizeof(codecs[0]); ci++)
+      for (int filter = BLOSC_SHUFFLE; filter <= BLOSC_BITSHUFFLE; filter++)
+        for (int nthreads = 1; nthreads <= 2; nthreads++) {
+          double ct[2][64], dt[2][64];
+          int csize[2] = {0, 0};
+          for (int r = 0; r < reps && r < 64; r++) {
+            for (int li = 0; li < 2; li++) {
+              lib_t *l = &libs[li];
+              blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+              cp.compcode = (uint8_t)codecs[ci].codec;
+              cp.clevel = (uint8_t)codecs[ci].clevel;
+              cp.typesize = datas[di].typesize;
+              cp.nthreads = (int16_t)nthreads;
+              cp.filters[BLOSC2_MAX_FILTERS - 1] = (uint8_t)filter;
+              blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+              dp.nthreads = (int16_t)nthreads;
+              blosc2_context *cc = l->create_cctx(cp), *dc = l->create_dctx(dp);
+              double t0 = now();
+              csize[li] = l->compress_ctx(cc, src, NBYTES, dst, NBYTES + 64);
+              double t1 = now();
+              int d = l->decompress_ctx(dc, dst, csize[li], back, NBYTES);
+              double t2 = now();
+              if (csize[li] <= 0 || d != NBYTES || memcmp(src, back, NBYTES) != 0) {
+                fprintf(stderr, "%s failed on %s %s\n", l->name, data_names[datas[di].kind], codecs[ci].name);
+                return 1;
+              }
+              ct[li][r] = t1 - t0;
+              dt[li][r] = t2 - t1;
+              l->free_ctx(cc);
+              l->free_ctx(dc);
+            }
+          }
+          double c0 = NBYTES / median(ct[0], reps) / 1e6, c1 = NBYTES / median(ct[1], reps) / 1e6;
+          double d0 = NBYTES / median(dt[0], reps) / 1e6, d1 = NBYTES / median(dt[1], reps) / 1e6;
+          printf("| %s | %d | %s | %s | %d | %.2f | %.2f | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |\n",
+                 data_names[datas[di].kind], datas[di].typesize, codecs[ci].name,
+                 filter == BLOSC_SHUFFLE ? "shuffle" : "bitshuffle", nthreads, (double)NBYTES / csize[0],
+                 (double)NBYTES / csize[1], c0, c1, c0 / c1, d0, d1, d0 / d1);
+          fflush(stdout);
+          log_c += log(c0 / c1);
+          log_d += log(d0 / d1);
+          if (c0 / c1 < worst_c) worst_c = c0 / c1;
+          if (d0 / d1 < worst_d) worst_d = d0 / d1;
+          ncases++;
+        }
+  }
+  printf("\n%d cases; geometric mean ours/ref: compress %.3f, decompress %.3f; worst case: compress %.2f, decompress %.2f\n",
+         ncases, exp(log_c / ncases), exp(log_d / ncases), worst_c, worst_d);
+  return 0;
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Benchmark libb2nd against the reference c-blosc2 3.3.5 (from the blosc2==4.14.1 wheel),
+# side by side in one process with interleaved repetitions. Prints a Markdown table.
+# usage: scripts/bench.sh [REPS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=$(./scripts/setup.sh)
+ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
+cargo build --release --lib >&2
+mkdir -p build
+cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench.c -ldl -lm -o build/bench
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); date: $(date -u +%F)"
+./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
+  ../shared/testdata/raw/rainfall-grid-150x150.bin
