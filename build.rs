@@ -101,6 +101,20 @@ fn main() {
             std::fs::write(&out, &text).expect("write header");
         }
     }
+    zlib_ng_version();
     // The shared library carries a soname so that programs record libb2nd.so.0.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libb2nd.so.0");
+}
+
+/// Pass the version of the bundled zlib-ng (which reports a zlib-compatible
+/// version string at run time) to the crate, read from the header libz-sys built.
+fn zlib_ng_version() {
+    let mut version = String::new();
+    if let Ok(dir) = std::env::var("DEP_Z_INCLUDE") {
+        let header = std::fs::read_to_string(Path::new(&dir).join("zlib.h")).unwrap_or_default();
+        if let Some(line) = header.lines().find(|l| l.starts_with("#define ZLIBNG_VERSION ")) {
+            version = line.trim_start_matches("#define ZLIBNG_VERSION ").trim().trim_matches('"').to_string();
+        }
+    }
+    println!("cargo:rustc-env=B2ND_ZLIBNG_VERSION={version}");
 }

@@ -92,6 +92,9 @@ int main(int argc, char **argv) {
   lib_t libs[2];
   if (load(&libs[0], argv[1], "libb2nd") || load(&libs[1], argv[2], "c-blosc2")) return 1;
   int reps = argc > 3 ? atoi(argv[3]) : 5;
+  /* BENCH_FILTERS=0 benchmarks without filters; the default is shuffle and bitshuffle. */
+  int fmin_ = BLOSC_SHUFFLE, fmax_ = BLOSC_BITSHUFFLE;
+  if (getenv("BENCH_FILTERS") && strcmp(getenv("BENCH_FILTERS"), "0") == 0) fmin_ = fmax_ = BLOSC_NOFILTER;
   uint8_t *real = NULL;
   size_t real_len = 0;
   if (argc > 4) {
@@ -120,7 +123,7 @@ int main(int argc, char **argv) {
     if (datas[di].kind == DATA_REAL && real_len == 0) continue;
     make_data(datas[di].kind, datas[di].typesize, src, real, real_len);
     for (size_t ci = 0; ci < sizeof(codecs) / sizeof(codecs[0]); ci++)
-      for (int filter = BLOSC_SHUFFLE; filter <= BLOSC_BITSHUFFLE; filter++)
+      for (int filter = fmin_; filter <= fmax_; filter++)
         for (int nthreads = 1; nthreads <= 2; nthreads++) {
           double ct[2][64], dt[2][64];
           int csize[2] = {0, 0};
@@ -155,7 +158,7 @@ int main(int argc, char **argv) {
           double d0 = NBYTES / median(dt[0], reps) / 1e6, d1 = NBYTES / median(dt[1], reps) / 1e6;
           printf("| %s | %d | %s | %s | %d | %.2f | %.2f | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |\n",
                  data_names[datas[di].kind], datas[di].typesize, codecs[ci].name,
-                 filter == BLOSC_SHUFFLE ? "shuffle" : "bitshuffle", nthreads, (double)NBYTES / csize[0],
+                 filter == BLOSC_SHUFFLE ? "shuffle" : filter == BLOSC_BITSHUFFLE ? "bitshuffle" : "none", nthreads, (double)NBYTES / csize[0],
                  (double)NBYTES / csize[1], c0, c1, c0 / c1, d0, d1, d0 / d1);
           fflush(stdout);
           log_c += log(c0 / c1);

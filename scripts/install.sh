@@ -5,7 +5,7 @@
 set -euo pipefail
 prefix=${1:?usage: scripts/install.sh PREFIX}
 cd "$(dirname "$0")/.."
-cargo build --release --lib
+PATH="$(./scripts/setup.sh)/bin:$PATH" cargo build --release --lib  # cmake from the venv builds zlib-ng
 mkdir -p "$prefix/lib/cmake/Blosc2" "$prefix/lib/cmake/B2nd" "$prefix/lib/pkgconfig" "$prefix/include"
 prefix=$(cd "$prefix" && pwd)
 install -m 755 target/release/libb2nd.so "$prefix/lib/libb2nd.so.0"

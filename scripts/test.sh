@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
 venv=$(./scripts/setup.sh)
+export PATH="$venv/bin:$PATH"  # cmake, for building zlib-ng
 ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
 
 echo "== cargo test"

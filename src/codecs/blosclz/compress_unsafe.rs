@@ -2,7 +2,7 @@
 //! bounds checks in the hot loop.  Every access is justified by the loop
 //! invariants spelled out in the `SAFETY` comments.
 
-use super::{slot, Level, LEN_SHIFT, MAX_COPY, MAX_DISTANCE, MAX_FAR_DISTANCE, MIN_LEN};
+use super::{slot, LEN_SHIFT, MAX_COPY, MAX_DISTANCE, MAX_FAR_DISTANCE, MIN_LEN};
 
 /// Unaligned little-endian loads from the input.
 pub(super) struct Input<'a> {
@@ -191,8 +191,8 @@ impl Sink {
 }
 
 /// Same contract as `compress::compress`.
-pub(super) fn compress<const N: usize>(
-    level: &Level,
+/// `SECOND_HASH` is `level.second_hash`, as a constant.
+pub(super) fn compress<const N: usize, const SECOND_HASH: bool>(
     src: &[u8],
     dst: &mut [u8],
     table: &mut [u32; N],
@@ -246,7 +246,7 @@ pub(super) fn compress<const N: usize>(
         // SAFETY: `ip + 4 <= src.len() - 1`.
         let word = unsafe { input.u32_at(ip) };
         table[slot::<N>(word)] = ip as u32;
-        if level.second_hash {
+        if SECOND_HASH {
             table[slot::<N>(word >> 8)] = (ip + 1) as u32;
         }
         ip += 2;

@@ -192,7 +192,10 @@ fn compress_with<const N: usize>(twin: Twin, level: &Level, src: &[u8], dst: &mu
     table.fill(0);
     match twin {
         Twin::Safe => compress::compress(level, src, dst, &mut table),
-        Twin::Fast => compress_unsafe::compress(level, src, dst, &mut table),
+        Twin::Fast if level.second_hash => {
+            compress_unsafe::compress::<N, true>(src, dst, &mut table)
+        }
+        Twin::Fast => compress_unsafe::compress::<N, false>(src, dst, &mut table),
     }
     .unwrap_or(0)
 }

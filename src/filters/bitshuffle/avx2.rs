@@ -11,7 +11,7 @@ use super::{sse2, Kernels, Ops};
 pub(super) fn kernels() -> Option<Kernels> {
     let transpose = shuffle_avx2::kernels()?.transpose;
     let ops = Ops { transpose, to_planes: to_planes_entry, from_planes: from_planes_entry };
-    Some(Kernels { name: "avx2", ops: Some(ops) })
+    Some(Kernels { name: "avx2", ops })
 }
 
 // SAFETY (both entries): they are private and only handed out by
@@ -34,7 +34,7 @@ fn from_planes_entry(src: &[u8], m: usize, bytes: &mut [u8]) {
 /// If `bytes.len() % 8 != 0` or the bit-rows do not fit `out`.
 #[target_feature(enable = "avx2")]
 unsafe fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
-    assert!(bytes.len() % 8 == 0);
+    assert!(bytes.len().is_multiple_of(8));
     let groups = bytes.len() / 8;
     // SAFETY: AVX2 (and so SSE2) is available (guaranteed by the caller).
     unsafe {
@@ -55,7 +55,7 @@ unsafe fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
 /// If `bytes.len() % 8 != 0` or the bit-rows do not fit `src`.
 #[target_feature(enable = "avx2")]
 unsafe fn from_planes(src: &[u8], m: usize, bytes: &mut [u8]) {
-    assert!(bytes.len() % 8 == 0);
+    assert!(bytes.len().is_multiple_of(8));
     let groups = bytes.len() / 8;
     // SAFETY: AVX2 (and so SSE2) is available (guaranteed by the caller).
     unsafe {

@@ -35,21 +35,21 @@ mod tests;
 
 use std::sync::OnceLock;
 
-use super::shuffle::{block_starts, TransposeFn};
+use super::shuffle::{self, block_starts, TransposeFn};
 
-/// One implementation of the filter: the scalar one, or the tiled driver
-/// below with SIMD building blocks.
+/// One implementation of the filter: the tiled driver below with a set of
+/// building blocks.
 #[derive(Clone, Copy)]
 pub(crate) struct Kernels {
-    /// "scalar", "sse2" or "avx2".
+    /// "scalar", "sse2" or "avx2" (for tests and benchmarks).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub name: &'static str,
-    ops: Option<Ops>,
+    ops: Ops,
 }
 
-/// SIMD building blocks of the tiled driver (safe entry points, handed out
-/// only once the CPU features they need were detected).
+/// Building blocks of the tiled driver (for SIMD versions, safe entry
+/// points handed out only once the CPU features they need were detected).
 #[derive(Clone, Copy)]
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Ops {
     /// The shuffle filter's byte-matrix transpose.
     transpose: TransposeFn,
@@ -61,18 +61,20 @@ struct Ops {
     from_planes: fn(&[u8], usize, &mut [u8]),
 }
 
-const SCALAR: Kernels = Kernels { name: "scalar", ops: None };
+const SCALAR: Kernels = Kernels {
+    name: "scalar",
+    ops: Ops { transpose: shuffle::scalar::transpose, to_planes: scalar::to_planes, from_planes: scalar::from_planes },
+};
 
 /// Every implementation the running CPU supports, best last.
 /// Used by the tests and benchmarks to compare them against each other.
 #[allow(dead_code)]
 pub(crate) fn available() -> Vec<Kernels> {
-    let mut all = vec![SCALAR];
     #[cfg(target_arch = "x86_64")]
-    all.extend(sse2::kernels());
-    #[cfg(target_arch = "x86_64")]
-    all.extend(avx2::kernels());
-    all
+    let simd = [sse2::kernels(), avx2::kernels()];
+    #[cfg(not(target_arch = "x86_64"))]
+    let simd: [Option<Kernels>; 0] = [];
+    std::iter::once(SCALAR).chain(simd.into_iter().flatten()).collect()
 }
 
 /// The best implementation for this CPU, detected once.
@@ -116,10 +118,10 @@ pub(crate) fn bitshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mu
     check(typesize, src, dst);
     let body = (src.len() / typesize) / 8 * 8 * typesize;
     let (s, d) = (&src[..body], &mut dst[..body]);
-    match &k.ops {
-        None => scalar::forward(typesize, s, d),
-        Some(ops) if body <= SMALL => forward_tiled::<SMALL>(ops, typesize, s, d),
-        Some(ops) => forward_tiled::<TILE>(ops, typesize, s, d),
+    if body <= SMALL {
+        forward_tiled::<SMALL>(&k.ops, typesize, s, d);
+    } else {
+        forward_tiled::<TILE>(&k.ops, typesize, s, d);
     }
     dst[body..].copy_from_slice(&src[body..]);
 }
@@ -128,7 +130,7 @@ pub(crate) fn bitunshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &
     check(typesize, src, dst);
     let n = src.len() / typesize;
     let body = if format_version == 2 {
-        if n % 8 == 0 {
+        if n.is_multiple_of(8) {
             n * typesize
         } else {
             0
@@ -137,10 +139,10 @@ pub(crate) fn bitunshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &
         n / 8 * 8 * typesize
     };
     let (s, d) = (&src[..body], &mut dst[..body]);
-    match &k.ops {
-        None => scalar::backward(typesize, s, d),
-        Some(ops) if body <= SMALL => backward_tiled::<SMALL>(ops, typesize, s, d),
-        Some(ops) => backward_tiled::<TILE>(ops, typesize, s, d),
+    if body <= SMALL {
+        backward_tiled::<SMALL>(&k.ops, typesize, s, d);
+    } else {
+        backward_tiled::<TILE>(&k.ops, typesize, s, d);
     }
     dst[body..].copy_from_slice(&src[body..]);
 }
@@ -148,13 +150,17 @@ pub(crate) fn bitunshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &
 /// Asserts the contract of the body transforms (`src.len() == dst.len() ==
 /// n8 * typesize`, `n8 % 8 == 0`); returns `n8 / 8`, the length of a bit-row.
 fn body_rows(typesize: usize, src: &[u8], dst: &[u8]) -> usize {
-    assert!(typesize >= 1 && src.len() == dst.len() && src.len() % (8 * typesize) == 0);
+    assert!(typesize >= 1 && src.len() == dst.len() && src.len().is_multiple_of(8 * typesize));
     src.len() / (8 * typesize)
 }
 
 /// Stack bytes of one tile (zeroed per call, so small blocks use [`SMALL`]).
-const TILE: usize = 16384;
+const TILE: usize = 8192;
 const SMALL: usize = 1024;
+/// A tile buffer, aligned for the SIMD stores into it.
+#[repr(align(64))]
+struct Tile<const N: usize>([u8; N]);
+
 /// Most item bytes handled per tile.
 const JMAX: usize = 32;
 
@@ -166,16 +172,15 @@ const JMAX: usize = 32;
 ///
 /// The last item-byte range may overlap the previous one; it rewrites
 /// identical bytes.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn forward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u8]) {
     let m = body_rows(ts, src, dst);
     let n8 = 8 * m;
     let jw = ts.min(JMAX);
     let items = (N / jw) & !31;
-    let mut buf = [0u8; N];
+    let mut buf = Tile([0u8; N]);
     for e0 in (0..n8).step_by(items) {
         let e = items.min(n8 - e0);
-        let t = &mut buf[..e * jw];
+        let t = &mut buf.0[..e * jw];
         for j0 in block_starts(ts, jw) {
             if ts == 1 {
                 t.copy_from_slice(&src[e0..e0 + e]);
@@ -195,7 +200,6 @@ fn forward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u8
 /// 2. byte-transpose the rows into the items.
 ///
 /// Typesize 1 needs no buffer: step 1 already gives the items.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn backward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u8]) {
     let m = body_rows(ts, src, dst);
     if ts == 1 {
@@ -207,10 +211,10 @@ fn backward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u
     let jw = ts.min(JMAX);
     let g = N / (8 * jw);
     let groups = if g >= 32 { g & !31 } else { g };
-    let mut buf = [0u8; N];
+    let mut buf = Tile([0u8; N]);
     for q0 in (0..m).step_by(groups) {
         let q = groups.min(m - q0);
-        let t = &mut buf[..8 * jw * q];
+        let t = &mut buf.0[..8 * jw * q];
         for j0 in block_starts(ts, jw) {
             for (jj, row) in t.chunks_exact_mut(8 * q).enumerate() {
                 (ops.from_planes)(&src[8 * (j0 + jj) * m + q0..], m, row);

@@ -1,9 +1,8 @@
-//! Portable bit transposes: the reference every SIMD version is tested
-//! against, the fallback on non-x86 targets, and the tail handler of the
-//! SIMD versions.
+//! Portable building blocks of the tiled bit-shuffle (see `mod.rs`): the
+//! version used on non-x86 targets, and the SIMD versions' fallback for
+//! rows too short for a vector block.
 
 use super::super::shuffle::scalar::transpose;
-use super::body_rows;
 
 /// Transposes the 8×8 bit matrix held in `x`, row `i` being byte `i`
 /// (little-endian order) and column `k` bit `k`: afterwards bit `k` of byte
@@ -18,35 +17,6 @@ pub(super) fn transpose8(mut x: u64) -> u64 {
         x ^= t ^ (t << shift);
     }
     x
-}
-
-/// Bit-shuffles `n8` items (see the module documentation), one group of 8
-/// items at a time.
-pub(super) fn forward(ts: usize, src: &[u8], dst: &mut [u8]) {
-    let m = body_rows(ts, src, dst);
-    for (q, group) in src.chunks_exact(8 * ts).enumerate() {
-        for j in 0..ts {
-            let x = (0..8).fold(0u64, |x, k| x | (group[k * ts + j] as u64) << (8 * k));
-            let y = transpose8(x).to_le_bytes();
-            for (b, &v) in y.iter().enumerate() {
-                dst[(8 * j + b) * m + q] = v;
-            }
-        }
-    }
-}
-
-/// Undoes [`forward`].
-pub(super) fn backward(ts: usize, src: &[u8], dst: &mut [u8]) {
-    let m = body_rows(ts, src, dst);
-    for (q, group) in dst.chunks_exact_mut(8 * ts).enumerate() {
-        for j in 0..ts {
-            let x = (0..8).fold(0u64, |x, b| x | (src[(8 * j + b) * m + q] as u64) << (8 * b));
-            let y = transpose8(x).to_le_bytes();
-            for (k, &v) in y.iter().enumerate() {
-                group[k * ts + j] = v;
-            }
-        }
-    }
 }
 
 /// In place, the 8×8 bit transpose of every 8-byte group of `bytes`.

@@ -9,7 +9,7 @@
 use core::arch::x86_64::*;
 
 use super::sse2::{self, NARROW_MIN};
-use super::{block_starts, check_matrix, Kernels};
+use super::{aligned_block_starts, block_starts, check_matrix, crowded, Kernels};
 
 /// The AVX2 kernels, if the CPU has AVX2.
 pub(crate) fn kernels() -> Option<Kernels> {
@@ -124,17 +124,6 @@ unsafe fn load2(lo: *const u8, hi: *const u8) -> __m256i {
     unsafe { _mm256_loadu2_m128i(hi.cast(), lo.cast()) }
 }
 
-/// Stores the low lane at `lo` and the high lane at `hi` (16 bytes each).
-///
-/// # Safety
-/// AVX2; both 16-byte ranges are writable.
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn store2(lo: *mut u8, hi: *mut u8, v: __m256i) {
-    // SAFETY: guaranteed by the caller.
-    unsafe { _mm256_storeu2_m128i(hi.cast(), lo.cast(), v) }
-}
-
 /// Rows of `C` contiguous bytes (`C` = 2, 4, 8), `rows >= 32`; `then` is
 /// applied to each block's `C` output vectors before they are stored. Low lanes
 /// take rows `r..r+16`, high lanes rows `r+16..r+32`. Within a lane, a byte
@@ -147,10 +136,10 @@ unsafe fn store2(lo: *mut u8, hi: *mut u8, v: __m256i) {
 #[target_feature(enable = "avx2")]
 unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize, then: impl Fn(&mut [__m256i; C]) + Copy) {
     let group = group_by_column::<C>();
-    if C == 8 && rows >= 64 && ds % 4096 == 0 {
+    if C == 8 && rows >= 64 && ds.is_multiple_of(4096) {
         // All 8 output rows share one L1 set: write each 64-byte line at
         // once (two blocks per step) so no line is evicted half-written.
-        for r in block_starts(rows, 64) {
+        for r in aligned_block_starts(rows, 64, dst as usize, 1) {
             // SAFETY: rows r .. r+64 are inside the source.
             let (mut a, mut b) = unsafe { (gather_block::<C>(src.add(r * C), group), gather_block::<C>(src.add((r + 32) * C), group)) };
             then(&mut a);
@@ -165,7 +154,7 @@ unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, r
         }
         return;
     }
-    for r in block_starts(rows, 32) {
+    for r in aligned_block_starts(rows, 32, dst as usize, 1) {
         // SAFETY: rows r .. r+32 are inside the source.
         let mut a = unsafe { gather_block::<C>(src.add(r * C), group) };
         then(&mut a);
@@ -227,10 +216,11 @@ fn transpose_groups<const C: usize>(x: &mut [__m256i; C]) {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn unit_interleave<const R: usize>(x: &mut [__m256i; R], unpack: impl Fn(__m256i, __m256i) -> (__m256i, __m256i)) {
-    let mut streams = R;
-    while streams > 1 {
-        let pieces = R / streams;
-        let half = streams / 2;
+    // Counted rounds (not `while streams > 1`) so that the loops unroll and
+    // the arrays stay in registers.
+    for round in 0..R.trailing_zeros() {
+        let pieces = 1 << round;
+        let half = R >> (round + 1);
         let mut y = *x;
         for j in 0..half {
             for i in 0..pieces {
@@ -240,7 +230,6 @@ fn unit_interleave<const R: usize>(x: &mut [__m256i; R], unpack: impl Fn(__m256i
             }
         }
         *x = y;
-        streams = half;
     }
 }
 
@@ -256,7 +245,7 @@ unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, 
         // SAFETY: same preconditions.
         return unsafe { scatter2(src, ss, dst, cols) };
     }
-    for c in block_starts(cols, 32) {
+    for c in aligned_block_starts(cols, 32, dst as usize, R) {
         // SAFETY: columns c .. c+32 of the R rows are inside the source,
         // bytes c*R .. (c+32)*R inside the destination.
         unsafe { scatter_store(scatter_load::<R>(src.add(c), ss, first), dst.add(c * R)) };
@@ -270,7 +259,7 @@ unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, 
 /// As `scatter_pow2`.
 #[target_feature(enable = "avx2")]
 unsafe fn scatter2(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
-    for c in block_starts(cols, 32) {
+    for c in aligned_block_starts(cols, 32, dst as usize, 2) {
         // SAFETY: columns c .. c+32 of both rows are inside the source,
         // bytes 2c .. 2c+64 inside the destination.
         unsafe {
@@ -397,13 +386,6 @@ unsafe fn load_rows(src: *const u8, ss: usize, n: usize) -> [__m256i; 16] {
     x
 }
 
-/// True when 16 rows `stride` apart fall into at most two L1 sets (of 64
-/// lines of 64 bytes), i.e. at least 8 of them compete for one set. Each
-/// line of those rows is then better written whole, in one go.
-fn crowded(stride: usize) -> bool {
-    stride % 2048 == 0
-}
-
 /// `rows >= 32`, `16 <= cols <= rows`: 32×16 blocks (64×16 when the output
 /// rows are crowded), row blocks outermost.
 ///
@@ -412,7 +394,7 @@ fn crowded(stride: usize) -> bool {
 #[target_feature(enable = "avx2")]
 unsafe fn row_blocks<const SS: usize>(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
     let wide = rows >= 64 && crowded(ds);
-    for r in block_starts(rows, if wide { 64 } else { 32 }) {
+    for r in aligned_block_starts(rows, if wide { 64 } else { 32 }, dst as usize, 1) {
         for c in block_starts(cols, 16) {
             // SAFETY: the block lies inside both matrices.
             unsafe {
@@ -439,8 +421,8 @@ unsafe fn row_blocks<const SS: usize>(src: *const u8, ss: usize, dst: *mut u8, d
 /// AVX2; both matrices fit their buffers.
 #[target_feature(enable = "avx2")]
 unsafe fn col_blocks<const DS: usize>(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
-    for c in block_starts(cols, 32) {
-        for r in block_starts(rows, 16) {
+    for r in block_starts(rows, 16) {
+        for c in block_starts(cols, 32) {
             // SAFETY: the block lies inside both matrices.
             unsafe { col_tile::<DS>(load_rows(src.add(r * ss + c), ss, 16), dst.add(c * ds + r), ds) };
         }
@@ -469,11 +451,46 @@ unsafe fn narrow(src: *const u8, src_len: usize, ss: usize, dst: *mut u8, ds: us
 /// AVX2; matrices fit their buffers, `ds == rows`.
 #[target_feature(enable = "avx2")]
 unsafe fn spill(src: *const u8, ss: usize, dst: *mut u8, rows: usize, cols: usize) -> usize {
+    if rows == 12 {
+        // SAFETY: same preconditions.
+        return unsafe { spill12(src, ss, dst, cols) };
+    }
     let mut c = 0;
     while (c + 31) * rows + 16 <= cols * rows {
         // SAFETY: columns c .. c+32 < cols of the `rows` rows are read; the
         // last store ends at (c + 31) * rows + 16 <= cols * rows.
         unsafe { col_tile::<0>(load_rows(src.add(c), ss, rows), dst.add(c * rows), rows) };
+        c += 32;
+    }
+    c
+}
+
+/// `spill` for 12 rows (12-byte items, a common shape): the padded 16-byte
+/// columns are paired across lanes and their 4-byte padding squeezed out,
+/// so each 32-byte store writes two whole columns (and spills 8 bytes).
+///
+/// # Safety
+/// AVX2; matrices fit their buffers, `ds == 12`.
+#[target_feature(enable = "avx2")]
+unsafe fn spill12(src: *const u8, ss: usize, dst: *mut u8, cols: usize) -> usize {
+    let squeeze = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);
+    let mut c = 0;
+    while (c + 30) * 12 + 32 <= cols * 12 {
+        // SAFETY: columns c .. c+32 < cols of the 12 rows are read.
+        let mut x = unsafe { load_rows(src.add(c), ss, 12) };
+        interleave(&mut x);
+        for half in 0..2 {
+            for k in (0..16).step_by(2) {
+                let pair = match half {
+                    0 => _mm256_permute2x128_si256::<0x20>(x[k], x[k + 1]),
+                    _ => _mm256_permute2x128_si256::<0x31>(x[k], x[k + 1]),
+                };
+                let v = _mm256_permutevar8x32_epi32(pair, squeeze);
+                // SAFETY: columns c + 16 * half + k and the next one; the
+                // last store ends at (c + 30) * 12 + 32 <= cols * 12.
+                unsafe { _mm256_storeu_si256(dst.add((c + 16 * half + k) * 12).cast(), v) };
+            }
+        }
         c += 32;
     }
     c

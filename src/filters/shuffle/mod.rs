@@ -36,7 +36,8 @@ pub(crate) type TransposeFn =
 /// One implementation of the transpose primitive.
 #[derive(Clone, Copy)]
 pub(crate) struct Kernels {
-    /// "scalar", "sse2" or "avx2".
+    /// "scalar", "sse2" or "avx2" (for tests and benchmarks).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub name: &'static str,
     pub transpose: TransposeFn,
 }
@@ -47,12 +48,11 @@ const SCALAR: Kernels = Kernels { name: "scalar", transpose: scalar::transpose }
 /// Used by the tests and benchmarks to compare them against each other.
 #[allow(dead_code)]
 pub(crate) fn available() -> Vec<Kernels> {
-    let mut all = vec![SCALAR];
     #[cfg(target_arch = "x86_64")]
-    all.extend(sse2::kernels());
-    #[cfg(target_arch = "x86_64")]
-    all.extend(avx2::kernels());
-    all
+    let simd = [sse2::kernels(), avx2::kernels()];
+    #[cfg(not(target_arch = "x86_64"))]
+    let simd: [Option<Kernels>; 0] = [];
+    std::iter::once(SCALAR).chain(simd.into_iter().flatten()).collect()
 }
 
 /// The best implementation for this CPU, detected once.
@@ -118,6 +118,26 @@ pub(crate) fn unshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mut
 /// one is moved back so it ends exactly at `len`.
 pub(crate) fn block_starts(len: usize, b: usize) -> impl Iterator<Item = usize> + Clone {
     (0..len).step_by(b).map(move |s| s.min(len - b))
+}
+
+/// Like [`block_starts`], for blocks written at `base + unit * start`: after
+/// a first block at 0, the blocks start where that address is a multiple of
+/// 32 (if `unit` allows it), which makes most stores aligned. Blocks may
+/// overlap; `b >= 32`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) fn aligned_block_starts(len: usize, b: usize, base: usize, unit: usize) -> impl Iterator<Item = usize> + Clone {
+    let gap = base.wrapping_neg() % 32;
+    let skew = if gap.is_multiple_of(unit) && len > b { gap / unit } else { 0 };
+    (skew > 0).then_some(0).into_iter().chain((skew..len).step_by(b).map(move |s| s.min(len - b)))
+}
+
+/// True when 16 rows `stride` apart fall into at most two L1 sets (of 64
+/// lines of 64 bytes), i.e. at least 8 of them compete for one set. The SIMD
+/// versions then access each line of those rows whole, in one go, where that
+/// was measured to help.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) fn crowded(stride: usize) -> bool {
+    stride.is_multiple_of(2048)
 }
 
 /// True when a `rows × cols` matrix with the given row stride fits in `len`

@@ -8,13 +8,17 @@
 //!   bytes into contiguous `R`-byte columns with `unpacklo/hi_epi8`; with
 //!   `R = 16` it is a full 16×16 byte transpose.
 //!
+//! These register-only helpers carry no `target_feature` (SSE2 is part of
+//! the x86_64 baseline) so that they can be forced inline: out of line, their
+//! register arrays end up in memory.
+//!
 //! Edges are handled by letting the last block overlap the previous one
 //! (it rewrites identical bytes), so only matrices narrower than a block fall
 //! back to the scalar code.
 
 use core::arch::x86_64::*;
 
-use super::{block_starts, check_matrix, scalar, Kernels};
+use super::{block_starts, check_matrix, crowded, scalar, Kernels};
 
 /// The SSE2 kernels, if the CPU has SSE2 (always true on x86_64).
 pub(crate) fn kernels() -> Option<Kernels> {
@@ -105,28 +109,31 @@ pub(crate) unsafe fn scatter8_with(src: &[u8], ss: usize, dst: &mut [u8], cols: 
 }
 
 /// Even bytes of `a` then of `b`.
-#[target_feature(enable = "sse2")]
-#[inline]
+#[inline(always)]
 fn even(a: __m128i, b: __m128i) -> __m128i {
-    let m = _mm_set1_epi16(0x00ff);
-    _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m))
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe {
+        let m = _mm_set1_epi16(0x00ff);
+        _mm_packus_epi16(_mm_and_si128(a, m), _mm_and_si128(b, m))
+    }
 }
 
 /// Odd bytes of `a` then of `b`.
-#[target_feature(enable = "sse2")]
-#[inline]
+#[inline(always)]
 fn odd(a: __m128i, b: __m128i) -> __m128i {
-    _mm_packus_epi16(_mm_srli_epi16::<8>(a), _mm_srli_epi16::<8>(b))
+    // SAFETY: SSE2 is part of the x86_64 baseline.
+    unsafe { _mm_packus_epi16(_mm_srli_epi16::<8>(a), _mm_srli_epi16::<8>(b)) }
 }
 
 /// `x` holds one byte stream of `C` pieces; afterwards `x[j]` holds the
 /// bytes at positions `j mod C` (C a power of two).
-#[target_feature(enable = "sse2")]
-#[inline]
+#[inline(always)]
 pub(crate) fn deinterleave<const C: usize>(x: &mut [__m128i; C]) {
-    let mut streams = 1;
-    while streams < C {
-        let pieces = C / streams;
+    // Counted rounds (not `while streams < C`) so that the loops unroll and
+    // the arrays stay in registers.
+    for round in 0..C.trailing_zeros() {
+        let streams = 1 << round;
+        let pieces = C >> round;
         let half = pieces / 2;
         let mut y = *x;
         for j in 0..streams {
@@ -137,29 +144,28 @@ pub(crate) fn deinterleave<const C: usize>(x: &mut [__m128i; C]) {
             }
         }
         *x = y;
-        streams *= 2;
     }
 }
 
 /// Inverse of [`deinterleave`]: `x[j]` holds the bytes of row `j`;
 /// afterwards `x` is the byte stream `row0[0], row1[0], .., row0[1], ..`.
-#[target_feature(enable = "sse2")]
-#[inline]
+#[inline(always)]
 pub(crate) fn interleave<const R: usize>(x: &mut [__m128i; R]) {
-    let mut streams = R;
-    while streams > 1 {
-        let pieces = R / streams;
-        let half = streams / 2;
+    for round in 0..R.trailing_zeros() {
+        let pieces = 1 << round;
+        let half = R >> (round + 1);
         let mut y = *x;
         for j in 0..half {
             for i in 0..pieces {
                 let (p, q) = (x[j * pieces + i], x[(j + half) * pieces + i]);
-                y[j * 2 * pieces + 2 * i] = _mm_unpacklo_epi8(p, q);
-                y[j * 2 * pieces + 2 * i + 1] = _mm_unpackhi_epi8(p, q);
+                // SAFETY: SSE2 is part of the x86_64 baseline.
+                unsafe {
+                    y[j * 2 * pieces + 2 * i] = _mm_unpacklo_epi8(p, q);
+                    y[j * 2 * pieces + 2 * i + 1] = _mm_unpackhi_epi8(p, q);
+                }
             }
         }
         *x = y;
-        streams = half;
     }
 }
 
@@ -240,7 +246,9 @@ unsafe fn block16(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize) 
 }
 
 /// General case, `rows >= 16` and `cols >= 16`: 16×16 blocks. The outer loop
-/// runs along the longer side so that the longer side is read or written in order.
+/// runs along the longer side so that the longer side is read or written in
+/// order. When the rows on the short side are crowded (see [`crowded`]), four
+/// blocks are done at once so that each of their lines is accessed whole.
 ///
 /// # Safety
 /// SSE2; both matrices fit their buffers.
@@ -248,16 +256,66 @@ unsafe fn block16(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize) 
 unsafe fn blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
     // SAFETY (both loops): every block lies inside the matrices.
     if rows >= cols {
-        for r in block_starts(rows, 16) {
+        let wide = rows >= 64 && crowded(ds);
+        for r in block_starts(rows, if wide { 64 } else { 16 }) {
             for c in block_starts(cols, 16) {
-                unsafe { block16(src.add(r * ss + c), ss, dst.add(c * ds + r), ds, 16) };
+                let (s, d) = (src.add(r * ss + c), dst.add(c * ds + r));
+                unsafe { if wide { wide_rows(s, ss, d, ds) } else { block16(s, ss, d, ds, 16) } };
             }
         }
     } else {
-        for c in block_starts(cols, 16) {
+        let wide = cols >= 64 && crowded(ss);
+        for c in block_starts(cols, if wide { 64 } else { 16 }) {
             for r in block_starts(rows, 16) {
-                unsafe { block16(src.add(r * ss + c), ss, dst.add(c * ds + r), ds, 16) };
+                let (s, d) = (src.add(r * ss + c), dst.add(c * ds + r));
+                unsafe { if wide { wide_cols(s, ss, d, ds) } else { block16(s, ss, d, ds, 16) } };
             }
+        }
+    }
+}
+
+/// 64 rows × 16 columns: four 16×16 transposes, then the 64 bytes of each
+/// output row stored together.
+///
+/// # Safety
+/// SSE2; 16 bytes readable at `src + r * ss` for `r < 64`, 64 bytes
+/// writable at `dst + c * ds` for `c < 16`.
+#[target_feature(enable = "sse2")]
+unsafe fn wide_rows(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
+    let mut t = [[_mm_setzero_si128(); 16]; 4];
+    for (k, x) in t.iter_mut().enumerate() {
+        // SAFETY: guaranteed by the caller.
+        *x = unsafe { load16(src.add(16 * k * ss), ss, 16) };
+        interleave(x);
+    }
+    for c in 0..16 {
+        for (k, x) in t.iter().enumerate() {
+            // SAFETY: guaranteed by the caller.
+            unsafe { _mm_storeu_si128(dst.add(c * ds + 16 * k).cast(), x[c]) };
+        }
+    }
+}
+
+/// 16 rows × 64 columns: the 64 bytes of each row loaded together, then four
+/// 16×16 transposes.
+///
+/// # Safety
+/// SSE2; 64 bytes readable at `src + r * ss` for `r < 16`, 16 bytes
+/// writable at `dst + c * ds` for `c < 64`.
+#[target_feature(enable = "sse2")]
+unsafe fn wide_cols(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
+    let mut t = [[_mm_setzero_si128(); 16]; 4];
+    for r in 0..16 {
+        for (k, x) in t.iter_mut().enumerate() {
+            // SAFETY: guaranteed by the caller.
+            x[r] = unsafe { _mm_loadu_si128(src.add(r * ss + 16 * k).cast()) };
+        }
+    }
+    for (k, x) in t.iter_mut().enumerate() {
+        interleave(x);
+        for (c, v) in x.iter().enumerate() {
+            // SAFETY: guaranteed by the caller.
+            unsafe { _mm_storeu_si128(dst.add((16 * k + c) * ds).cast(), *v) };
         }
     }
 }
