@@ -11,7 +11,7 @@
 static const int codecs[] = {BLOSC_BLOSCLZ, BLOSC_LZ4, BLOSC_LZ4HC, BLOSC_ZLIB, BLOSC_ZSTD};
 static const int typesizes[] = {1, 2, 4, 8, 16, 3, 12};
 static const int clevels[] = {0, 1, 5, 9};
-static const int32_t sizes[] = {7, 4321, 262147, 3000000};
+static const int32_t sizes[] = {7, 4321, 262147, 5000003};
 static const int pipelines = 5; /* none, shuffle, bitshuffle, delta+shuffle, trunc_prec+shuffle */
 
 typedef struct {
@@ -191,7 +191,110 @@ static void compare_case(const case_t *c, const char *dir) {
   free(b);
 }
 
+/* Special-value chunks: written by `write`, checked by `check`. */
+static void special_path(const char *dir, const char *kind, int typesize, char *out, size_t n) {
+  snprintf(out, n, "%s/special-%s-t%d.chunk", dir, kind, typesize);
+}
+
+static void write_specials(const char *dir) {
+  const int tss[] = {1, 4, 8, 12};
+  for (int i = 0; i < 4; i++) {
+    int ts = tss[i];
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = ts;
+    uint8_t chunk[BLOSC_EXTENDED_HEADER_LENGTH + 16];
+    uint8_t value[16];
+    for (int k = 0; k < 16; k++) value[k] = (uint8_t)(k * 29 + 3);
+    const char *kinds[] = {"zeros", "nans", "repeat", "uninit"};
+    for (int k = 0; k < 4; k++) {
+      int32_t nbytes = ts * 100003;
+      int cs;
+      switch (k) {
+        case 0: cs = blosc2_chunk_zeros(cp, nbytes, chunk, sizeof(chunk)); break;
+        case 1: cs = (ts == 4 || ts == 8) ? blosc2_chunk_nans(cp, nbytes, chunk, sizeof(chunk)) : -1; break;
+        case 2: cs = blosc2_chunk_repeatval(cp, nbytes, chunk, sizeof(chunk), value); break;
+        default: cs = blosc2_chunk_uninit(cp, nbytes, chunk, sizeof(chunk));
+      }
+      if (k == 1 && ts != 4 && ts != 8) continue;
+      CHECK(cs > 0);
+      char path[1024];
+      special_path(dir, kinds[k], ts, path, sizeof(path));
+      FILE *f = fopen(path, "wb");
+      if (f && cs > 0) fwrite(chunk, 1, (size_t)cs, f);
+      if (f) fclose(f);
+    }
+  }
+}
+
+static void check_specials(const char *dir) {
+  const int tss[] = {1, 4, 8, 12};
+  const char *kinds[] = {"zeros", "nans", "repeat", "uninit"};
+  for (int i = 0; i < 4; i++) {
+    int ts = tss[i];
+    for (int k = 0; k < 4; k++) {
+      if (k == 1 && ts != 4 && ts != 8) continue;
+      char path[1024];
+      special_path(dir, kinds[k], ts, path, sizeof(path));
+      long len = 0;
+      uint8_t *chunk = read_file(path, &len);
+      CHECK(chunk != NULL);
+      if (!chunk) continue;
+      int32_t nbytes = ts * 100003;
+      uint8_t *out = malloc((size_t)nbytes);
+      int n = blosc2_decompress(chunk, (int32_t)len, out, nbytes);
+      CHECK_EQ(n, nbytes);
+      int ok = 1;
+      for (int32_t j = 0; j < nbytes && ok && k != 3; j += ts) {
+        if (k == 0) ok = out[j] == 0 && out[j + ts - 1] == 0;
+        if (k == 1) ok = ts == 4 ? ((float *)out)[j / 4] != ((float *)out)[j / 4] : ((double *)out)[j / 8] != ((double *)out)[j / 8];
+        if (k == 2) ok = out[j] == 3 && out[j + ts - 1] == (uint8_t)((ts - 1) * 29 + 3);
+      }
+      CHECK(ok);
+      if (!ok) fprintf(stderr, "  special %s typesize %d decodes wrong\n", kinds[k], ts);
+      uint8_t items[5 * 16];
+      CHECK_EQ(blosc2_getitem(chunk, (int32_t)len, 777, 5, items, sizeof(items)), 5 * ts);
+      if (k == 2) CHECK(items[ts] == 3);
+      free(out);
+      free(chunk);
+    }
+  }
+}
+
+/* Print the chunk header fields blosc1_compress produces for a fixed buffer, under
+   whatever BLOSC_* environment variables are set: run for both libraries, the outputs
+   must match. */
+static int env_report(void) {
+  int32_t n = 1 << 20;
+  int32_t *src = malloc((size_t)n * 4);
+  uint8_t *dst = malloc((size_t)n * 4 + 64);
+  for (int32_t i = 0; i < n; i++) src[i] = i / 3;
+  int cs = blosc1_compress(5, BLOSC_SHUFFLE, 4, (size_t)n * 4, src, dst, (size_t)n * 4 + 64);
+  if (cs <= 0) {
+    printf("compress: %d\n", cs);
+    return 0;
+  }
+  int32_t nb, cb, bs;
+  blosc2_cbuffer_sizes(dst, &nb, &cb, &bs);
+  printf("version %d flags 0x%02x typesize %d nbytes %d blocksize %d", dst[0], dst[2], dst[3], nb, bs);
+  if ((dst[2] & 0x5) == 0x5) {
+    printf(" filters %d %d %d %d %d %d", dst[16], dst[17], dst[18], dst[19], dst[20], dst[21]);
+  }
+  printf(" nthreads %d compressor %s\n", blosc2_get_nthreads(), blosc1_get_compressor());
+  int32_t *back = malloc((size_t)n * 4);
+  printf("roundtrip %d\n", blosc1_decompress(dst, back, (size_t)n * 4) == n * 4 && memcmp(src, back, (size_t)n * 4) == 0);
+  free(src);
+  free(dst);
+  free(back);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "env") == 0) {
+    blosc2_init();
+    env_report();
+    blosc2_destroy();
+    return 0;
+  }
   if (argc < 3) {
     fprintf(stderr, "usage: %s write|check DIR | compare DIR1 DIR2\n", argv[0]);
     return 2;
@@ -200,8 +303,10 @@ int main(int argc, char **argv) {
   int ncases;
   if (strcmp(argv[1], "write") == 0) {
     ncases = for_each_case(write_case, argv[2]);
+    write_specials(argv[2]);
   } else if (strcmp(argv[1], "check") == 0) {
     ncases = for_each_case(check_case, argv[2]);
+    check_specials(argv[2]);
   } else {
     other_dir = argv[3];
     ncases = for_each_case(compare_case, argv[2]);

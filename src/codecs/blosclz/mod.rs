@@ -3,44 +3,48 @@
 //! # Stream format
 //!
 //! A BloscLZ stream is a sequence of tokens, each starting with a control
-//! byte `ctrl`.  The first control byte only ever announces literals; its
-//! top three bits are a format marker (the encoder sets bit 5) and are
-//! ignored by the decoder.
+//! byte `ctrl`.  The first control byte always announces literals; its top
+//! three bits are a marker (the encoder sets bit 5) that decoders ignore.
 //!
 //! * `ctrl < 32`: a literal run: the next `ctrl + 1` bytes (1..=32) are
 //!   copied verbatim.
-//! * `ctrl >= 32`: a back-reference.  `L = ctrl >> 5` (1..=7) and
-//!   `H = ctrl & 31`.  When `L == 7`, extension bytes follow and are added to
-//!   `L - 1` for as long as they are 255 (the first byte that is not 255 is
-//!   added too and closes the length).  Then comes one byte `D`.  The copy
-//!   length is `L + 2` (plus the extension bytes) and the distance back from
-//!   the current output position is `H * 256 + D + 1`.  The pair `H == 31`,
-//!   `D == 255` is an escape for far references: two more bytes give a
-//!   big-endian `F`, and the distance is `F + 8192` (so up to 73 727).
-//!   Copies may overlap their own output (classic LZ77 semantics).
+//! * `ctrl >= 32`: a back-reference.  Let `L = ctrl >> 5` (1..=7) and
+//!   `H = ctrl & 31`.  When `L == 7`, extension bytes follow, each added to
+//!   the length, for as long as they are 255.  Then comes one byte `D`.
+//!   The copy length is `L + 2` plus the extension bytes, and the distance
+//!   back from the current output position is `H * 256 + D + 1`.  The pair
+//!   `H == 31`, `D == 255` escapes to a far reference: two more bytes hold a
+//!   big-endian `F`, and the distance is `F + 8192`.  Copies may overlap
+//!   their own output (classic LZ77).
 //!
-//! The encoder always finishes a stream with literals.  This format has not
-//! changed since the first BloscLZ in c-blosc 1.0 (only the encoder's match
-//! finding and parameters have), so the decoder here reads every stream
-//! that c-blosc and c-blosc2 have written.
+//! The encoder always ends a stream with literals.  The format has not
+//! changed since the first BloscLZ of 2009 (only the encoders' match finding
+//! and tuning have), so this decoder reads the streams of every c-blosc and
+//! c-blosc2 release.  It follows the reference decoder's checks to the
+//! letter, including on broken input.
 //!
 //! # Encoder
 //!
-//! The encoder reproduces c-blosc2's byte output for a given
-//! `(clevel, input, dst.len())` on a little-endian machine: the same
-//! multiplicative hash of four input bytes, the same level-dependent hash
-//! table sizes, the same length bias (a match reported to the decoder is
-//! one byte shorter than the one found, and lengths below 4, or below 6 for
-//! far matches, are sent as literals), and the same "entropy probe": before
-//! compressing, a dry run over (part of) the tail of the input estimates the
-//! compression ratio, and inputs that look too incompressible for the level
-//! are refused (return 0) so that the caller stores them verbatim.
+//! The encoder reproduces c-blosc2's output byte for byte for a given
+//! `(clevel, input, dst.len())`: the same multiplicative hash of four input
+//! bytes, the same hash table size per level, the same quirks (a match is
+//! sent one byte shorter than found; back-references shorter than 6 bytes,
+//! or 8 for far ones, go out as literals) and the same *entropy probe*: a
+//! dry run over a window at the end of the input estimates the compression
+//! ratio, and inputs below the level's threshold are refused, so that Blosc
+//! stores them verbatim.  It also refuses exactly when the reference does
+//! for sizes (see [`compress`]).  Input words are read little-endian; the
+//! reference reads them in native order, so on big-endian hosts its output
+//! differs from ours (both remain valid streams).
 //!
-//! Both directions exist twice: a safe implementation (`compress.rs`,
-//! `decompress.rs`) and a pointer-based twin (`compress_unsafe.rs`,
-//! `decompress_unsafe.rs`) that is used by default because it is faster.
-//! Both run through the same tests; the twin is selected by
-//! [`USE_UNSAFE_FAST_PATH`].
+//! # Twins
+//!
+//! Everything that touches bytes exists twice, as in lz4_flex: a safe
+//! version (`compress.rs`, `probe.rs`, `decompress.rs`) and a pointer-based
+//! twin (`compress_unsafe.rs`, `probe_unsafe.rs`, `decompress_unsafe.rs`)
+//! with the same results, which is used by default because it is faster.
+//! The tests run both; the constant `USE_UNSAFE_FAST_PATH` picks the one in
+//! use.
 
 mod compress;
 mod compress_unsafe;

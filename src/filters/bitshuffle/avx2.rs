@@ -2,6 +2,8 @@
 //! `sse2.rs`, on 32-byte vectors, using the shuffle filter's AVX2 byte
 //! transposes. Rows too short for a 32-group block go to the SSE2 code.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use core::arch::x86_64::*;
 
 use super::super::shuffle::avx2 as shuffle_avx2;

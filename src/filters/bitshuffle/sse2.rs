@@ -8,6 +8,8 @@
 //! 4×4, 2×2 and 1×1 bit blocks (shift, mask, xor) between vector pairs.
 //! Rows too short for a 16-group block go to the scalar code.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use core::arch::x86_64::*;
 
 use super::super::shuffle::sse2 as shuffle_sse2;

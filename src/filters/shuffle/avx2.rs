@@ -6,6 +6,8 @@
 //! two different 16-row (or 16-column) groups. Shapes too small for that go
 //! to the SSE2 version, which falls back to scalar code in turn.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use core::arch::x86_64::*;
 
 use super::sse2::{self, NARROW_MIN};

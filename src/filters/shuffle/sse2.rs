@@ -16,6 +16,8 @@
 //! (it rewrites identical bytes), so only matrices narrower than a block fall
 //! back to the scalar code.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use core::arch::x86_64::*;
 
 use super::{block_starts, check_matrix, crowded, scalar, Kernels};
@@ -128,7 +130,7 @@ fn odd(a: __m128i, b: __m128i) -> __m128i {
 /// `x` holds one byte stream of `C` pieces; afterwards `x[j]` holds the
 /// bytes at positions `j mod C` (C a power of two).
 #[inline(always)]
-pub(crate) fn deinterleave<const C: usize>(x: &mut [__m128i; C]) {
+fn deinterleave<const C: usize>(x: &mut [__m128i; C]) {
     // Counted rounds (not `while streams < C`) so that the loops unroll and
     // the arrays stay in registers.
     for round in 0..C.trailing_zeros() {
@@ -150,7 +152,7 @@ pub(crate) fn deinterleave<const C: usize>(x: &mut [__m128i; C]) {
 /// Inverse of [`deinterleave`]: `x[j]` holds the bytes of row `j`;
 /// afterwards `x` is the byte stream `row0[0], row1[0], .., row0[1], ..`.
 #[inline(always)]
-pub(crate) fn interleave<const R: usize>(x: &mut [__m128i; R]) {
+fn interleave<const R: usize>(x: &mut [__m128i; R]) {
     for round in 0..R.trailing_zeros() {
         let pieces = 1 << round;
         let half = R >> (round + 1);
@@ -254,21 +256,26 @@ unsafe fn block16(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize) 
 /// SSE2; both matrices fit their buffers.
 #[target_feature(enable = "sse2")]
 unsafe fn blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
-    // SAFETY (both loops): every block lies inside the matrices.
     if rows >= cols {
         let wide = rows >= 64 && crowded(ds);
         for r in block_starts(rows, if wide { 64 } else { 16 }) {
             for c in block_starts(cols, 16) {
-                let (s, d) = (src.add(r * ss + c), dst.add(c * ds + r));
-                unsafe { if wide { wide_rows(s, ss, d, ds) } else { block16(s, ss, d, ds, 16) } };
+                // SAFETY: the block (64 or 16 rows × 16 columns) lies inside both matrices.
+                unsafe {
+                    let (s, d) = (src.add(r * ss + c), dst.add(c * ds + r));
+                    if wide { wide_rows(s, ss, d, ds) } else { block16(s, ss, d, ds, 16) }
+                }
             }
         }
     } else {
         let wide = cols >= 64 && crowded(ss);
         for c in block_starts(cols, if wide { 64 } else { 16 }) {
             for r in block_starts(rows, 16) {
-                let (s, d) = (src.add(r * ss + c), dst.add(c * ds + r));
-                unsafe { if wide { wide_cols(s, ss, d, ds) } else { block16(s, ss, d, ds, 16) } };
+                // SAFETY: the block (16 rows × 64 or 16 columns) lies inside both matrices.
+                unsafe {
+                    let (s, d) = (src.add(r * ss + c), dst.add(c * ds + r));
+                    if wide { wide_cols(s, ss, d, ds) } else { block16(s, ss, d, ds, 16) }
+                }
             }
         }
     }
@@ -355,6 +362,7 @@ unsafe fn spill(src: *const u8, ss: usize, dst: *mut u8, rows: usize, cols: usiz
         let mut x = unsafe { load16(src.add(c), ss, rows) };
         interleave(&mut x);
         for (k, v) in x.iter().enumerate() {
+            // SAFETY: see above; stores go in increasing address order.
             unsafe { _mm_storeu_si128(dst.add((c + k) * rows).cast(), *v) };
         }
         c += 16;

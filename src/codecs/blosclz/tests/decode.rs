@@ -182,6 +182,9 @@ fn rejects_malformed_streams() {
             decompress_twin(twin, &[1, 9, 8, 0xE0, 0, 0], &mut out),
             Some(2)
         );
+        // The first encoders wrote tiny inputs as one literal run, unmarked.
+        assert_eq!(decompress_twin(twin, &[2, 1, 2, 3], &mut out), Some(3));
+        assert_eq!(decompress_twin(twin, &[0x22, 1, 2, 3], &mut out), Some(3));
         // The first control byte's top bits are ignored; later ones are not.
         assert_eq!(
             decompress_twin(twin, &[0xE0, 42, 0x20, 0, 0, 7], &mut out),

@@ -1,0 +1,11 @@
+# Run `xcompat env` for both libraries with one BLOSC_* variable set; outputs must match.
+string(REPLACE "=" ";" kv "${ENV}")
+list(GET kv 0 name)
+list(GET kv 1 value)
+set(ENV{${name}} "${value}")
+execute_process(COMMAND ${OURS} env OUTPUT_VARIABLE ours RESULT_VARIABLE rc1)
+execute_process(COMMAND ${REF} env OUTPUT_VARIABLE ref RESULT_VARIABLE rc2)
+if(NOT rc1 EQUAL 0 OR NOT rc2 EQUAL 0 OR NOT ours STREQUAL ref)
+  message(FATAL_ERROR "${ENV}: libb2nd gives\n${ours}c-blosc2 gives\n${ref}")
+endif()
+message(STATUS "${ENV}: ${ours}")
