@@ -92,8 +92,11 @@ unsafe fn differing_bytes_16(a: *const u8, b: *const u8) -> u32 {
     }
 }
 
-/// Output cursor, as in `compress.rs`.  Invariant: `pos <= cap`, and when
-/// `run > 0` the run's control byte sits at `pos - run - 1 >= 0`.
+/// Output cursor, as in `compress.rs`.  Invariants: `out` is valid for
+/// writes of `cap` bytes for as long as the `Sink` lives (it is built from
+/// a `&mut [u8]` that is not touched meanwhile), `pos <= cap`, and when
+/// `run > 0` the run's control byte sits at `pos - run - 1 >= 0`, while
+/// when `run == 0` a placeholder control byte sits at `pos - 1`.
 struct Sink {
     out: *mut u8,
     cap: usize,

@@ -85,7 +85,11 @@ fn copy_back_ref(buf: &mut [u8], op: usize, len: usize, distance: usize) {
 /// buffers have room for it.
 #[inline(always)]
 fn copy_literals(src: &[u8], ip: usize, dst: &mut [u8], op: usize, n: usize) {
-    if src.len() - ip >= MAX_COPY && dst.len() - op >= MAX_COPY {
+    let room = (src.len() - ip).min(dst.len() - op);
+    if n <= 16 && room >= 16 {
+        let chunk: [u8; 16] = src[ip..ip + 16].try_into().unwrap();
+        dst[op..op + 16].copy_from_slice(&chunk);
+    } else if room >= MAX_COPY {
         let chunk: [u8; MAX_COPY] = src[ip..ip + MAX_COPY].try_into().unwrap();
         dst[op..op + MAX_COPY].copy_from_slice(&chunk);
     } else {

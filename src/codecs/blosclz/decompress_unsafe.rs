@@ -158,11 +158,14 @@ pub(super) fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
             if n > cap - op || n > in_len - ip {
                 return None;
             }
-            // SAFETY: `n` bytes, or `MAX_COPY` when that fits, are in
-            // bounds on both sides; `src` and `dst` are distinct borrows.
+            // SAFETY: `n` bytes, or the fixed size moved when that fits,
+            // are in bounds on both sides; `src` and `dst` are distinct.
             unsafe {
                 // A fixed-size move is cheaper than an exact one.
-                if in_len - ip >= MAX_COPY && cap - op >= MAX_COPY {
+                let room = (in_len - ip).min(cap - op);
+                if n <= 16 && room >= 16 {
+                    ptr::copy_nonoverlapping(input.add(ip), out.add(op), 16);
+                } else if room >= MAX_COPY {
                     ptr::copy_nonoverlapping(input.add(ip), out.add(op), MAX_COPY);
                 } else {
                     ptr::copy_nonoverlapping(input.add(ip), out.add(op), n);
