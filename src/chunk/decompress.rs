@@ -274,36 +274,73 @@ impl Decompressor {
         }
         let dec = Decoder::new(&view)?;
         let bs = dec.blocksize;
+        // Blocks wholly inside the range decode straight into `dst` (in parallel
+        // when the context has threads); the partial ones at either end go
+        // through a scratch block.
+        let first_full = start.div_ceil(bs);
+        let mut end_full = stop / bs;
+        if stop == view.header.nbytes as usize {
+            end_full = dec.nblocks;
+        }
+        let end_full = end_full.max(first_full);
         let mut s = self.workers.scratch();
         s.reserve(bs + 8);
         // Delta needs the decoded block 0 as reference for later blocks.
         let mut reference = std::mem::take(&mut s.tmp4);
-        let need_ref = dec.needs_reference() && stop > bs;
+        let mut block = std::mem::take(&mut s.tmp3);
         let result = (|| {
-            if need_ref {
+            if dec.needs_reference() && stop > bs {
                 dec.block(0, &mut reference[..dec.block_len(0)], &[], &mut s)?;
             }
-            let mut block = std::mem::take(&mut s.tmp3);
-            let r = (|| {
-                for j in start / bs..=(stop - 1) / bs {
-                    let b0 = j * bs;
-                    let blen = dec.block_len(j);
-                    let (lo, hi) = (start.max(b0) - b0, stop.min(b0 + blen) - b0);
-                    let out_at = b0 + lo - start;
-                    if lo == 0 && hi == blen {
-                        dec.block(j, &mut dst[out_at..out_at + blen], &reference, &mut s)?;
-                    } else {
-                        dec.block(j, &mut block[..blen], &reference, &mut s)?;
-                        dst[out_at..out_at + hi - lo].copy_from_slice(&block[lo..hi]);
-                    }
+            for j in start / bs..=(stop - 1) / bs {
+                if (first_full..end_full).contains(&j) {
+                    continue;
                 }
-                Ok(dst.len())
-            })();
-            s.tmp3 = block;
-            r
+                let b0 = j * bs;
+                let blen = dec.block_len(j);
+                let (lo, hi) = (start.max(b0) - b0, stop.min(b0 + blen) - b0);
+                dec.block(j, &mut block[..blen], &reference, &mut s)?;
+                dst[b0 + lo - start..b0 + hi - start].copy_from_slice(&block[lo..hi]);
+            }
+            Ok(())
         })();
+        drop(s);
+        let result = result.and_then(|()| {
+            if first_full >= end_full {
+                return Ok(());
+            }
+            let full = &mut dst[first_full * bs - start..(end_full * bs).min(stop) - start];
+            self.workers.ready()?;
+            match self.workers.pool() {
+                Some(pool) if end_full - first_full > 2 => {
+                    let workers = &self.workers;
+                    let error: Mutex<Option<Error>> = Mutex::new(None);
+                    pool.install(|| {
+                        use rayon::prelude::*;
+                        full.par_chunks_mut(bs).enumerate().for_each(|(i, out)| {
+                            let mut s = workers.scratch();
+                            s.reserve(bs + 8);
+                            if let Err(e) = dec.block(first_full + i, out, &reference, &mut s) {
+                                *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                            }
+                        });
+                    });
+                    error.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
+                }
+                _ => {
+                    let mut s = self.workers.scratch();
+                    s.reserve(bs + 8);
+                    for (i, out) in full.chunks_mut(bs).enumerate() {
+                        dec.block(first_full + i, out, &reference, &mut s)?;
+                    }
+                    Ok(())
+                }
+            }
+        });
+        let mut s = self.workers.scratch();
+        s.tmp3 = block;
         s.tmp4 = reference;
-        result
+        result.map(|()| dst.len())
     }
 }
 

@@ -1,8 +1,7 @@
-//! The filter pipeline's filters: shuffle, bitshuffle, delta, trunc_prec.
+//! The filter pipeline's filters: shuffle, bitshuffle (scalar, SSE2 and AVX2
+//! with run-time detection), delta, trunc_prec.
 
-#[path = "bitshuffle_tmp.rs"]
 pub mod bitshuffle;
 pub mod delta;
-#[path = "shuffle_tmp.rs"]
 pub mod shuffle;
 pub mod trunc_prec;

@@ -16,14 +16,14 @@ pub(super) fn kernels() -> Option<Kernels> {
     Some(Kernels { name: "avx2", ops })
 }
 
-// SAFETY (both entries): they are private and only handed out by
-// `kernels()`, after AVX2 support was detected.
-
 fn to_planes_entry(bytes: &mut [u8], out: &mut [u8], m: usize) {
+    // SAFETY: this function is private and only handed out by `kernels()`,
+    // after AVX2 support was detected.
     unsafe { to_planes(bytes, out, m) }
 }
 
 fn from_planes_entry(src: &[u8], m: usize, bytes: &mut [u8]) {
+    // SAFETY: as for `to_planes_entry`.
     unsafe { from_planes(src, m, bytes) }
 }
 
@@ -77,7 +77,10 @@ fn transpose_bits(x: &mut [__m256i; 8]) {
         ($s:literal, $mask:literal) => {
             let mask = _mm256_set1_epi8($mask);
             for i in (0..8).filter(|i| i & $s == 0) {
-                let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi16::<$s>(x[i]), x[i + $s]), mask);
+                let t = _mm256_and_si256(
+                    _mm256_xor_si256(_mm256_srli_epi16::<$s>(x[i]), x[i + $s]),
+                    mask,
+                );
                 x[i + $s] = _mm256_xor_si256(x[i + $s], t);
                 x[i] = _mm256_xor_si256(x[i], _mm256_slli_epi16::<$s>(t));
             }

@@ -4,30 +4,29 @@
 //! transformed; the bytes after them (up to 7 items plus the partial item)
 //! are copied unchanged. The `n8` items are seen as a matrix of bits:
 //! output *bit-row* `r = 8 * j + b` (`j` a byte of the item, `b` a bit of
-//! that byte, least significant first) is `n8 / 8` bytes long and holds bit
-//! `b` of byte `j` of every item, item `i` at bit `i % 8` of byte `i / 8`.
-//! The output is byte-identical to c-blosc2's `blosc2_bitshuffle` and its
-//! internal `bitunshuffle`, including the old rule of format-version-2
-//! (Blosc1 era) chunks.
+//! that byte, least significant first) is `m = n8 / 8` bytes long and holds
+//! bit `b` of byte `j` of every item, item `i` at bit `i % 8` of byte
+//! `i / 8`. The output is byte-identical to c-blosc2's `blosc2_bitshuffle`
+//! and its internal `bitunshuffle`, including the old rule of
+//! format-version-2 (Blosc1 era) chunks.
 //!
-//! How it is computed without a block-sized temporary: the items are
-//! processed in tiles of a few KiB. A tile is first byte-transposed with the
-//! shuffle filter's transpose into a stack buffer (one row per item byte),
-//! then each 8-byte group of a row is bit-transposed straight into the
-//! output bit-rows (`movemask` on x86). Unshuffling runs the other way:
-//! gather the 8 bit-rows of every item byte for a tile of items (again a
-//! byte transpose), then bit-transpose each 8-byte group into the items.
-//! Three versions: `scalar` (portable, the reference, no tiles), `sse2` and
-//! `avx2` (x86_64 only); the best one is chosen on first use and cached.
+//! How: the items are processed in tiles of a few KiB held in a stack
+//! buffer (no allocation, no block-sized temporary), in two steps per tile
+//! (see `forward_tiled`): a byte transpose with the shuffle filter's
+//! transpose (one row per item byte), then, for each row, an 8×8 bit
+//! transpose of every group of 8 items combined with a byte transpose
+//! straight into the 8 bit-rows. Unshuffling runs the same steps backwards.
+//! The building blocks come in three versions: `scalar` (portable), `sse2`
+//! and `avx2` (x86_64 only); the best one is chosen on first use and cached.
 //!
 //! Preconditions (checked with `assert!`, a violation is a programming
 //! error and panics): `src.len() == dst.len()` and `typesize >= 1`.
 //! Validating the typesize against Blosc's 1..=256 range is the caller's job;
-//! larger values work too. No function allocates.
+//! larger values work too.
 
-mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod sse2;
 #[cfg(test)]
@@ -35,7 +34,7 @@ mod tests;
 
 use std::sync::OnceLock;
 
-use super::shuffle::{self, block_starts, TransposeFn};
+use super::shuffle::{self, TransposeFn};
 
 /// One implementation of the filter: the tiled driver below with a set of
 /// building blocks.
@@ -53,9 +52,9 @@ pub(crate) struct Kernels {
 struct Ops {
     /// The shuffle filter's byte-matrix transpose.
     transpose: TransposeFn,
-    /// `(bytes, out, m)`: bit-transposes each 8-byte group of `bytes` (8
-    /// items' copies of one item byte; clobbered) into the 8 bit-rows
-    /// `out[b * m..][..bytes.len() / 8]`.
+    /// `(bytes, out, m)`: `bytes` holds one item byte of consecutive items,
+    /// 8 items per 8-byte group; bit-transposes each group into the 8
+    /// bit-rows `out[b * m..][..bytes.len() / 8]`. `bytes` may be clobbered.
     to_planes: fn(&mut [u8], &mut [u8], usize),
     /// `(src, m, bytes)`: the inverse, from the 8 bit-rows `src[b * m..]`.
     from_planes: fn(&[u8], usize, &mut [u8]),
@@ -63,7 +62,11 @@ struct Ops {
 
 const SCALAR: Kernels = Kernels {
     name: "scalar",
-    ops: Ops { transpose: shuffle::scalar::transpose, to_planes: scalar::to_planes, from_planes: scalar::from_planes },
+    ops: Ops {
+        transpose: shuffle::scalar::transpose,
+        to_planes: scalar::to_planes,
+        from_planes: scalar::from_planes,
+    },
 };
 
 /// Every implementation the running CPU supports, best last.
@@ -118,15 +121,21 @@ pub(crate) fn bitshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mu
     check(typesize, src, dst);
     let body = (src.len() / typesize) / 8 * 8 * typesize;
     let (s, d) = (&src[..body], &mut dst[..body]);
-    if body <= SMALL {
-        forward_tiled::<SMALL>(&k.ops, typesize, s, d);
-    } else {
-        forward_tiled::<TILE>(&k.ops, typesize, s, d);
+    match body {
+        0 => {}
+        1..=SMALL => forward_tiled::<SMALL>(&k.ops, typesize, s, d),
+        _ => forward_tiled::<TILE>(&k.ops, typesize, s, d),
     }
     dst[body..].copy_from_slice(&src[body..]);
 }
 
-pub(crate) fn bitunshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mut [u8], format_version: u8) {
+pub(crate) fn bitunshuffle_with(
+    k: &Kernels,
+    typesize: usize,
+    src: &[u8],
+    dst: &mut [u8],
+    format_version: u8,
+) {
     check(typesize, src, dst);
     let n = src.len() / typesize;
     let body = if format_version == 2 {
@@ -139,10 +148,10 @@ pub(crate) fn bitunshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &
         n / 8 * 8 * typesize
     };
     let (s, d) = (&src[..body], &mut dst[..body]);
-    if body <= SMALL {
-        backward_tiled::<SMALL>(&k.ops, typesize, s, d);
-    } else {
-        backward_tiled::<TILE>(&k.ops, typesize, s, d);
+    match body {
+        0 => {}
+        1..=SMALL => backward_tiled::<SMALL>(&k.ops, typesize, s, d),
+        _ => backward_tiled::<TILE>(&k.ops, typesize, s, d),
     }
     dst[body..].copy_from_slice(&src[body..]);
 }
@@ -164,24 +173,27 @@ struct Tile<const N: usize>([u8; N]);
 /// Most item bytes handled per tile.
 const JMAX: usize = 32;
 
+/// Splits the item bytes `0..ts` into ranges `(j0, jw)` of at most `JMAX`
+/// bytes, of nearly equal widths; the first range is the widest.
+fn byte_ranges(ts: usize) -> impl Iterator<Item = (usize, usize)> {
+    let k = ts.div_ceil(JMAX);
+    (0..k).map(move |i| ((i * ts).div_ceil(k), ((i + 1) * ts).div_ceil(k) - (i * ts).div_ceil(k)))
+}
+
 /// Bit-shuffles `n8` items a tile of `e` items at a time, in a stack
-/// buffer `t`, for up to `JMAX` item bytes `j0 ..` at a time:
+/// buffer `t`, for a range of up to `JMAX` item bytes `j0 ..` at a time:
 /// 1. byte-transpose the items into `t`: row `jj` = byte `j0 + jj` of each item;
 /// 2. bit-transpose each 8-byte group of a row into the 8 bit-rows of its
 ///    item byte (`Ops::to_planes`).
-///
-/// The last item-byte range may overlap the previous one; it rewrites
-/// identical bytes.
 fn forward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u8]) {
     let m = body_rows(ts, src, dst);
     let n8 = 8 * m;
-    let jw = ts.min(JMAX);
-    let items = (N / jw) & !31;
+    let items = (N / ts.div_ceil(ts.div_ceil(JMAX))) & !31;
     let mut buf = Tile([0u8; N]);
     for e0 in (0..n8).step_by(items) {
         let e = items.min(n8 - e0);
-        let t = &mut buf.0[..e * jw];
-        for j0 in block_starts(ts, jw) {
+        for (j0, jw) in byte_ranges(ts) {
+            let t = &mut buf.0[..e * jw];
             if ts == 1 {
                 t.copy_from_slice(&src[e0..e0 + e]);
             } else {
@@ -208,14 +220,13 @@ fn backward_tiled<const N: usize>(ops: &Ops, ts: usize, src: &[u8], dst: &mut [u
         }
         return;
     }
-    let jw = ts.min(JMAX);
-    let g = N / (8 * jw);
+    let g = N / (8 * ts.div_ceil(ts.div_ceil(JMAX)));
     let groups = if g >= 32 { g & !31 } else { g };
     let mut buf = Tile([0u8; N]);
     for q0 in (0..m).step_by(groups) {
         let q = groups.min(m - q0);
-        let t = &mut buf.0[..8 * jw * q];
-        for j0 in block_starts(ts, jw) {
+        for (j0, jw) in byte_ranges(ts) {
+            let t = &mut buf.0[..8 * jw * q];
             for (jj, row) in t.chunks_exact_mut(8 * q).enumerate() {
                 (ops.from_planes)(&src[8 * (j0 + jj) * m + q0..], m, row);
             }

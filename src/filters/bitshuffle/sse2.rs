@@ -22,14 +22,14 @@ pub(super) fn kernels() -> Option<Kernels> {
     Some(Kernels { name: "sse2", ops })
 }
 
-// SAFETY (both entries): they are private and only handed out by
-// `kernels()`, after SSE2 support was detected.
-
 fn to_planes_entry(bytes: &mut [u8], out: &mut [u8], m: usize) {
+    // SAFETY: this function is private and only handed out by `kernels()`,
+    // after SSE2 support was detected.
     unsafe { to_planes(bytes, out, m) }
 }
 
 fn from_planes_entry(src: &[u8], m: usize, bytes: &mut [u8]) {
+    // SAFETY: as for `to_planes_entry`.
     unsafe { from_planes(src, m, bytes) }
 }
 

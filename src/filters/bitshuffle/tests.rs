@@ -34,6 +34,18 @@ fn transpose8_is_a_bit_transpose() {
 }
 
 #[test]
+fn byte_ranges_cover_the_item() {
+    for ts in 1..=600 {
+        let ranges: Vec<_> = byte_ranges(ts).collect();
+        assert_eq!(ranges[0].0, 0);
+        assert!(ranges.iter().all(|&(_, jw)| (1..=JMAX).contains(&jw) && jw <= ranges[0].1));
+        assert!(ranges.windows(2).all(|w| w[0].0 + w[0].1 == w[1].0));
+        let last = ranges.last().unwrap();
+        assert_eq!(last.0 + last.1, ts);
+    }
+}
+
+#[test]
 fn every_kernel_matches_the_definition() {
     for k in available() {
         for &ts in TYPESIZES {
@@ -88,6 +100,25 @@ fn every_kernel_agrees_on_larger_blocks() {
 }
 
 #[test]
+fn every_alignment_gives_the_same_bytes() {
+    for k in available() {
+        for ts in [1, 2, 4, 8, 12, 16] {
+            let bs = 8192 + 77;
+            let src = random_bytes(bs + 64, ts as u64);
+            for off in 0..33 {
+                let want = bitshuffle_by_definition(ts, &src[off..off + bs]);
+                let mut buf = vec![0; bs + 64];
+                bitshuffle_with(&k, ts, &src[off..off + bs], &mut buf[off..off + bs]);
+                assert!(buf[off..off + bs] == want, "{} ts={ts} off={off}", k.name);
+                let mut back = vec![0; bs + 64];
+                bitunshuffle_with(&k, ts, &want, &mut back[off..off + bs], 5);
+                assert!(back[off..off + bs] == src[off..off + bs], "{} ts={ts} off={off}", k.name);
+            }
+        }
+    }
+}
+
+#[test]
 fn version_2_rule() {
     for k in available() {
         for &ts in TYPESIZES {
@@ -113,6 +144,20 @@ fn version_2_rule() {
 }
 
 #[test]
+fn huge_typesizes_copy() {
+    let src: Vec<u8> = (0..100).collect();
+    for ts in [101, 1 << 40, usize::MAX] {
+        let mut out = vec![0; 100];
+        bitshuffle(ts, &src, &mut out);
+        assert_eq!(out, src);
+        bitunshuffle(ts, &src, &mut out, 2);
+        assert_eq!(out, src);
+        super::super::shuffle::unshuffle(ts, &src, &mut out);
+        assert_eq!(out, src);
+    }
+}
+
+#[test]
 #[should_panic]
 fn mismatched_lengths_panic() {
     bitshuffle(4, &[0; 64], &mut [0; 63]);
@@ -126,7 +171,8 @@ fn zero_typesize_panics() {
 
 #[test]
 fn matches_c_blosc2_golden_file() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/compat/bitshuffle-2.20.0.cdata");
+    let path =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/compat/bitshuffle-2.20.0.cdata");
     let golden = std::fs::read(path).expect("golden file bitshuffle-2.20.0.cdata");
     let input = golden_input();
     for k in available() {

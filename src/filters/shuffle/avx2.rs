@@ -32,7 +32,14 @@ fn transpose_entry(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize
 /// # Panics
 /// If either matrix does not fit its slice (see [`super::fits`]).
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
+pub(crate) unsafe fn transpose(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    ds: usize,
+    rows: usize,
+    cols: usize,
+) {
     check_matrix(src.len(), ss, dst.len(), ds, rows, cols);
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     // SAFETY (all calls below): the matrices fit their slices (checked above),
@@ -84,7 +91,13 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
 /// # Panics
 /// If `rows < 32` or either matrix does not fit its slice.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn gather8_then(src: &[u8], dst: &mut [u8], ds: usize, rows: usize, then: impl Fn(&mut [__m256i; 8]) + Copy) {
+pub(crate) unsafe fn gather8_then(
+    src: &[u8],
+    dst: &mut [u8],
+    ds: usize,
+    rows: usize,
+    then: impl Fn(&mut [__m256i; 8]) + Copy,
+) {
     assert!(rows >= 32);
     check_matrix(src.len(), 8, dst.len(), ds, rows, 8);
     // SAFETY: shapes checked above.
@@ -101,7 +114,13 @@ pub(crate) unsafe fn gather8_then(src: &[u8], dst: &mut [u8], ds: usize, rows: u
 /// # Panics
 /// If `cols < 32` or either matrix does not fit its slice.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn scatter8_with(src: &[u8], ss: usize, dst: &mut [u8], cols: usize, first: impl Fn(&mut [__m256i; 8]) + Copy) {
+pub(crate) unsafe fn scatter8_with(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    cols: usize,
+    first: impl Fn(&mut [__m256i; 8]) + Copy,
+) {
     assert!(cols >= 32);
     check_matrix(src.len(), ss, dst.len(), 8, 8, cols);
     // SAFETY: shapes checked above.
@@ -136,14 +155,25 @@ unsafe fn load2(lo: *const u8, hi: *const u8) -> __m256i {
 /// # Safety
 /// AVX2; `src` holds `rows * C` bytes, `dst` holds the `C × rows` matrix of stride `ds`.
 #[target_feature(enable = "avx2")]
-unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize, then: impl Fn(&mut [__m256i; C]) + Copy) {
+unsafe fn gather_pow2<const C: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    ds: usize,
+    rows: usize,
+    then: impl Fn(&mut [__m256i; C]) + Copy,
+) {
     let group = group_by_column::<C>();
     if C == 8 && rows >= 64 && ds.is_multiple_of(4096) {
         // All 8 output rows share one L1 set: write each 64-byte line at
         // once (two blocks per step) so no line is evicted half-written.
         for r in aligned_block_starts(rows, 64, dst as usize, 1) {
             // SAFETY: rows r .. r+64 are inside the source.
-            let (mut a, mut b) = unsafe { (gather_block::<C>(src.add(r * C), group), gather_block::<C>(src.add((r + 32) * C), group)) };
+            let (mut a, mut b) = unsafe {
+                (
+                    gather_block::<C>(src.add(r * C), group),
+                    gather_block::<C>(src.add((r + 32) * C), group),
+                )
+            };
             then(&mut a);
             then(&mut b);
             for j in 0..C {
@@ -177,7 +207,8 @@ unsafe fn gather_block<const C: usize>(src: *const u8, group: __m256i) -> [__m25
     let mut x = [_mm256_setzero_si256(); C];
     for (p, v) in x.iter_mut().enumerate() {
         // SAFETY: guaranteed by the caller.
-        *v = _mm256_shuffle_epi8(unsafe { load2(src.add(16 * p), src.add(16 * p + 16 * C)) }, group);
+        *v =
+            _mm256_shuffle_epi8(unsafe { load2(src.add(16 * p), src.add(16 * p + 16 * C)) }, group);
     }
     transpose_groups(&mut x);
     x
@@ -209,15 +240,22 @@ fn transpose_groups<const C: usize>(x: &mut [__m256i; C]) {
             x[0] = _mm256_unpacklo_epi64(a, b);
             x[1] = _mm256_unpackhi_epi64(a, b);
         }
-        4 => unit_interleave::<C>(x, |p, q| (_mm256_unpacklo_epi32(p, q), _mm256_unpackhi_epi32(p, q))),
-        _ => unit_interleave::<C>(x, |p, q| (_mm256_unpacklo_epi16(p, q), _mm256_unpackhi_epi16(p, q))),
+        4 => unit_interleave::<C>(x, |p, q| {
+            (_mm256_unpacklo_epi32(p, q), _mm256_unpackhi_epi32(p, q))
+        }),
+        _ => unit_interleave::<C>(x, |p, q| {
+            (_mm256_unpacklo_epi16(p, q), _mm256_unpackhi_epi16(p, q))
+        }),
     }
 }
 
 /// The `interleave` network with a given pair of unpacks (their width is the unit).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn unit_interleave<const R: usize>(x: &mut [__m256i; R], unpack: impl Fn(__m256i, __m256i) -> (__m256i, __m256i)) {
+fn unit_interleave<const R: usize>(
+    x: &mut [__m256i; R],
+    unpack: impl Fn(__m256i, __m256i) -> (__m256i, __m256i),
+) {
     // Counted rounds (not `while streams > 1`) so that the loops unroll and
     // the arrays stay in registers.
     for round in 0..R.trailing_zeros() {
@@ -242,7 +280,13 @@ fn unit_interleave<const R: usize>(x: &mut [__m256i; R], unpack: impl Fn(__m256i
 /// # Safety
 /// AVX2; `src` holds the `R × cols` matrix of stride `ss`, `dst` holds `cols * R` bytes.
 #[target_feature(enable = "avx2")]
-unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize, first: impl Fn(&mut [__m256i; R]) + Copy) {
+unsafe fn scatter_pow2<const R: usize>(
+    src: *const u8,
+    ss: usize,
+    dst: *mut u8,
+    cols: usize,
+    first: impl Fn(&mut [__m256i; R]) + Copy,
+) {
     if R == 2 {
         // SAFETY: same preconditions.
         return unsafe { scatter2(src, ss, dst, cols) };
@@ -279,7 +323,11 @@ unsafe fn scatter2(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
 /// AVX2; 32 bytes readable at `src + j * ss` for `j < R`.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn scatter_load<const R: usize>(src: *const u8, ss: usize, first: impl Fn(&mut [__m256i; R])) -> [__m256i; R] {
+unsafe fn scatter_load<const R: usize>(
+    src: *const u8,
+    ss: usize,
+    first: impl Fn(&mut [__m256i; R]),
+) -> [__m256i; R] {
     let mut x = [_mm256_setzero_si256(); R];
     for (j, v) in x.iter_mut().enumerate() {
         // SAFETY: guaranteed by the caller.
@@ -369,7 +417,9 @@ unsafe fn col_tile<const DS: usize>(mut x: [__m256i; 16], dst: *mut u8, ds: usiz
     }
     for (c, v) in x.iter().enumerate() {
         // SAFETY: guaranteed by the caller.
-        unsafe { _mm_storeu_si128(dst.add((c + 16) * ds).cast(), _mm256_extracti128_si256::<1>(*v)) };
+        unsafe {
+            _mm_storeu_si128(dst.add((c + 16) * ds).cast(), _mm256_extracti128_si256::<1>(*v))
+        };
     }
 }
 
@@ -394,7 +444,14 @@ unsafe fn load_rows(src: *const u8, ss: usize, n: usize) -> [__m256i; 16] {
 /// # Safety
 /// AVX2; both matrices fit their buffers.
 #[target_feature(enable = "avx2")]
-unsafe fn row_blocks<const SS: usize>(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
+unsafe fn row_blocks<const SS: usize>(
+    src: *const u8,
+    ss: usize,
+    dst: *mut u8,
+    ds: usize,
+    rows: usize,
+    cols: usize,
+) {
     let wide = rows >= 64 && crowded(ds);
     for r in aligned_block_starts(rows, if wide { 64 } else { 32 }, dst as usize, 1) {
         for c in block_starts(cols, 16) {
@@ -422,11 +479,20 @@ unsafe fn row_blocks<const SS: usize>(src: *const u8, ss: usize, dst: *mut u8, d
 /// # Safety
 /// AVX2; both matrices fit their buffers.
 #[target_feature(enable = "avx2")]
-unsafe fn col_blocks<const DS: usize>(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) {
+unsafe fn col_blocks<const DS: usize>(
+    src: *const u8,
+    ss: usize,
+    dst: *mut u8,
+    ds: usize,
+    rows: usize,
+    cols: usize,
+) {
     for r in block_starts(rows, 16) {
         for c in block_starts(cols, 32) {
             // SAFETY: the block lies inside both matrices.
-            unsafe { col_tile::<DS>(load_rows(src.add(r * ss + c), ss, 16), dst.add(c * ds + r), ds) };
+            unsafe {
+                col_tile::<DS>(load_rows(src.add(r * ss + c), ss, 16), dst.add(c * ds + r), ds)
+            };
         }
     }
 }
@@ -436,7 +502,15 @@ unsafe fn col_blocks<const DS: usize>(src: *const u8, ss: usize, dst: *mut u8, d
 /// # Safety
 /// AVX2; `src` is readable for `src_len` bytes, matrices fit their buffers.
 #[target_feature(enable = "avx2")]
-unsafe fn narrow(src: *const u8, src_len: usize, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) -> usize {
+unsafe fn narrow(
+    src: *const u8,
+    src_len: usize,
+    ss: usize,
+    dst: *mut u8,
+    ds: usize,
+    rows: usize,
+    cols: usize,
+) -> usize {
     let mut r = 0;
     while r + 32 <= rows && (r + 31) * ss + 16 <= src_len {
         // SAFETY: the loads end at or before `src_len`; the stores are the

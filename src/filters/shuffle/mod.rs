@@ -3,24 +3,25 @@
 //! A block of `n = len / typesize` items is seen as an `n × typesize` byte
 //! matrix; shuffling transposes it, so the output holds byte 0 of every item,
 //! then byte 1 of every item, and so on. The `len % typesize` bytes after the
-//! last whole item are copied unchanged. Typesize 1 is a plain copy.
-//! The output is byte-identical to c-blosc2's `blosc2_shuffle` /
+//! last whole item are copied unchanged; typesize 1 is a plain copy. The
+//! output is byte-identical to c-blosc2's `blosc2_shuffle` /
 //! `blosc2_unshuffle` for every length and typesize.
 //!
-//! Everything here is built on one primitive, [`transpose`]-style strided
-//! byte-matrix transposition, which the bitshuffle filter reuses. It exists
-//! in three versions: `scalar` (portable, the reference), `sse2` and `avx2`
-//! (x86_64 only). The best one for the running CPU is chosen on first use
-//! and cached.
+//! Everything is built on one primitive, a strided byte-matrix transpose
+//! (`TransposeFn`), which the bitshuffle filter reuses. It comes in three
+//! versions: `scalar` (portable, also the SIMD versions' fallback for shapes
+//! smaller than a vector block), `sse2` and `avx2` (x86_64 only, see their
+//! module docs). The best one for the running CPU is chosen on first use
+//! and cached. Nothing allocates.
 //!
 //! Preconditions (checked with `assert!`, a violation is a programming
 //! error and panics): `src.len() == dst.len()` and `typesize >= 1`.
 //! Validating the typesize against Blosc's 1..=256 range is the caller's job;
 //! larger values work too.
 
-pub(crate) mod scalar;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
+pub(crate) mod scalar;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse2;
 #[cfg(test)]
@@ -39,6 +40,7 @@ pub(crate) struct Kernels {
     /// "scalar", "sse2" or "avx2" (for tests and benchmarks).
     #[cfg_attr(not(test), allow(dead_code))]
     pub name: &'static str,
+    /// Panics if either matrix does not fit its slice (see [`fits`]).
     pub transpose: TransposeFn,
 }
 
@@ -115,8 +117,12 @@ pub(crate) fn unshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mut
 }
 
 /// Block starts covering `0..len` with blocks of `b` (`len >= b`); the last
-/// one is moved back so it ends exactly at `len`.
+/// one is moved back so it ends exactly at `len` (overlapping its
+/// predecessor: SIMD code rewrites a few identical bytes rather than falling
+/// back to scalar code for the tail).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn block_starts(len: usize, b: usize) -> impl Iterator<Item = usize> + Clone {
+    debug_assert!(len >= b);
     (0..len).step_by(b).map(move |s| s.min(len - b))
 }
 
@@ -125,7 +131,12 @@ pub(crate) fn block_starts(len: usize, b: usize) -> impl Iterator<Item = usize> 
 /// 32 (if `unit` allows it), which makes most stores aligned. Blocks may
 /// overlap; `b >= 32`.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) fn aligned_block_starts(len: usize, b: usize, base: usize, unit: usize) -> impl Iterator<Item = usize> + Clone {
+pub(crate) fn aligned_block_starts(
+    len: usize,
+    b: usize,
+    base: usize,
+    unit: usize,
+) -> impl Iterator<Item = usize> + Clone {
     let gap = base.wrapping_neg() % 32;
     let skew = if gap.is_multiple_of(unit) && len > b { gap / unit } else { 0 };
     (skew > 0).then_some(0).into_iter().chain((skew..len).step_by(b).map(move |s| s.min(len - b)))

@@ -44,7 +44,14 @@ pub(crate) const NARROW_MIN: usize = 3;
 /// # Panics
 /// If either matrix does not fit its slice (see [`super::fits`]).
 #[target_feature(enable = "sse2")]
-pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
+pub(crate) unsafe fn transpose(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    ds: usize,
+    rows: usize,
+    cols: usize,
+) {
     check_matrix(src.len(), ss, dst.len(), ds, rows, cols);
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     // SAFETY (all calls below): the matrices fit their slices (checked above)
@@ -86,7 +93,13 @@ pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize,
 /// # Panics
 /// If `rows < 16` or either matrix does not fit its slice.
 #[target_feature(enable = "sse2")]
-pub(crate) unsafe fn gather8_then(src: &[u8], dst: &mut [u8], ds: usize, rows: usize, then: impl Fn(&mut [__m128i; 8])) {
+pub(crate) unsafe fn gather8_then(
+    src: &[u8],
+    dst: &mut [u8],
+    ds: usize,
+    rows: usize,
+    then: impl Fn(&mut [__m128i; 8]),
+) {
     assert!(rows >= 16);
     check_matrix(src.len(), 8, dst.len(), ds, rows, 8);
     // SAFETY: shapes checked above.
@@ -103,7 +116,13 @@ pub(crate) unsafe fn gather8_then(src: &[u8], dst: &mut [u8], ds: usize, rows: u
 /// # Panics
 /// If `cols < 16` or either matrix does not fit its slice.
 #[target_feature(enable = "sse2")]
-pub(crate) unsafe fn scatter8_with(src: &[u8], ss: usize, dst: &mut [u8], cols: usize, first: impl Fn(&mut [__m128i; 8])) {
+pub(crate) unsafe fn scatter8_with(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    cols: usize,
+    first: impl Fn(&mut [__m128i; 8]),
+) {
     assert!(cols >= 16);
     check_matrix(src.len(), ss, dst.len(), 8, 8, cols);
     // SAFETY: shapes checked above.
@@ -177,7 +196,13 @@ fn interleave<const R: usize>(x: &mut [__m128i; R]) {
 /// # Safety
 /// SSE2; `src` holds `rows * C` bytes, `dst` holds the `C × rows` matrix of stride `ds`.
 #[target_feature(enable = "sse2")]
-unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, rows: usize, then: impl Fn(&mut [__m128i; C])) {
+unsafe fn gather_pow2<const C: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    ds: usize,
+    rows: usize,
+    then: impl Fn(&mut [__m128i; C]),
+) {
     for r in block_starts(rows, 16) {
         let mut x = [_mm_setzero_si128(); C];
         for (p, v) in x.iter_mut().enumerate() {
@@ -199,7 +224,13 @@ unsafe fn gather_pow2<const C: usize>(src: *const u8, dst: *mut u8, ds: usize, r
 /// # Safety
 /// SSE2; `src` holds the `R × cols` matrix of stride `ss`, `dst` holds `cols * R` bytes.
 #[target_feature(enable = "sse2")]
-unsafe fn scatter_pow2<const R: usize>(src: *const u8, ss: usize, dst: *mut u8, cols: usize, first: impl Fn(&mut [__m128i; R])) {
+unsafe fn scatter_pow2<const R: usize>(
+    src: *const u8,
+    ss: usize,
+    dst: *mut u8,
+    cols: usize,
+    first: impl Fn(&mut [__m128i; R]),
+) {
     for c in block_starts(cols, 16) {
         let mut x = [_mm_setzero_si128(); R];
         for (j, v) in x.iter_mut().enumerate() {
@@ -263,7 +294,11 @@ unsafe fn blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize
                 // SAFETY: the block (64 or 16 rows × 16 columns) lies inside both matrices.
                 unsafe {
                     let (s, d) = (src.add(r * ss + c), dst.add(c * ds + r));
-                    if wide { wide_rows(s, ss, d, ds) } else { block16(s, ss, d, ds, 16) }
+                    if wide {
+                        wide_rows(s, ss, d, ds)
+                    } else {
+                        block16(s, ss, d, ds, 16)
+                    }
                 }
             }
         }
@@ -274,7 +309,11 @@ unsafe fn blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize
                 // SAFETY: the block (16 rows × 64 or 16 columns) lies inside both matrices.
                 unsafe {
                     let (s, d) = (src.add(r * ss + c), dst.add(c * ds + r));
-                    if wide { wide_cols(s, ss, d, ds) } else { block16(s, ss, d, ds, 16) }
+                    if wide {
+                        wide_cols(s, ss, d, ds)
+                    } else {
+                        block16(s, ss, d, ds, 16)
+                    }
                 }
             }
         }
@@ -289,12 +328,12 @@ unsafe fn blocks(src: *const u8, ss: usize, dst: *mut u8, ds: usize, rows: usize
 /// writable at `dst + c * ds` for `c < 16`.
 #[target_feature(enable = "sse2")]
 unsafe fn wide_rows(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
-    let mut t = [[_mm_setzero_si128(); 16]; 4];
-    for (k, x) in t.iter_mut().enumerate() {
+    let t: [[__m128i; 16]; 4] = core::array::from_fn(|k| {
         // SAFETY: guaranteed by the caller.
-        *x = unsafe { load16(src.add(16 * k * ss), ss, 16) };
-        interleave(x);
-    }
+        let mut x = unsafe { load16(src.add(16 * k * ss), ss, 16) };
+        interleave(&mut x);
+        x
+    });
     for c in 0..16 {
         for (k, x) in t.iter().enumerate() {
             // SAFETY: guaranteed by the caller.
@@ -311,15 +350,13 @@ unsafe fn wide_rows(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
 /// writable at `dst + c * ds` for `c < 64`.
 #[target_feature(enable = "sse2")]
 unsafe fn wide_cols(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
-    let mut t = [[_mm_setzero_si128(); 16]; 4];
-    for r in 0..16 {
-        for (k, x) in t.iter_mut().enumerate() {
-            // SAFETY: guaranteed by the caller.
-            x[r] = unsafe { _mm_loadu_si128(src.add(r * ss + 16 * k).cast()) };
-        }
-    }
-    for (k, x) in t.iter_mut().enumerate() {
-        interleave(x);
+    let lines: [[__m128i; 4]; 16] = core::array::from_fn(|r| {
+        // SAFETY: guaranteed by the caller.
+        core::array::from_fn(|k| unsafe { _mm_loadu_si128(src.add(r * ss + 16 * k).cast()) })
+    });
+    for k in 0..4 {
+        let mut x = lines.map(|line| line[k]);
+        interleave(&mut x);
         for (c, v) in x.iter().enumerate() {
             // SAFETY: guaranteed by the caller.
             unsafe { _mm_storeu_si128(dst.add((16 * k + c) * ds).cast(), *v) };
@@ -334,7 +371,15 @@ unsafe fn wide_cols(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
 /// # Safety
 /// SSE2; `src` is readable for `src_len` bytes, matrices fit their buffers.
 #[target_feature(enable = "sse2")]
-unsafe fn narrow(src: *const u8, src_len: usize, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) -> usize {
+unsafe fn narrow(
+    src: *const u8,
+    src_len: usize,
+    ss: usize,
+    dst: *mut u8,
+    ds: usize,
+    rows: usize,
+    cols: usize,
+) -> usize {
     let mut r = 0;
     while r + 16 <= rows && (r + 15) * ss + 16 <= src_len {
         // SAFETY: the 16 loads end at or before `src_len`; the stores are

@@ -20,9 +20,8 @@ pub(crate) const TYPESIZES: &[usize] = &[
     27, 28, 29, 30, 31, 32, 33, 48, 63, 64, 65, 128, 255, 256, 257,
 ];
 
-pub(crate) const BLOCKSIZES: &[usize] = &[
-    0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 100, 255, 256, 1000, 4096, 65536 + 3,
-];
+pub(crate) const BLOCKSIZES: &[usize] =
+    &[0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 100, 255, 256, 1000, 4096, 65536 + 3];
 
 fn shuffle_by_definition(ts: usize, src: &[u8]) -> Vec<u8> {
     let n = src.len() / ts;
@@ -35,7 +34,14 @@ fn shuffle_by_definition(ts: usize, src: &[u8]) -> Vec<u8> {
     out
 }
 
-fn transpose_by_definition(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
+fn transpose_by_definition(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    ds: usize,
+    rows: usize,
+    cols: usize,
+) {
     for r in 0..rows {
         for c in 0..cols {
             dst[c * ds + r] = src[r * ss + c];
@@ -101,7 +107,9 @@ fn transposes_leave_bytes_outside_the_matrix_alone() {
     // Over-reading and spilling paths must not touch the gaps between rows
     // nor anything after the matrix.
     for k in available() {
-        for (rows, cols) in [(5, 40), (3, 100), (13, 64), (12, 64), (12, 97), (40, 5), (100, 7), (64, 13)] {
+        for (rows, cols) in
+            [(5, 40), (3, 100), (13, 64), (12, 64), (12, 97), (40, 5), (100, 7), (64, 13)]
+        {
             for (ss, ds) in [(cols, rows), (cols + 2, rows + 3)] {
                 let src = random_bytes(rows * ss + 8, 9);
                 let mut want = vec![0x77; cols * ds + 40];
@@ -109,6 +117,33 @@ fn transposes_leave_bytes_outside_the_matrix_alone() {
                 transpose_by_definition(&src, ss, &mut want, ds, rows, cols);
                 (k.transpose)(&src, ss, &mut got, ds, rows, cols);
                 assert!(got == want, "{} rows={rows} cols={cols} ss={ss} ds={ds}", k.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_alignment_gives_the_same_bytes() {
+    // The SIMD versions pick their block starts from the destination's
+    // address; every offset must give the same result.
+    for k in available() {
+        for ts in [2, 3, 4, 8, 12, 16, 24, 32] {
+            for bs in [100, 1000, 4099] {
+                let src = random_bytes(bs + 64, (ts * bs) as u64);
+                let want = shuffle_by_definition(ts, &src[..bs]);
+                for off in 0..33 {
+                    let mut buf = vec![0; bs + 64];
+                    shuffle_with(&k, ts, &src[off..off + bs], &mut buf[off..off + bs]);
+                    let got = &buf[off..off + bs];
+                    assert!(
+                        got == shuffle_by_definition(ts, &src[off..off + bs]),
+                        "{} ts={ts} off={off}",
+                        k.name
+                    );
+                    let mut back = vec![0; bs + 64];
+                    unshuffle_with(&k, ts, &want, &mut back[off..off + bs]);
+                    assert!(back[off..off + bs] == src[..bs], "{} ts={ts} off={off}", k.name);
+                }
             }
         }
     }
@@ -141,7 +176,8 @@ pub(crate) fn golden_input() -> Vec<u8> {
 
 #[test]
 fn matches_c_blosc2_golden_file() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/compat/shuffle-2.20.0.cdata");
+    let path =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/compat/shuffle-2.20.0.cdata");
     let golden = std::fs::read(path).expect("golden file shuffle-2.20.0.cdata");
     let input = golden_input();
     for k in available() {
