@@ -188,30 +188,30 @@ impl Decompressor {
         let masked = |j: usize| maskout.as_ref().is_some_and(|m| m[j]);
         let ebsize = dec.blocksize + 8;
         let bs = dec.blocksize;
-        let (first, rest) = dst.split_at_mut(bs.min(nbytes));
-        {
+        // With delta, block 0 is the reference of the others: decode it first.
+        let head = if dec.needs_reference() { bs.min(nbytes) } else { 0 };
+        let skip = usize::from(head > 0);
+        let (first, rest) = dst.split_at_mut(head);
+        if head > 0 && !masked(0) {
             let mut s = self.workers.scratch();
             s.reserve(ebsize);
-            if !masked(0) {
-                dec.block(0, first, &[], &mut s)?;
-            }
+            dec.block(0, first, &[], &mut s)?;
         }
         let reference: &[u8] = first;
         self.workers.ready()?;
-        let pool = self.workers.pool();
-        match pool {
+        match self.workers.pool() {
             Some(pool) if dec.nblocks > 2 => {
                 let workers = &self.workers;
                 let error: Mutex<Option<Error>> = Mutex::new(None);
                 pool.install(|| {
                     use rayon::prelude::*;
                     rest.par_chunks_mut(bs).enumerate().for_each(|(i, out)| {
-                        if masked(i + 1) {
+                        if masked(i + skip) {
                             return;
                         }
                         let mut s = workers.scratch();
                         s.reserve(ebsize);
-                        if let Err(e) = dec.block(i + 1, out, reference, &mut s) {
+                        if let Err(e) = dec.block(i + skip, out, reference, &mut s) {
                             *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         }
                     });
@@ -224,8 +224,8 @@ impl Decompressor {
                 let mut s = self.workers.scratch();
                 s.reserve(ebsize);
                 for (i, out) in rest.chunks_mut(bs).enumerate() {
-                    if !masked(i + 1) {
-                        dec.block(i + 1, out, reference, &mut s)?;
+                    if !masked(i + skip) {
+                        dec.block(i + skip, out, reference, &mut s)?;
                     }
                 }
             }
