@@ -92,7 +92,8 @@ int main(int argc, char **argv) {
   lib_t libs[2];
   if (load(&libs[0], argv[1], "libb2nd") || load(&libs[1], argv[2], "c-blosc2")) return 1;
   int reps = argc > 3 ? atoi(argv[3]) : 5;
-  /* BENCH_FILTERS=0 benchmarks without filters; the default is shuffle and bitshuffle. */
+  /* BENCH_FILTERS=0 benchmarks without filters (default: shuffle and bitshuffle);
+     BENCH_CODEC=name keeps the codecs whose label starts with name. */
   int fmin_ = BLOSC_SHUFFLE, fmax_ = BLOSC_BITSHUFFLE;
   if (getenv("BENCH_FILTERS") && strcmp(getenv("BENCH_FILTERS"), "0") == 0) fmin_ = fmax_ = BLOSC_NOFILTER;
   uint8_t *real = NULL;
@@ -123,12 +124,14 @@ int main(int argc, char **argv) {
     if (datas[di].kind == DATA_REAL && real_len == 0) continue;
     make_data(datas[di].kind, datas[di].typesize, src, real, real_len);
     for (size_t ci = 0; ci < sizeof(codecs) / sizeof(codecs[0]); ci++)
+      if (!getenv("BENCH_CODEC") || strstr(codecs[ci].name, getenv("BENCH_CODEC")) == codecs[ci].name)
       for (int filter = fmin_; filter <= fmax_; filter++)
         for (int nthreads = 1; nthreads <= 2; nthreads++) {
           double ct[2][64], dt[2][64];
           int csize[2] = {0, 0};
           for (int r = 0; r < reps && r < 64; r++) {
-            for (int li = 0; li < 2; li++) {
+            for (int k = 0; k < 2; k++) {
+              int li = (r % 2) ? 1 - k : k; /* alternate which library goes first */
               lib_t *l = &libs[li];
               blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
               cp.compcode = (uint8_t)codecs[ci].codec;

@@ -138,6 +138,7 @@ pub use zstd::{train_dict as zstd_train_dict, CDict as ZstdCDict, DDict as ZstdD
 pub struct CodecState {
     zstd: zstd::State,
     lz4: lz4::State,
+    zlib: zlib::State,
 }
 
 impl CodecState {
@@ -176,7 +177,7 @@ pub fn compress(
             };
             state.lz4.compress_hc(src, dst, i32::from(clevel), d)?
         }
-        (Codec::Zlib, _) => zlib::compress(src, dst, i32::from(clevel)),
+        (Codec::Zlib, _) => state.zlib.compress(src, dst, i32::from(clevel)),
         (Codec::Zstd, d) => {
             let d = match d {
                 Some(Dict::Zstd(c)) => Some(*c),
@@ -210,7 +211,7 @@ pub fn decompress(
             };
             lz4::decompress(src, dst, d)
         }
-        Library::Zlib => zlib::decompress(src, dst),
+        Library::Zlib => state.zlib.decompress(src, dst),
         Library::Zstd => {
             let d = match dict {
                 Some(DDict::Zstd(dd)) => Some(*dd),
