@@ -5,7 +5,7 @@ use super::params::DParams;
 use super::pipeline;
 use super::pool::{Scratch, Workers};
 use super::special;
-use super::view::ChunkView;
+use super::view::{ChunkView, LazySource, LazyTrailer};
 use crate::codecs::{self, DDict, ZstdDDict};
 use crate::error::{Error, Result};
 use std::sync::Mutex;
@@ -21,6 +21,7 @@ pub struct Decompressor {
 enum ChunkDict<'a> {
     None,
     Lz4(&'a [u8]),
+    Owned(Vec<u8>),
     Zstd(ZstdDDict),
 }
 
@@ -29,6 +30,7 @@ impl ChunkDict<'_> {
         match self {
             ChunkDict::None => None,
             ChunkDict::Lz4(b) => Some(DDict::Lz4(b)),
+            ChunkDict::Owned(b) => Some(DDict::Lz4(b)),
             ChunkDict::Zstd(d) => Some(DDict::Zstd(d)),
         }
     }
@@ -37,6 +39,7 @@ impl ChunkDict<'_> {
 /// What decoding one block needs to know about its chunk.
 struct Decoder<'a> {
     view: &'a ChunkView<'a>,
+    source: Option<&'a dyn LazySource>,
     dict: ChunkDict<'a>,
     typesize: usize,
     blocksize: usize,
@@ -45,12 +48,23 @@ struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
-    fn new(view: &'a ChunkView<'a>) -> Result<Decoder<'a>> {
+    fn new(view: &'a ChunkView<'a>, source: Option<&'a dyn LazySource>) -> Result<Decoder<'a>> {
         let h = &view.header;
-        let dict = match view.dict {
-            None => ChunkDict::None,
-            Some(d) if h.compformat() == 4 => ChunkDict::Zstd(ZstdDDict::new(d).ok_or(Error::CodecDict)?),
-            Some(d) => ChunkDict::Lz4(d),
+        let source = match (view.lazy, source) {
+            (Some(_), None) => return Err(Error::InvalidParam),
+            (Some(_), s) => s,
+            (None, _) => None,
+        };
+        let lazy_dict = match (view.lazy, source) {
+            (Some(l), Some(src)) if h.use_dict() && !h.memcpyed() => Some(read_lazy_dict(view, l, src)?),
+            _ => None,
+        };
+        let dict = match (view.dict, lazy_dict) {
+            (None, None) => ChunkDict::None,
+            (_, Some(d)) if h.compformat() == 4 => ChunkDict::Zstd(ZstdDDict::new(&d).ok_or(Error::CodecDict)?),
+            (_, Some(d)) => ChunkDict::Owned(d),
+            (Some(d), None) if h.compformat() == 4 => ChunkDict::Zstd(ZstdDDict::new(d).ok_or(Error::CodecDict)?),
+            (Some(d), None) => ChunkDict::Lz4(d),
         };
         let filters = h.filters;
         if h.special() == Special::None && !h.memcpyed() {
@@ -58,6 +72,7 @@ impl<'a> Decoder<'a> {
         }
         Ok(Decoder {
             view,
+            source,
             dict,
             typesize: usize::from(h.typesize),
             blocksize: h.blocksize as usize,
@@ -79,18 +94,36 @@ impl<'a> Decoder<'a> {
     /// decoded block 0 (used by delta for later blocks).
     fn block(&self, j: usize, out: &mut [u8], reference: &[u8], s: &mut Scratch) -> Result<()> {
         let h = &self.view.header;
-        let data = self.view.data;
         let bsize = out.len();
+        let Scratch { tmp1, tmp2, codec, lazy, .. } = s;
+        // Where this block's bytes are: in the chunk itself, or read from the
+        // frame (lazy chunks) into the scratch buffer, starting at 0.
+        let stored_at = if h.memcpyed() { h.header_len() + j * self.blocksize } else { self.view.bstart(j).max(0) as usize };
+        let (data, start): (&[u8], usize) = match (self.view.lazy, self.source) {
+            (Some(l), Some(source)) => {
+                let csize = l.block_csize(j).ok_or(Error::InvalidHeader)?;
+                let max = (self.blocksize + self.typesize * 4).max(bsize);
+                let fits = stored_at > 0 && stored_at + csize.max(0) as usize <= h.cbytes as usize;
+                if csize <= 0 || csize as usize > max || !fits {
+                    return Err(Error::InvalidHeader);
+                }
+                let csize = csize as usize;
+                if lazy.len() < csize {
+                    lazy.resize(csize, 0);
+                }
+                source.read(l.nchunk, l.offset, stored_at as i64, &mut lazy[..csize])?;
+                (&lazy[..csize], 0)
+            }
+            _ => (self.view.data, stored_at),
+        };
         if h.memcpyed() {
-            let start = h.header_len() + j * self.blocksize;
-            let src = data.get(start..start + bsize).ok_or(Error::ReadBuffer)?;
-            out.copy_from_slice(src);
+            out.copy_from_slice(data.get(start..start + bsize).ok_or(Error::ReadBuffer)?);
             return Ok(());
         }
-        let src_offset = self.view.bstart(j);
-        if src_offset <= 0 || src_offset as usize >= data.len() {
+        if self.view.lazy.is_none() && (self.view.bstart(j) <= 0 || start >= data.len()) {
             return Err(Error::Data);
         }
+        let src_offset = start;
         let leftover = j + 1 == self.nblocks && h.leftover() > 0;
         let nstreams = if !h.dont_split() && !leftover { self.typesize } else { 1 };
         let neblock = bsize / nstreams;
@@ -98,11 +131,10 @@ impl<'a> Decoder<'a> {
             return Err(Error::Data);
         }
         let steps = pipeline::out_of_place_steps(&self.filters);
-        let Scratch { tmp1, tmp2, codec, .. } = s;
         let format = h.compformat();
         let dict = self.dict.as_ddict();
         let dest: &mut [u8] = if steps == 0 { &mut *out } else { &mut tmp1[..bsize] };
-        let mut pos = src_offset as usize;
+        let mut pos = src_offset;
         for target in dest.chunks_exact_mut(neblock) {
             let csize = read_i32(data, pos).ok_or(Error::ReadBuffer)?;
             pos += 4;
@@ -134,6 +166,27 @@ impl<'a> Decoder<'a> {
     }
 }
 
+/// Read the dictionary of a lazy chunk from its frame.
+fn read_lazy_dict(view: &ChunkView, l: LazyTrailer, source: &dyn LazySource) -> Result<Vec<u8>> {
+    let at = view.bstarts_end as i64;
+    let cbytes = i64::from(view.header.cbytes);
+    if at + 4 > cbytes {
+        return Err(Error::InvalidHeader);
+    }
+    let mut size = [0u8; 4];
+    source.read(l.nchunk, l.offset, at, &mut size)?;
+    let size = i32::from_le_bytes(size);
+    if size <= 0 || size as usize > super::view::MAX_DICT_SIZE {
+        return Err(Error::CodecDict);
+    }
+    if at + 4 + i64::from(size) > cbytes {
+        return Err(Error::InvalidHeader);
+    }
+    let mut dict = vec![0u8; size as usize];
+    source.read(l.nchunk, l.offset, at + 4, &mut dict)?;
+    Ok(dict)
+}
+
 fn read_i32(data: &[u8], pos: usize) -> Option<i32> {
     let b = data.get(pos..pos.checked_add(4)?)?;
     Some(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -160,7 +213,13 @@ impl Decompressor {
     }
 
     /// Decompress a whole chunk into `dst`; returns the number of bytes written.
+    /// Lazy chunks need [`Decompressor::decompress_lazy`].
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.decompress_lazy(src, dst, None)
+    }
+
+    /// Decompress a chunk that may be lazy, reading its blocks from `source`.
+    pub fn decompress_lazy(&mut self, src: &[u8], dst: &mut [u8], source: Option<&dyn LazySource>) -> Result<usize> {
         let maskout = self.maskout.take();
         if super::header::Header::parse(src)?.nbytes as usize > dst.len() {
             return Err(Error::WriteBuffer);
@@ -179,7 +238,7 @@ impl Decompressor {
             special::fill(&view, dst)?;
             return Ok(nbytes);
         }
-        let dec = Decoder::new(&view)?;
+        let dec = Decoder::new(&view, source)?;
         if let Some(m) = &maskout {
             if m.len() != dec.nblocks {
                 return Err(Error::Data);
@@ -243,6 +302,19 @@ impl Decompressor {
 
     /// Copy `nbytes` bytes of the decoded chunk starting at byte `start` into `dst`.
     pub fn getitem_bytes(&mut self, src: &[u8], start: i64, nbytes: i64, dst: &mut [u8]) -> Result<usize> {
+        self.getitem_bytes_lazy(src, start, nbytes, dst, None)
+    }
+
+    /// [`Decompressor::getitem_bytes`] for chunks that may be lazy: only the
+    /// blocks holding the range are read from `source`.
+    pub fn getitem_bytes_lazy(
+        &mut self,
+        src: &[u8],
+        start: i64,
+        nbytes: i64,
+        dst: &mut [u8],
+        source: Option<&dyn LazySource>,
+    ) -> Result<usize> {
         let view = ChunkView::open(src)?;
         let h = view.header;
         if nbytes == 0 {
@@ -267,12 +339,12 @@ impl Decompressor {
             special::fill_range(&view, start, dst)?;
             return Ok(dst.len());
         }
-        if h.memcpyed() {
+        if h.memcpyed() && view.lazy.is_none() {
             let hl = h.header_len();
             dst.copy_from_slice(view.data.get(hl + start..hl + stop).ok_or(Error::ReadBuffer)?);
             return Ok(dst.len());
         }
-        let dec = Decoder::new(&view)?;
+        let dec = Decoder::new(&view, source)?;
         let bs = dec.blocksize;
         // Blocks wholly inside the range decode straight into `dst` (in parallel
         // when the context has threads); the partial ones at either end go

@@ -16,3 +16,4 @@ pub use compress::Compressor;
 pub use decompress::Decompressor;
 pub use header::{Header, Special};
 pub use params::{CParams, DParams, SplitMode};
+pub use view::{LazySource, LazyTrailer};

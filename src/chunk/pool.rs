@@ -33,6 +33,8 @@ pub struct Scratch {
     pub tmp2: Vec<u8>,
     pub tmp3: Vec<u8>,
     pub tmp4: Vec<u8>,
+    /// A block of a lazy chunk, as read from its frame.
+    pub lazy: Vec<u8>,
     pub codec: CodecState,
 }
 

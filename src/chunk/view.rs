@@ -15,14 +15,41 @@ pub struct ChunkView<'a> {
     /// End of the bstarts section (start of dictionary or streams).
     pub bstarts_end: usize,
     pub dict: Option<&'a [u8]>,
+    /// For lazy chunks: where the chunk is in its frame, and each block's size there.
+    pub lazy: Option<LazyTrailer<'a>>,
+}
+
+/// The trailer of a lazy chunk (README_CHUNK_FORMAT.rst, "Trailer").
+#[derive(Clone, Copy)]
+pub struct LazyTrailer<'a> {
+    /// Number of the chunk in its super-chunk.
+    pub nchunk: i32,
+    /// Offset of the chunk in its frame.
+    pub offset: i64,
+    /// `int32` compressed size of every block.
+    csizes: &'a [u8],
+}
+
+impl LazyTrailer<'_> {
+    /// Compressed size of block `j` as the trailer states it.
+    pub fn block_csize(&self, j: usize) -> Option<i32> {
+        let b = self.csizes.get(4 * j..4 * j + 4)?;
+        Some(i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
+/// Where the blocks of lazy chunks are read from (the frame on disk).
+pub trait LazySource: Sync {
+    /// Fill `buf` with the bytes at `offset` from the start of chunk `nchunk`,
+    /// which begins at byte `chunk_offset` of the frame.
+    fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, buf: &mut [u8]) -> Result<()>;
 }
 
 impl<'a> ChunkView<'a> {
     pub fn open(src: &'a [u8]) -> Result<ChunkView<'a>> {
         let header = Header::parse(src)?;
         if header.lazy() && header.special() == Special::None {
-            // Lazy chunks only make sense with the frame they came from.
-            return Err(Error::InvalidParam);
+            return Self::open_lazy(src, header);
         }
         let cbytes = header.cbytes as usize;
         if cbytes > src.len() {
@@ -36,7 +63,7 @@ impl<'a> ChunkView<'a> {
         if header.memcpyed() && cbytes != header.nbytes as usize + hl {
             return Err(Error::Data);
         }
-        let mut view = ChunkView { header, data, bstarts_end: hl, dict: None };
+        let mut view = ChunkView { header, data, bstarts_end: hl, dict: None, lazy: None };
         if header.special() != Special::None || header.memcpyed() || header.nbytes == 0 && cbytes == hl {
             return Ok(view);
         }
@@ -66,6 +93,31 @@ impl<'a> ChunkView<'a> {
             view.dict = Some(&data[size_end..end]);
         }
         Ok(view)
+    }
+
+    /// A lazy chunk: header, bstarts (for chunks that have them) and trailer;
+    /// the blocks and any dictionary stay in the frame.
+    fn open_lazy(src: &'a [u8], header: Header) -> Result<ChunkView<'a>> {
+        let nblocks = header.nblocks();
+        let hl = header.header_len();
+        let trailer_at = nblocks.checked_mul(4).and_then(|n| n.checked_add(hl)).ok_or(Error::InvalidHeader)?;
+        let end = nblocks.checked_mul(4).and_then(|n| n.checked_add(trailer_at + 12)).ok_or(Error::InvalidHeader)?;
+        if end > src.len() {
+            return Err(Error::ReadBuffer);
+        }
+        let i32_at = |p: usize| i32::from_le_bytes([src[p], src[p + 1], src[p + 2], src[p + 3]]);
+        let mut offset = [0u8; 8];
+        offset.copy_from_slice(&src[trailer_at + 4..trailer_at + 12]);
+        let lazy = LazyTrailer {
+            nchunk: i32_at(trailer_at),
+            offset: i64::from_le_bytes(offset),
+            csizes: &src[trailer_at + 12..end],
+        };
+        if lazy.offset < 0 {
+            return Err(Error::InvalidHeader);
+        }
+        let bstarts_end = if header.memcpyed() { hl } else { trailer_at };
+        Ok(ChunkView { header, data: &src[..end], bstarts_end, dict: None, lazy: Some(lazy) })
     }
 
     /// The start offset of block `j` as stored in bstarts.

@@ -1,0 +1,123 @@
+//! Lazy chunks (README_CHUNK_FORMAT.rst, "Trailer"): header, bstarts and a
+//! trailer in memory, blocks read on demand from the frame that holds them.
+
+use b2nd::chunk::{CParams, Compressor, DParams, Decompressor, Header, LazySource};
+use b2nd::codecs::Codec;
+use b2nd::{Error, Result};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A frame in memory: `pad` bytes, then the chunk.
+struct Frame {
+    bytes: Vec<u8>,
+    reads: AtomicUsize,
+}
+
+impl LazySource for Frame {
+    fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, buf: &mut [u8]) -> Result<()> {
+        assert_eq!(nchunk, 7);
+        let at = (chunk_offset + offset) as usize;
+        let src = self.bytes.get(at..at + buf.len()).ok_or(Error::FileRead)?;
+        buf.copy_from_slice(src);
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// The lazy form of `chunk`, stored at byte `offset` of its frame.
+fn lazy_of(chunk: &[u8], offset: i64) -> Vec<u8> {
+    let h = Header::parse(chunk).unwrap();
+    let n = h.nblocks();
+    let mut lazy = chunk[..32].to_vec();
+    lazy[31] |= 0x08;
+    let bstart = |j: usize| i32::from_le_bytes(chunk[32 + 4 * j..36 + 4 * j].try_into().unwrap());
+    if h.memcpyed() {
+        lazy.extend(std::iter::repeat(0).take(4 * n));
+    } else {
+        lazy.extend_from_slice(&chunk[32..32 + 4 * n]);
+    }
+    lazy.extend_from_slice(&7i32.to_le_bytes());
+    lazy.extend_from_slice(&offset.to_le_bytes());
+    for j in 0..n {
+        let size = if h.memcpyed() {
+            (h.nbytes as usize - j * h.blocksize as usize).min(h.blocksize as usize) as i32
+        } else {
+            // Blocks compressed by several threads may be stored out of order.
+            let next = (0..n).map(bstart).filter(|&b| b > bstart(j)).min().unwrap_or(h.cbytes);
+            next - bstart(j)
+        };
+        lazy.extend_from_slice(&size.to_le_bytes());
+    }
+    lazy
+}
+
+fn check(p: CParams, src: &[u8]) {
+    let mut c = Compressor::new(p.clone()).unwrap();
+    let mut chunk = vec![0u8; src.len() + 32];
+    let n = c.compress(src, &mut chunk).unwrap();
+    chunk.truncate(n);
+    let pad = 1000usize;
+    let mut frame = vec![0xee; pad];
+    frame.extend_from_slice(&chunk);
+    let frame = Frame { bytes: frame, reads: AtomicUsize::new(0) };
+    let lazy = lazy_of(&chunk, pad as i64);
+    let mut d = Decompressor::new(DParams { nthreads: p.nthreads, typesize: 4 });
+    let mut out = vec![0u8; src.len()];
+    assert_eq!(d.decompress(&lazy, &mut out), Err(Error::InvalidParam));
+    assert_eq!(d.decompress_lazy(&lazy, &mut out, Some(&frame)).unwrap_or_else(|e| panic!("{p:?}: {e:?}")), src.len());
+    assert_eq!(out, src);
+    let before = frame.reads.load(Ordering::Relaxed);
+    let mut part = vec![0u8; 400];
+    d.getitem_bytes_lazy(&lazy, 123_456, 400, &mut part, Some(&frame)).unwrap_or_else(|e| panic!("{p:?}: {e:?}"));
+    assert_eq!(part, src[123_456..123_856]);
+    let reads = frame.reads.load(Ordering::Relaxed) - before;
+    assert!(reads <= 4, "getitem read {reads} times");
+}
+
+fn ints(n: usize) -> Vec<u8> {
+    (0u32..).flat_map(|i| (i / 3).to_le_bytes()).take(n).collect()
+}
+
+#[test]
+fn lazy_chunks_decode_through_their_source() {
+    let src = ints(1_000_000);
+    for (codec, shuffle, delta, nthreads) in
+        [(Codec::Lz4, 1, false, 1), (Codec::Zstd, 2, true, 2), (Codec::BloscLz, 1, true, 1)]
+    {
+        let mut p = CParams::classic(codec, 5, shuffle, 4, delta);
+        p.blocksize = 64 * 1024;
+        p.nthreads = nthreads;
+        check(p, &src);
+    }
+    let mut p = CParams::classic(Codec::Zstd, 5, 1, 4, false);
+    p.use_dict = true;
+    check(p, &src);
+    let mut p = CParams::classic(Codec::Lz4, 0, 1, 4, false);
+    p.blocksize = 64 * 1024;
+    check(p, &src);
+}
+
+#[test]
+fn lazy_trailers_that_lie_fail() {
+    let src = ints(200_000);
+    let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+    p.blocksize = 32 * 1024;
+    let mut c = Compressor::new(p).unwrap();
+    let mut chunk = vec![0u8; src.len() + 32];
+    let n = c.compress(&src, &mut chunk).unwrap();
+    chunk.truncate(n);
+    let frame = Frame { bytes: chunk.clone(), reads: AtomicUsize::new(0) };
+    let lazy = lazy_of(&chunk, 0);
+    let mut d = Decompressor::new(DParams::default());
+    let mut out = vec![0u8; src.len()];
+    let trailer = lazy.len() - 4 * Header::parse(&chunk).unwrap().nblocks() - 12;
+    let mut bad = lazy.clone();
+    bad[trailer + 12..trailer + 16].copy_from_slice(&i32::MAX.to_le_bytes());
+    assert!(d.decompress_lazy(&bad, &mut out, Some(&frame)).is_err());
+    let mut bad = lazy.clone();
+    bad[trailer + 4..trailer + 12].copy_from_slice(&(-5i64).to_le_bytes());
+    assert!(d.decompress_lazy(&bad, &mut out, Some(&frame)).is_err());
+    let mut bad = lazy.clone();
+    bad[trailer + 4..trailer + 12].copy_from_slice(&(1i64 << 40).to_le_bytes());
+    assert_eq!(d.decompress_lazy(&bad, &mut out, Some(&frame)), Err(Error::FileRead));
+    assert_eq!(d.decompress_lazy(&lazy[..lazy.len() - 1], &mut out, Some(&frame)), Err(Error::ReadBuffer));
+}
