@@ -43,7 +43,9 @@ impl Scratch {
     pub fn reserve(&mut self, n: usize) {
         for b in [&mut self.tmp1, &mut self.tmp2, &mut self.tmp3, &mut self.tmp4] {
             if b.len() < n {
-                b.resize(n, 0);
+                // A fresh zeroed allocation (calloc): no pass over the memory,
+                // unlike growing the old one with zeros.
+                *b = vec![0u8; n];
             }
         }
     }
@@ -57,17 +59,42 @@ pub struct Workers {
     scratch: Vec<Mutex<Scratch>>,
 }
 
+/// Scratch spaces of contexts that were dropped, kept warm for the next ones
+/// (programs often create a context per call).
+static SPARE: Mutex<Vec<Scratch>> = Mutex::new(Vec::new());
+/// Most scratch spaces kept aside.
+const MAX_SPARE: usize = 16;
+
+fn take_spare() -> Scratch {
+    SPARE.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default()
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+        for s in self.scratch.drain(..) {
+            if spare.len() < MAX_SPARE {
+                spare.push(s.into_inner().unwrap_or_else(|e| e.into_inner()));
+            }
+        }
+    }
+}
+
 impl Workers {
     pub fn new(nthreads: i16) -> Workers {
         let n = nthreads.max(1) as usize;
-        Workers { nthreads: n, pool: None, scratch: (0..=n).map(|_| Mutex::default()).collect() }
+        Workers { nthreads: n, pool: None, scratch: (0..=n).map(|_| Mutex::new(take_spare())).collect() }
     }
 
     /// Change the number of threads; the pool is rebuilt on next use.
     pub fn set_nthreads(&mut self, nthreads: i16) {
         let n = nthreads.max(1) as usize;
         if n != self.nthreads {
-            *self = Workers::new(nthreads);
+            self.nthreads = n;
+            self.pool = None;
+            while self.scratch.len() < n + 1 {
+                self.scratch.push(Mutex::new(take_spare()));
+            }
         }
     }
 
