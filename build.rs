@@ -24,6 +24,7 @@ const HEADERS: &[Header] = &[
             "src/capi/chunk.rs",
             "src/capi/misc.rs",
             "src/capi/defaults.rs",
+            "src/capi/plugins.rs",
         ],
     },
     Header { output: "include/b2nd.h", config: "cbindgen/b2nd.toml", sources: &["src/capi/b2nd_types.rs"] },

@@ -562,6 +562,59 @@ typedef struct blosc2_storage {
   struct blosc2_io *io;
 } blosc2_storage;
 
+typedef int (*blosc2_codec_encoder_cb)(const uint8_t *input,
+                                       int32_t input_len,
+                                       uint8_t *output,
+                                       int32_t output_len,
+                                       uint8_t meta,
+                                       struct blosc2_cparams *cparams,
+                                       const void *chunk);
+
+typedef int (*blosc2_codec_decoder_cb)(const uint8_t *input,
+                                       int32_t input_len,
+                                       uint8_t *output,
+                                       int32_t output_len,
+                                       uint8_t meta,
+                                       struct blosc2_dparams *dparams,
+                                       const void *chunk);
+
+/**
+ * A user-defined codec.
+ */
+typedef struct blosc2_codec {
+  uint8_t compcode;
+  char *compname;
+  uint8_t complib;
+  uint8_t version;
+  blosc2_codec_encoder_cb encoder;
+  blosc2_codec_decoder_cb decoder;
+} blosc2_codec;
+
+typedef int (*blosc2_filter_forward_cb)(const uint8_t*,
+                                        uint8_t*,
+                                        int32_t,
+                                        uint8_t,
+                                        struct blosc2_cparams*,
+                                        uint8_t);
+
+typedef int (*blosc2_filter_backward_cb)(const uint8_t*,
+                                         uint8_t*,
+                                         int32_t,
+                                         uint8_t,
+                                         struct blosc2_dparams*,
+                                         uint8_t);
+
+/**
+ * A user-defined filter.
+ */
+typedef struct blosc2_filter {
+  uint8_t id;
+  char *name;
+  uint8_t version;
+  blosc2_filter_forward_cb forward;
+  blosc2_filter_backward_cb backward;
+} blosc2_filter;
+
 /**
  * Instrumentation record of a codec (development aid).
  */
@@ -665,59 +718,6 @@ typedef struct blosc2_schunk {
   bool view;
   int64_t change_tick;
 } blosc2_schunk;
-
-typedef int (*blosc2_codec_encoder_cb)(const uint8_t *input,
-                                       int32_t input_len,
-                                       uint8_t *output,
-                                       int32_t output_len,
-                                       uint8_t meta,
-                                       struct blosc2_cparams *cparams,
-                                       const void *chunk);
-
-typedef int (*blosc2_codec_decoder_cb)(const uint8_t *input,
-                                       int32_t input_len,
-                                       uint8_t *output,
-                                       int32_t output_len,
-                                       uint8_t meta,
-                                       struct blosc2_dparams *dparams,
-                                       const void *chunk);
-
-/**
- * A user-defined codec.
- */
-typedef struct blosc2_codec {
-  uint8_t compcode;
-  char *compname;
-  uint8_t complib;
-  uint8_t version;
-  blosc2_codec_encoder_cb encoder;
-  blosc2_codec_decoder_cb decoder;
-} blosc2_codec;
-
-typedef int (*blosc2_filter_forward_cb)(const uint8_t*,
-                                        uint8_t*,
-                                        int32_t,
-                                        uint8_t,
-                                        struct blosc2_cparams*,
-                                        uint8_t);
-
-typedef int (*blosc2_filter_backward_cb)(const uint8_t*,
-                                         uint8_t*,
-                                         int32_t,
-                                         uint8_t,
-                                         struct blosc2_dparams*,
-                                         uint8_t);
-
-/**
- * A user-defined filter.
- */
-typedef struct blosc2_filter {
-  uint8_t id;
-  char *name;
-  uint8_t version;
-  blosc2_filter_forward_cb forward;
-  blosc2_filter_backward_cb backward;
-} blosc2_filter;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1245,6 +1245,23 @@ BLOSC_EXPORT struct blosc2_io blosc2_get_blosc2_io_defaults(void);
  * Memory-mapped I/O defaults: read-only, 1 GiB initial mapping.
  */
 BLOSC_EXPORT blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
+
+/**
+ * Register a codec under its `compcode` (160-255). Registering the same
+ * name again is accepted; another name on a taken id is an error.
+ *
+ * # Safety
+ * `codec` must be NULL or point to a valid `blosc2_codec` whose name is a C string.
+ */
+BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
+
+/**
+ * Register a filter under its `id` (160-255).
+ *
+ * # Safety
+ * `filter` must be NULL or point to a valid `blosc2_filter` whose name is a C string.
+ */
+BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -8,5 +8,6 @@ pub mod chunk;
 pub mod codecs;
 pub mod error;
 pub mod filters;
+pub mod plugins;
 
 pub use error::{Error, Result};

@@ -40,6 +40,23 @@ pub(crate) fn core_cparams(c: &blosc2_cparams) -> Result<CParams, Error> {
     })
 }
 
+/// The C view of the core's compression parameters (pointer fields NULL).
+pub(crate) fn c_cparams(p: &CParams) -> blosc2_cparams {
+    blosc2_cparams {
+        compcode: p.compcode,
+        compcode_meta: p.compcode_meta,
+        clevel: p.clevel,
+        use_dict: c_int::from(p.use_dict),
+        typesize: p.typesize,
+        nthreads: p.nthreads,
+        blocksize: p.blocksize,
+        splitmode: p.splitmode as i32,
+        filters: p.filters,
+        filters_meta: p.filters_meta,
+        ..default_cparams()
+    }
+}
+
 /// c-blosc2's default compression parameters.
 pub(crate) fn default_cparams() -> blosc2_cparams {
     blosc2_cparams {

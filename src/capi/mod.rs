@@ -8,6 +8,7 @@ pub mod context;
 pub mod ffi;
 pub mod global;
 pub mod misc;
+pub mod plugins;
 pub mod types;
 pub mod b2nd_types;
 pub mod defaults;

@@ -11,7 +11,8 @@ use super::pipeline;
 use super::pool::{Scratch, Workers};
 use crate::codecs::{self, Codec, Dict};
 use crate::error::{Error, Result};
-use std::sync::Mutex;
+use crate::plugins::{self, EncodeInfo, UserCodec};
+use std::sync::{Arc, Mutex};
 
 /// Largest dictionary a chunk may hold.
 pub const MAX_DICT_SIZE: usize = 32 * 1024;
@@ -93,8 +94,8 @@ impl Compressor {
         if p.clevel > 9 {
             return Err(Error::CodecParam);
         }
-        let codec = Codec::from_compcode(p.compcode).ok_or(Error::CodecSupport)?;
-        if p.use_dict && !codec.supports_dict() {
+        let codec = CodecChoice::for_compcode(p.compcode)?;
+        if p.use_dict && !matches!(codec, CodecChoice::Builtin(c) if c.supports_dict()) {
             return Err(Error::CodecParam);
         }
         if p.typesize <= 0 || p.typesize > MAX_TYPESIZE {
@@ -146,12 +147,15 @@ impl Compressor {
                 header.flags |= flags::DONT_SPLIT;
             }
             header.flags |= codec.format() << 5;
+            if let CodecChoice::User(_) = codec {
+                header.udcompcode = p.compcode;
+            }
             if use_dict {
                 header.blosc2_flags |= blosc2_flags::USEDICT;
             }
             header.write(dst);
-            ntbytes = if use_dict {
-                self.compress_with_dict(codec, &layout, src, dst)?
+            ntbytes = if let (true, CodecChoice::Builtin(codec)) = (use_dict, &codec) {
+                self.compress_with_dict(*codec, &layout, src, dst)?
             } else {
                 self.compress_blocks(codec, &layout, src, dst, bstarts_end, None)?
             };
@@ -184,7 +188,7 @@ impl Compressor {
     /// at `start`; returns the total chunk length, or 0 if it does not fit.
     fn compress_blocks(
         &mut self,
-        codec: Codec,
+        codec: CodecChoice,
         layout: &Layout,
         src: &[u8],
         dst: &mut [u8],
@@ -194,7 +198,8 @@ impl Compressor {
         let clevel = self.params.clevel;
         let (filters, meta) = (self.params.filters, self.params.filters_meta);
         let reference = &src[..layout.blocksize.min(src.len())];
-        let job = BlockJob { codec, clevel, filters, meta, layout: *layout, src, reference, dict };
+        let params = &self.params;
+        let job = BlockJob { codec, params, clevel, filters, meta, layout: *layout, src, reference, dict };
         let nblocks = layout.nblocks;
         let ebsize = layout.blocksize + 4 * layout.typesize + 8;
         let hl = layout.header_len;
@@ -263,7 +268,7 @@ impl Compressor {
         nsamples = nsamples.max(8);
         let sample_size = src.len() / nsamples / 16;
         if dict_max < MIN_USEFUL_DICT || sample_size == 0 {
-            return self.compress_blocks(codec, layout, src, dst, bstarts_end, None);
+            return self.compress_blocks(CodecChoice::Builtin(codec), layout, src, dst, bstarts_end, None);
         }
         // The training material: the filtered blocks, laid end to end.
         let samples = self.filtered_prefix(layout, src, nsamples * sample_size)?;
@@ -271,7 +276,7 @@ impl Compressor {
         let dict_len = match codec {
             Codec::Zstd => match codecs::zstd_train_dict(&mut dict, &samples, sample_size, nsamples) {
                 Some(n) => n,
-                None => return self.compress_blocks(codec, layout, src, dst, bstarts_end, None),
+                None => return self.compress_blocks(CodecChoice::Builtin(codec), layout, src, dst, bstarts_end, None),
             },
             _ => {
                 dict_max = dict_max.min(nsamples * sample_size);
@@ -289,9 +294,9 @@ impl Compressor {
         match codec {
             Codec::Zstd => {
                 let cdict = codecs::ZstdCDict::new(dict, 1).ok_or(Error::CodecDict)?;
-                self.compress_blocks(codec, layout, src, dst, start, Some(&Dict::Zstd(&cdict)))
+                self.compress_blocks(CodecChoice::Builtin(codec), layout, src, dst, start, Some(&Dict::Zstd(&cdict)))
             }
-            _ => self.compress_blocks(codec, layout, src, dst, start, Some(&Dict::Lz4(dict))),
+            _ => self.compress_blocks(CodecChoice::Builtin(codec), layout, src, dst, start, Some(&Dict::Lz4(dict))),
         }
     }
 
@@ -309,7 +314,8 @@ impl Compressor {
             let off = j * layout.blocksize;
             let block = &src[off..off + layout.block_len(j)];
             let p = &self.params;
-            let at = pipeline::forward(&p.filters, &p.filters_meta, layout.typesize, j == 0, reference, block, tmp1, tmp2)?;
+            let info = EncodeInfo { params: p, source: src };
+            let at = pipeline::forward(&p.filters, &p.filters_meta, layout.typesize, j == 0, reference, block, tmp1, tmp2, Some(&info))?;
             let filtered: &[u8] = match at {
                 None => block,
                 Some(true) => &tmp1[..block.len()],
@@ -319,6 +325,30 @@ impl Compressor {
             out.extend_from_slice(&filtered[..take]);
         }
         Ok(out)
+    }
+}
+
+/// The codec of a compression: one Blosc ships, or one the user registered.
+#[derive(Clone)]
+enum CodecChoice {
+    Builtin(Codec),
+    User(Arc<dyn UserCodec>),
+}
+
+impl CodecChoice {
+    fn for_compcode(compcode: u8) -> Result<CodecChoice> {
+        match Codec::from_compcode(compcode) {
+            Some(c) => Ok(CodecChoice::Builtin(c)),
+            None => plugins::codec(compcode).map(CodecChoice::User).ok_or(Error::CodecSupport),
+        }
+    }
+
+    /// The format code written in the chunk flags.
+    fn format(&self) -> u8 {
+        match self {
+            CodecChoice::Builtin(c) => c.format(),
+            CodecChoice::User(_) => codecs::FORMAT_UDCODEC,
+        }
     }
 }
 
@@ -334,7 +364,8 @@ fn write_bstart(dst: &mut [u8], header_len: usize, j: usize, at: usize) {
 
 /// Everything a worker needs to compress block `j`.
 struct BlockJob<'a> {
-    codec: Codec,
+    codec: CodecChoice,
+    params: &'a CParams,
     clevel: u8,
     filters: [u8; 6],
     meta: [u8; 6],
@@ -352,7 +383,8 @@ impl BlockJob<'_> {
         let off = j * l.blocksize;
         let block = &self.src[off..off + bsize];
         let Scratch { tmp1, tmp2, codec: state, .. } = s;
-        let at = pipeline::forward(&self.filters, &self.meta, l.typesize, j == 0, self.reference, block, tmp1, tmp2)?;
+        let info = EncodeInfo { params: self.params, source: self.src };
+        let at = pipeline::forward(&self.filters, &self.meta, l.typesize, j == 0, self.reference, block, tmp1, tmp2, Some(&info))?;
         let filtered: &[u8] = match at {
             None => block,
             Some(true) => &tmp1[..bsize],
@@ -390,7 +422,18 @@ impl BlockJob<'_> {
             if maxout == 0 {
                 return Ok(0);
             }
-            let c = codecs::compress(self.codec, self.clevel, stream, &mut buf[body..body + maxout], self.dict, state)?;
+            let out = &mut buf[body..body + maxout];
+            let c = match &self.codec {
+                CodecChoice::Builtin(codec) => codecs::compress(*codec, self.clevel, stream, out, self.dict, state)?,
+                CodecChoice::User(u) => {
+                    let info = EncodeInfo { params: self.params, source: self.src };
+                    let c = u.encode(stream, out, self.params.compcode_meta, &info)?;
+                    if c > maxout {
+                        return Err(Error::WriteBuffer);
+                    }
+                    c
+                }
+            };
             let c = if c == 0 || c >= neblock {
                 // Not compressible: store the stream as is.
                 if body + neblock > room {

@@ -8,6 +8,7 @@ use super::special;
 use super::view::{ChunkView, LazySource, LazyTrailer};
 use crate::codecs::{self, DDict, ZstdDDict};
 use crate::error::{Error, Result};
+use crate::plugins::{self, DecodeInfo};
 use std::sync::Mutex;
 
 /// A decompression context: parameters, worker threads and their scratch.
@@ -153,6 +154,12 @@ impl<'a> Decoder<'a> {
                 pos += c;
                 if c == neblock {
                     target.copy_from_slice(stream);
+                } else if format == codecs::FORMAT_UDCODEC {
+                    let u = plugins::codec(h.udcompcode).ok_or(Error::CodecSupport)?;
+                    let info = DecodeInfo { typesize: i32::from(h.typesize), chunk: self.view.data };
+                    if u.decode(stream, target, h.compcode_meta, &info)? != neblock {
+                        return Err(Error::Data);
+                    }
                 } else {
                     codecs::decompress(format, stream, target, dict.as_ref(), codec)?;
                 }
@@ -162,7 +169,8 @@ impl<'a> Decoder<'a> {
             return Ok(());
         }
         let f = self.filters;
-        pipeline::backward(&f, &h.filters_meta, self.typesize, h.version, j == 0, reference, out, tmp1, tmp2)
+        let info = DecodeInfo { typesize: i32::from(h.typesize), chunk: self.view.data };
+        pipeline::backward(&f, &h.filters_meta, self.typesize, h.version, j == 0, reference, out, tmp1, tmp2, Some(&info))
     }
 }
 

@@ -4,6 +4,7 @@
 use super::header::{filter, MAX_FILTERS};
 use crate::error::{Error, Result};
 use crate::filters::{bitshuffle, delta, shuffle, trunc_prec};
+use crate::plugins::{self, DecodeInfo, EncodeInfo, FIRST_PLUGIN_ID};
 
 /// Where the current bytes of a block live while the pipeline runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -26,6 +27,7 @@ pub fn forward(
     src: &[u8],
     t1: &mut [u8],
     t2: &mut [u8],
+    info: Option<&EncodeInfo>,
 ) -> Result<Option<bool>> {
     let n = src.len();
     let mut at = At::Src;
@@ -46,7 +48,10 @@ pub fn forward(
             filter::BITSHUFFLE => bitshuffle::bitshuffle(typesize, input, output),
             filter::DELTA => delta::encode(first_block, reference, typesize, input, output),
             filter::TRUNC_PREC => trunc_prec::encode(meta, typesize, input, output)?,
-            _ => return Err(Error::FilterPipeline),
+            id => {
+                let (Some(f), Some(info)) = (plugins::filter(id), info) else { return Err(Error::FilterPipeline) };
+                f.forward(input, output, meta, info)?;
+            }
         }
         at = match at {
             At::Src | At::T2 => At::T1,
@@ -69,9 +74,10 @@ pub fn out_of_place_steps(filters: &[u8; MAX_FILTERS]) -> usize {
         .count()
 }
 
-/// Whether the pipeline validates (only known filters).
+/// Whether the pipeline validates (known or registered filters only).
 pub fn check(filters: &[u8; MAX_FILTERS]) -> Result<()> {
-    if filters.iter().all(|&f| f <= filter::TRUNC_PREC) {
+    let known = |f: u8| f <= filter::TRUNC_PREC || (f >= FIRST_PLUGIN_ID && plugins::filter(f).is_some());
+    if filters.iter().all(|&f| known(f)) {
         Ok(())
     } else {
         Err(Error::FilterPipeline)
@@ -92,6 +98,7 @@ pub fn backward(
     dst: &mut [u8],
     t1: &mut [u8],
     t2: &mut [u8],
+    info: Option<&DecodeInfo>,
 ) -> Result<()> {
     let n = dst.len();
     let mut remaining = out_of_place_steps(filters);
@@ -108,7 +115,7 @@ pub fn backward(
                 };
                 delta::decode(first_block, reference, typesize, buf);
             }
-            filter::SHUFFLE | filter::BITSHUFFLE => {
+            _ => {
                 remaining -= 1;
                 let next = if remaining == 0 { 0 } else if at == 1 { 2 } else { 1 };
                 let (input, output): (&[u8], &mut [u8]) = match (at, next) {
@@ -118,15 +125,21 @@ pub fn backward(
                     (2, 1) => (&t2[..n], &mut t1[..n]),
                     _ => return Err(Error::FilterPipeline),
                 };
-                if f == filter::SHUFFLE {
-                    let ts = if meta == 0 { typesize } else { usize::from(meta) };
-                    shuffle::unshuffle(ts, input, output);
-                } else {
-                    bitshuffle::bitunshuffle(typesize, input, output, format_version);
+                match f {
+                    filter::SHUFFLE => {
+                        let ts = if meta == 0 { typesize } else { usize::from(meta) };
+                        shuffle::unshuffle(ts, input, output);
+                    }
+                    filter::BITSHUFFLE => bitshuffle::bitunshuffle(typesize, input, output, format_version),
+                    id => {
+                        let (Some(uf), Some(info)) = (plugins::filter(id), info) else {
+                            return Err(Error::FilterPipeline);
+                        };
+                        uf.backward(input, output, meta, info)?;
+                    }
                 }
                 at = next;
             }
-            _ => return Err(Error::FilterPipeline),
         }
     }
     Ok(())

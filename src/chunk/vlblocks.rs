@@ -12,6 +12,7 @@ use super::pool::Scratch;
 use super::view::ChunkView;
 use crate::codecs::{self, Codec, CodecState};
 use crate::error::{Error, Result};
+use crate::plugins::{DecodeInfo, EncodeInfo};
 
 /// Where each block of a VL chunk is, once validated.
 pub struct VlLayout {
@@ -79,7 +80,8 @@ pub fn decode_block(view: &ChunkView, block: (usize, usize, usize), out: &mut [u
         codecs::decompress(h.compformat(), stream, dest, dict.as_ref(), codec)?;
     }
     let ts = usize::from(h.typesize);
-    pipeline::backward(&h.filters, &h.filters_meta, ts, h.version, true, &[], out, tmp1, tmp2)
+    let info = DecodeInfo { typesize: i32::from(h.typesize), chunk: view.data };
+    pipeline::backward(&h.filters, &h.filters_meta, ts, h.version, true, &[], out, tmp1, tmp2, Some(&info))
 }
 
 /// Decode every block, one after the other, into `dst`.
@@ -135,7 +137,8 @@ pub fn compress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8], state: &mut 
     let (mut t1, mut t2) = (vec![0u8; maxb], vec![0u8; maxb]);
     let mut w = bstarts_end;
     for (j, b) in blocks.iter().enumerate() {
-        let at = pipeline::forward(&params.filters, &params.filters_meta, typesize, true, b, b, &mut t1, &mut t2)?;
+        let info = EncodeInfo { params, source: b };
+        let at = pipeline::forward(&params.filters, &params.filters_meta, typesize, true, b, b, &mut t1, &mut t2, Some(&info))?;
         let filtered: &[u8] = match at {
             None => b,
             Some(true) => &t1[..b.len()],

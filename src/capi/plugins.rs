@@ -1,0 +1,122 @@
+//! `blosc2_register_codec` and `blosc2_register_filter`: C callbacks wrapped
+//! as the core's user codecs and filters.
+
+use super::context::{c_cparams, default_dparams};
+use super::ffi::{c_str, guard_code, reference};
+use super::types::*;
+use crate::error::{Error, Result};
+use crate::plugins::{self, DecodeInfo, EncodeInfo, UserCodec, UserFilter};
+use libc::c_int;
+use std::sync::Arc;
+
+fn len32(n: usize) -> Result<i32> {
+    i32::try_from(n).map_err(|_| Error::TwoGbLimit)
+}
+
+/// A C callback's return value: negative codes are errors.
+fn checked(rc: c_int) -> Result<usize> {
+    if rc < 0 {
+        Err(Error::from_code(rc).unwrap_or(Error::Failure))
+    } else {
+        Ok(rc as usize)
+    }
+}
+
+fn c_dparams(typesize: i32) -> blosc2_dparams {
+    blosc2_dparams { typesize, ..default_dparams() }
+}
+
+struct CCodec {
+    name: String,
+    encoder: blosc2_codec_encoder_cb,
+    decoder: blosc2_codec_decoder_cb,
+}
+
+impl UserCodec for CCodec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<usize> {
+        let f = self.encoder.ok_or(Error::CodecSupport)?;
+        let mut cp = c_cparams(info.params);
+        // SAFETY: the callback gets live buffers of the stated lengths and a valid cparams.
+        let rc = unsafe {
+            f(src.as_ptr(), len32(src.len())?, dst.as_mut_ptr(), len32(dst.len())?, meta, &mut cp, info.source.as_ptr().cast())
+        };
+        checked(rc).map(|n| n.min(dst.len() + 1))
+    }
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<usize> {
+        let f = self.decoder.ok_or(Error::CodecSupport)?;
+        let mut dp = c_dparams(info.typesize);
+        // SAFETY: as for `encode`.
+        let rc = unsafe {
+            f(src.as_ptr(), len32(src.len())?, dst.as_mut_ptr(), len32(dst.len())?, meta, &mut dp, info.chunk.as_ptr().cast())
+        };
+        checked(rc)
+    }
+}
+
+struct CFilter {
+    id: u8,
+    name: String,
+    forward: blosc2_filter_forward_cb,
+    backward: blosc2_filter_backward_cb,
+}
+
+impl UserFilter for CFilter {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn forward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<()> {
+        let f = self.forward.ok_or(Error::FilterPipeline)?;
+        let mut cp = c_cparams(info.params);
+        // SAFETY: the callback gets two live buffers of `src.len()` bytes.
+        let rc = unsafe { f(src.as_ptr(), dst.as_mut_ptr(), len32(src.len())?, meta, &mut cp, self.id) };
+        checked(rc).map(|_| ())
+    }
+    fn backward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<()> {
+        let f = self.backward.ok_or(Error::FilterPipeline)?;
+        let mut dp = c_dparams(info.typesize);
+        // SAFETY: as for `forward`.
+        let rc = unsafe { f(src.as_ptr(), dst.as_mut_ptr(), len32(src.len())?, meta, &mut dp, self.id) };
+        checked(rc).map(|_| ())
+    }
+}
+
+/// Register a codec under its `compcode` (160-255). Registering the same
+/// name again is accepted; another name on a taken id is an error.
+///
+/// # Safety
+/// `codec` must be NULL or point to a valid `blosc2_codec` whose name is a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let c = unsafe { reference(codec)? };
+        let name = unsafe { c_str(c.compname) }.ok_or(Error::InvalidParam)?.to_string();
+        if c.encoder.is_none() || c.decoder.is_none() {
+            return Err(Error::InvalidParam);
+        }
+        plugins::register_codec(c.compcode, Arc::new(CCodec { name, encoder: c.encoder, decoder: c.decoder }))?;
+        Ok(0)
+    })
+}
+
+/// Register a filter under its `id` (160-255).
+///
+/// # Safety
+/// `filter` must be NULL or point to a valid `blosc2_filter` whose name is a C string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let f = unsafe { reference(filter)? };
+        let name = unsafe { c_str(f.name) }.ok_or(Error::InvalidParam)?.to_string();
+        if f.forward.is_none() || f.backward.is_none() {
+            return Err(Error::InvalidParam);
+        }
+        let wrapped = CFilter { id: f.id, name, forward: f.forward, backward: f.backward };
+        plugins::register_filter(f.id, Arc::new(wrapped))?;
+        Ok(0)
+    })
+}

@@ -1,0 +1,90 @@
+//! Codecs and filters registered at run time (c-blosc2's user-defined codecs
+//! and filters, ids 160-255; ids 32-159 are reserved for globally registered
+//! plugins). A chunk whose codec or filter is registered is written and read
+//! like any other; one that names an unregistered id is refused.
+
+use crate::chunk::CParams;
+use crate::error::{Error, Result};
+use std::sync::{Arc, RwLock};
+
+/// What a codec or a filter may know about the chunk being compressed.
+pub struct EncodeInfo<'a> {
+    pub params: &'a CParams,
+    /// The whole buffer being compressed into the chunk.
+    pub source: &'a [u8],
+}
+
+/// What a codec or a filter may know about the chunk being decompressed.
+pub struct DecodeInfo<'a> {
+    pub typesize: i32,
+    /// The whole chunk.
+    pub chunk: &'a [u8],
+}
+
+/// A codec registered by the user.
+pub trait UserCodec: Send + Sync {
+    fn name(&self) -> &str;
+    /// Compress `src` into `dst`; the compressed size, or 0 when it does not fit.
+    fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<usize>;
+    /// Decompress `src` into `dst`; the decompressed size.
+    fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<usize>;
+}
+
+/// A filter registered by the user.
+pub trait UserFilter: Send + Sync {
+    fn name(&self) -> &str;
+    fn forward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<()>;
+    fn backward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<()>;
+}
+
+/// First id of the plugin range.
+pub const FIRST_PLUGIN_ID: u8 = 32;
+/// First id users may register.
+pub const FIRST_USER_ID: u8 = 160;
+
+type Registry<T> = RwLock<Vec<(u8, Arc<T>)>>;
+static CODECS: Registry<dyn UserCodec> = RwLock::new(Vec::new());
+static FILTERS: Registry<dyn UserFilter> = RwLock::new(Vec::new());
+
+fn register<T: ?Sized>(reg: &Registry<T>, id: u8, item: Arc<T>, name: impl Fn(&T) -> &str, clash: Error) -> Result<()> {
+    let mut r = reg.write().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, old)) = r.iter().find(|(i, _)| *i == id) {
+        // Registering the same name again is harmless; another name is a clash.
+        return if name(old) == name(&item) { Ok(()) } else { Err(clash) };
+    }
+    if r.len() >= 255 {
+        return Err(Error::CodecSupport);
+    }
+    r.push((id, item));
+    Ok(())
+}
+
+fn lookup<T: ?Sized>(reg: &Registry<T>, id: u8) -> Option<Arc<T>> {
+    reg.read().unwrap_or_else(|e| e.into_inner()).iter().find(|(i, _)| *i == id).map(|(_, c)| Arc::clone(c))
+}
+
+/// Register a codec under `id` (160-255).
+pub fn register_codec(id: u8, codec: Arc<dyn UserCodec>) -> Result<()> {
+    if id < FIRST_USER_ID {
+        return Err(Error::CodecParam);
+    }
+    register(&CODECS, id, codec, |c| c.name(), Error::CodecParam)
+}
+
+/// Register a filter under `id` (160-255).
+pub fn register_filter(id: u8, filter: Arc<dyn UserFilter>) -> Result<()> {
+    if id < FIRST_USER_ID {
+        return Err(Error::Failure);
+    }
+    register(&FILTERS, id, filter, |f| f.name(), Error::Failure)
+}
+
+/// The codec registered under `id`.
+pub fn codec(id: u8) -> Option<Arc<dyn UserCodec>> {
+    lookup(&CODECS, id)
+}
+
+/// The filter registered under `id`.
+pub fn filter(id: u8) -> Option<Arc<dyn UserFilter>> {
+    lookup(&FILTERS, id)
+}
