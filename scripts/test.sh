@@ -23,7 +23,7 @@ fi
 echo "header check: passed"
 
 echo "== install"
-rm -rf build/install build/c_tests
+rm -rf build/install build/c_tests build/c_tests_asan
 ./scripts/install.sh build/install
 
 echo "== C tests (ctest)"
@@ -31,6 +31,13 @@ echo "== C tests (ctest)"
   -DREF_BLOSC2_PREFIX="$ref" -DCMAKE_BUILD_TYPE=Release >/dev/null
 "$venv/bin/cmake" --build build/c_tests -j2 >/dev/null
 (cd build/c_tests && "$venv/bin/ctest" --output-on-failure -j2)
+
+echo "== C tests under AddressSanitizer and UBSan"
+"$venv/bin/cmake" -S c_tests -B build/c_tests_asan -DCMAKE_PREFIX_PATH="$PWD/build/install" \
+  -DB2ND_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+"$venv/bin/cmake" --build build/c_tests_asan -j2 --target test_chunk_api test_null_args test_plugins >/dev/null
+(cd build/c_tests_asan && UBSAN_OPTIONS=halt_on_error=1 "$venv/bin/ctest" --output-on-failure \
+  -R '^test_(chunk_api|null_args|plugins)$')
 
 echo "== pkg-config and -lblosc2"
 export PKG_CONFIG_PATH="$PWD/build/install/lib/pkgconfig"

@@ -349,10 +349,15 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
         // SAFETY: caller contract.
         let Some(codec) = unsafe { c_str(compname) }.and_then(Codec::from_name) else { return -1 };
         let lib = Library::of(codec);
-        // SAFETY: caller contract; strdup'ed strings are the caller's to free.
+        // SAFETY: caller contract; strdup'ed strings are the caller's to free
+        // (made only for the pointers the caller gave).
         unsafe {
-            write_opt(complib, malloc_str(lib.name()));
-            write_opt(version, malloc_str(&lib.version()));
+            if !complib.is_null() {
+                write_opt(complib, malloc_str(lib.name()));
+            }
+            if !version.is_null() {
+                write_opt(version, malloc_str(&lib.version()));
+            }
         }
         c_int::from(codec.format())
     })
