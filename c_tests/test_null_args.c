@@ -76,7 +76,6 @@ int main(void) {
   blosc_set_timestamp(NULL);
   blosc2_unidim_to_multidim(3, NULL, 5, NULL);
   blosc2_multidim_to_unidim(NULL, 3, NULL, NULL);
-  blosc2_set_threads_callback(NULL, NULL);
   blosc1_set_blocksize(0);
   blosc1_set_splitmode(99);
   blosc2_set_delta(0);

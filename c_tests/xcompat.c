@@ -12,7 +12,7 @@ static const int codecs[] = {BLOSC_BLOSCLZ, BLOSC_LZ4, BLOSC_LZ4HC, BLOSC_ZLIB, 
 static const int typesizes[] = {1, 2, 4, 8, 16, 3, 12};
 static const int clevels[] = {0, 1, 5, 9};
 static const int32_t sizes[] = {7, 4321, 262147, 5000003};
-static const int pipelines = 5; /* none, shuffle, bitshuffle, delta+shuffle, trunc_prec+shuffle */
+static const int pipelines = 6; /* none, shuffle, bitshuffle, delta+shuffle, trunc_prec+shuffle, shuffle+dict */
 
 typedef struct {
   int codec, typesize, clevel, pipeline, nthreads, splitmode;
@@ -34,6 +34,7 @@ static void params_for(const case_t *c, blosc2_cparams *cp) {
     case 4:
       cp->filters[0] = BLOSC_TRUNC_PREC; cp->filters_meta[0] = 20; cp->filters[5] = BLOSC_SHUFFLE;
       break;
+    case 5: cp->filters[5] = BLOSC_SHUFFLE; cp->use_dict = 1; break;
     default: break;
   }
 }
@@ -43,6 +44,8 @@ static int case_valid(const case_t *c) {
      multiple of the typesize are not round-tripped by c-blosc2 (checked elsewhere). */
   if (c->pipeline == 4 && c->typesize != 4 && c->typesize != 8) return 0;
   if (c->pipeline == 3 && c->nbytes % c->typesize != 0) return 0;
+  /* Dictionaries only for the codecs that have them, and at levels that compress. */
+  if (c->pipeline == 5 && (c->codec == BLOSC_BLOSCLZ || c->codec == BLOSC_ZLIB || c->clevel == 0)) return 0;
   return 1;
 }
 

@@ -534,15 +534,6 @@ typedef struct blosc2_dparams {
 } blosc2_dparams;
 
 /**
- * The callback type of `blosc2_set_threads_callback`.
- */
-typedef void (*blosc_threads_callback)(void *callback_data,
-                                       void (*dojob)(void*),
-                                       int numjobs,
-                                       size_t jobdata_elsize,
-                                       void *jobdata);
-
-/**
  * Which I/O backend a storage uses, and its parameters.
  */
 typedef struct blosc2_io {
@@ -719,6 +710,15 @@ typedef struct blosc2_schunk {
   int64_t change_tick;
 } blosc2_schunk;
 
+/**
+ * The callback type of `blosc2_set_threads_callback`.
+ */
+typedef void (*blosc_threads_callback)(void *callback_data,
+                                       void (*dojob)(void*),
+                                       int numjobs,
+                                       size_t jobdata_elsize,
+                                       void *jobdata);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -799,12 +799,6 @@ BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
  * Set the number of threads of the global API; returns the previous number.
  */
 BLOSC_EXPORT int16_t blosc2_set_nthreads(int16_t nthreads);
-
-/**
- * Use a custom threading backend (accepted for compatibility; the library's
- * own worker pool keeps doing the work, which yields the same results).
- */
-BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 /**
  * The name of the global compressor.

@@ -139,6 +139,20 @@ fn dictionaries_round_trip_for_lz4_and_zstd() {
         assert!(Header::parse(&chunk).unwrap().use_dict() || chunk.len() > 0);
         assert_eq!(decompress(&chunk, 2), src, "{codec:?}");
     }
+    // Buffers too small to sample a dictionary from are compressed without one,
+    // and the header must not claim one.
+    for n in [4321usize, 20_000] {
+        let small = ints(n);
+        for codec in [Codec::Lz4, Codec::Lz4hc, Codec::Zstd] {
+            let mut p = CParams::classic(codec, 9, 1, 4, false);
+            p.use_dict = true;
+            let chunk = compress(p, &small);
+            if n < 5120 {
+                assert!(!Header::parse(&chunk).unwrap().use_dict(), "{codec:?} {n}");
+            }
+            assert_eq!(decompress(&chunk, 1), small, "{codec:?} {n}");
+        }
+    }
     let mut p = CParams::classic(Codec::BloscLz, 5, 1, 4, false);
     p.use_dict = true;
     assert!(Compressor::new(p).unwrap().compress(&src, &mut vec![0u8; src.len()]).is_err());

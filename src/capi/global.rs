@@ -4,7 +4,6 @@
 //! codec listing functions.
 
 use super::ffi::{c_str, guard, guard_code, write_opt};
-use super::types::*;
 use crate::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 use crate::codecs::{Codec, Library, ALL};
 use crate::error::Error;
@@ -222,13 +221,6 @@ pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
         }
         old
     })
-}
-
-/// Use a custom threading backend (accepted for compatibility; the library's
-/// own worker pool keeps doing the work, which yields the same results).
-#[no_mangle]
-pub extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut libc::c_void) {
-    let _ = (callback, callback_data);
 }
 
 static NAMES: OnceLock<Vec<CString>> = OnceLock::new();

@@ -154,17 +154,24 @@ impl Compressor {
                 header.blosc2_flags |= blosc2_flags::USEDICT;
             }
             header.write(dst);
+            let mut dict_used = false;
             ntbytes = if let (true, CodecChoice::Builtin(codec)) = (use_dict, &codec) {
-                self.compress_with_dict(*codec, &layout, src, dst)?
+                let (n, used) = self.compress_with_dict(*codec, &layout, src, dst)?;
+                dict_used = used;
+                n
             } else {
                 self.compress_blocks(codec, &layout, src, dst, bstarts_end, None)?
             };
+            if !dict_used {
+                // Too little data for a dictionary: plain blocks, and no flag saying otherwise.
+                header.blosc2_flags &= !blosc2_flags::USEDICT;
+            }
             if ntbytes == 0 {
                 memcpyed = true;
                 header.blosc2_flags &= !blosc2_flags::USEDICT;
             } else {
                 let nstreams: usize = (0..nblocks).map(|j| layout.nstreams(j)).sum();
-                if !use_dict && header_len == EXTENDED_HEADER_LENGTH && ntbytes == bstarts_end + 4 * nstreams {
+                if !dict_used && header_len == EXTENDED_HEADER_LENGTH && ntbytes == bstarts_end + 4 * nstreams {
                     // Every stream is a run of zeros: the chunk is all zeros.
                     header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;
                     ntbytes = header_len;
@@ -261,14 +268,17 @@ impl Compressor {
 
     /// Train (Zstd) or sample (LZ4) a dictionary from a first pass over the
     /// filtered blocks, store it after the bstarts and compress with it.
-    fn compress_with_dict(&mut self, codec: Codec, layout: &Layout, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+    /// Returns the chunk length and whether a dictionary was used (not when
+    /// the data is too small to sample one).
+    fn compress_with_dict(&mut self, codec: Codec, layout: &Layout, src: &[u8], dst: &mut [u8]) -> Result<(usize, bool)> {
         let bstarts_end = layout.header_len + 4 * layout.nblocks;
         let mut dict_max = MAX_DICT_SIZE.min(src.len() / 20);
         let mut nsamples = layout.nblocks * if layout.split { layout.typesize } else { 1 };
         nsamples = nsamples.max(8);
         let sample_size = src.len() / nsamples / 16;
+        let plain = CodecChoice::Builtin(codec);
         if dict_max < MIN_USEFUL_DICT || sample_size == 0 {
-            return self.compress_blocks(CodecChoice::Builtin(codec), layout, src, dst, bstarts_end, None);
+            return Ok((self.compress_blocks(plain, layout, src, dst, bstarts_end, None)?, false));
         }
         // The training material: the filtered blocks, laid end to end.
         let samples = self.filtered_prefix(layout, src, nsamples * sample_size)?;
@@ -276,7 +286,7 @@ impl Compressor {
         let dict_len = match codec {
             Codec::Zstd => match codecs::zstd_train_dict(&mut dict, &samples, sample_size, nsamples) {
                 Some(n) => n,
-                None => return self.compress_blocks(CodecChoice::Builtin(codec), layout, src, dst, bstarts_end, None),
+                None => return Ok((self.compress_blocks(plain, layout, src, dst, bstarts_end, None)?, false)),
             },
             _ => {
                 dict_max = dict_max.min(nsamples * sample_size);
@@ -287,16 +297,16 @@ impl Compressor {
         let dict = &dict[..dict_len];
         let start = bstarts_end + 4 + dict_len;
         if start > dst.len() {
-            return Ok(0);
+            return Ok((0, true));
         }
         dst[bstarts_end..bstarts_end + 4].copy_from_slice(&(dict_len as i32).to_le_bytes());
         dst[bstarts_end + 4..start].copy_from_slice(dict);
         match codec {
             Codec::Zstd => {
                 let cdict = codecs::ZstdCDict::new(dict, 1).ok_or(Error::CodecDict)?;
-                self.compress_blocks(CodecChoice::Builtin(codec), layout, src, dst, start, Some(&Dict::Zstd(&cdict)))
+                Ok((self.compress_blocks(plain, layout, src, dst, start, Some(&Dict::Zstd(&cdict)))?, true))
             }
-            _ => self.compress_blocks(CodecChoice::Builtin(codec), layout, src, dst, start, Some(&Dict::Lz4(dict))),
+            _ => Ok((self.compress_blocks(plain, layout, src, dst, start, Some(&Dict::Lz4(dict)))?, true)),
         }
     }
 
