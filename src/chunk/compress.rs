@@ -291,6 +291,18 @@ impl Compressor {
             _ => {
                 dict_max = dict_max.min(nsamples * sample_size);
                 dict[..dict_max].copy_from_slice(&samples[..dict_max]);
+                // c-blosc2 keeps its samples in the output buffer, right after the
+                // header, and writes the dictionary size field (after the bstarts)
+                // over them before copying the dictionary out: those 4 bytes of its
+                // LZ4 dictionaries are the size. Any bytes make a valid dictionary;
+                // doing the same keeps the chunks byte-identical.
+                let at = bstarts_end - layout.header_len;
+                let size = (dict_max as i32).to_le_bytes();
+                for (k, b) in size.iter().enumerate() {
+                    if let Some(d) = dict.get_mut(at + k).filter(|_| at + k < dict_max) {
+                        *d = *b;
+                    }
+                }
                 dict_max
             }
         };
