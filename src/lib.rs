@@ -8,6 +8,7 @@ pub mod chunk;
 pub mod codecs;
 pub mod error;
 pub mod filters;
+pub mod frame;
 pub mod plugins;
 
 pub use error::{Error, Result};
