@@ -1,10 +1,12 @@
 //! Contiguous frames (README_CFRAME_FORMAT.rst; the exact behaviour of
 //! c-blosc2 3.3 is in docs/FRAME_BEHAVIOUR.md): header, chunks, offsets
-//! index, trailer. This module reads frames held in memory.
+//! index, trailer. Frames held in memory are read by [`FrameView`] and
+//! written by [`writer::write_cframe`].
 
 pub mod header;
 mod msgpack;
 pub mod trailer;
+pub mod writer;
 
 pub use header::FrameHeader;
 pub use msgpack::Metalayer;
@@ -94,6 +96,18 @@ impl<'a> FrameView<'a> {
             return Err(Error::InvalidHeader);
         }
         Ok(offsets)
+    }
+
+    /// The decoded offsets index (offsets into the chunks section, or special values).
+    pub fn offsets(&self) -> &[i64] {
+        &self.offsets
+    }
+
+    /// The chunks section as stored.
+    pub fn chunks_section(&self) -> &'a [u8] {
+        let start = self.header.header_len;
+        let end = start.saturating_add(self.header.cbytes as usize).min(self.bytes.len());
+        &self.bytes[start.min(end)..end]
     }
 
     pub fn nchunks(&self) -> usize {
