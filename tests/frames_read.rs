@@ -91,6 +91,14 @@ fn corrupted_frames_fail_without_panicking() {
     for cut in [0, 10, 86, 87, 200, bytes.len() / 2, bytes.len() - 1] {
         assert!(FrameView::parse(&bytes[..cut]).is_err(), "cut {cut}");
     }
+    // A header whose cbytes runs past the end of the frame.
+    let mut b = bytes.clone();
+    b[39..47].copy_from_slice(&(i64::MAX / 2).to_be_bytes());
+    if let Ok(f) = FrameView::parse(&b) {
+        for i in 0..f.nchunks() {
+            let _ = f.chunk_bytes(i);
+        }
+    }
     let mut state = 7u32;
     for _ in 0..3000 {
         let mut b = bytes.clone();

@@ -9,18 +9,7 @@ use std::path::PathBuf;
 fn rebuild(bytes: &[u8]) -> Vec<u8> {
     let f = FrameView::parse(bytes).unwrap();
     let h = &f.header;
-    let cparams = CParams {
-        compcode: h.compcode(),
-        compcode_meta: h.compcode_meta,
-        clevel: h.clevel(),
-        use_dict: h.use_dict(),
-        typesize: h.typesize,
-        nthreads: 1,
-        blocksize: h.blocksize,
-        splitmode: SplitMode::from_code(h.splitmode()),
-        filters: h.filters,
-        filters_meta: h.filters_meta,
-    };
+    let cparams = cparams_of(&f);
     let parts = FrameParts {
         cparams: &cparams,
         tcomp: h.tcomp,

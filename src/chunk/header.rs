@@ -99,19 +99,7 @@ impl Header {
     /// Parse and validate only the 16-byte Blosc1 part of a header (what the
     /// `*_cbuffer_*` query functions read).
     pub fn parse_min(src: &[u8]) -> Result<Header> {
-        if src.len() < MIN_HEADER_LENGTH {
-            return Err(Error::ReadBuffer);
-        }
-        let mut h = Header {
-            version: src[0],
-            versionlz: src[1],
-            flags: src[2],
-            typesize: src[3],
-            nbytes: le_i32(src, 4),
-            blocksize: le_i32(src, 8),
-            cbytes: le_i32(src, 12),
-            ..Header::default()
-        };
+        let mut h = Self::read_min(src)?;
         if h.cbytes < MIN_HEADER_LENGTH as i32 || h.blocksize <= 0 || h.blocksize > MAX_BLOCKSIZE || h.typesize == 0 {
             return Err(Error::InvalidHeader);
         }
@@ -121,12 +109,12 @@ impl Header {
         Ok(h)
     }
 
-    /// Parse and validate the header at the start of `src`.
-    pub fn parse(src: &[u8]) -> Result<Header> {
+    /// The fields of the first 16 bytes, unchecked.
+    fn read_min(src: &[u8]) -> Result<Header> {
         if src.len() < MIN_HEADER_LENGTH {
             return Err(Error::ReadBuffer);
         }
-        let mut h = Header {
+        Ok(Header {
             version: src[0],
             versionlz: src[1],
             flags: src[2],
@@ -135,7 +123,12 @@ impl Header {
             blocksize: le_i32(src, 8),
             cbytes: le_i32(src, 12),
             ..Header::default()
-        };
+        })
+    }
+
+    /// Parse and validate the header at the start of `src`.
+    pub fn parse(src: &[u8]) -> Result<Header> {
+        let mut h = Self::read_min(src)?;
         if h.cbytes < MIN_HEADER_LENGTH as i32 || h.nbytes < 0 {
             return Err(Error::InvalidHeader);
         }

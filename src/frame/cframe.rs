@@ -188,8 +188,12 @@ impl CFrame {
         if old >= 0 {
             let start = old as usize;
             let (_, ocb, _) = crate::chunk::Header::sizes(self.chunks.get(start..).ok_or(Error::InvalidHeader)?)?;
+            if ocb < 0 {
+                return Err(Error::InvalidHeader);
+            }
+            // c-blosc2 takes a stored chunk of exactly 32 bytes as empty.
             let ocb = if ocb == 32 { 0 } else { ocb as usize };
-            let end = (start + ocb).min(self.chunks.len());
+            let end = start.saturating_add(ocb).min(self.chunks.len());
             let new_bytes: &[u8] = if new_stored {
                 let (_, cb, _) = crate::chunk::Header::sizes(chunk)?;
                 &chunk[..cb as usize]

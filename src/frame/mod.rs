@@ -147,8 +147,9 @@ impl<'a> FrameView<'a> {
             let nbytes = self.fixed_chunk_nbytes(i).ok_or(Error::FrameSpecial)?;
             return Ok(ChunkRef::Special { kind, nbytes });
         }
-        let start = self.header.header_len + off as usize;
-        let avail = &self.bytes[start..self.bytes.len().min(self.header.header_len + self.header.cbytes as usize)];
+        let start = self.header.header_len.checked_add(off as usize).ok_or(Error::InvalidHeader)?;
+        let end = self.bytes.len().min(self.header.header_len.saturating_add(self.header.cbytes as usize));
+        let avail = self.bytes.get(start..end).ok_or(Error::InvalidHeader)?;
         let (_, cbytes, _) = Header::sizes(avail)?;
         if cbytes < 16 || cbytes as usize > avail.len() {
             return Err(Error::InvalidHeader);
