@@ -24,6 +24,15 @@ unsafe fn min_header<'a>(src: *const c_void) -> Result<&'a [u8], Error> {
     unsafe { slice(src.cast(), MIN_HEADER_LENGTH as i64) }
 }
 
+/// The source and destination buffers of a call.
+///
+/// # Safety
+/// `src` must hold `srcsize` readable bytes and `dest` `destsize` writable ones (or be NULL).
+unsafe fn buffers<'a>(src: *const c_void, srcsize: i32, dest: *mut c_void, destsize: i32) -> Result<(&'a [u8], &'a mut [u8]), Error> {
+    // SAFETY: caller contract.
+    unsafe { Ok((slice(src.cast(), i64::from(srcsize))?, slice_mut(dest.cast(), i64::from(destsize))?)) }
+}
+
 /// A whole chunk from its pointer alone, sized by the `cbytes` of its header.
 ///
 /// # Safety
@@ -51,7 +60,7 @@ pub unsafe extern "C" fn blosc2_compress(
 ) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let (src, dst) = unsafe { (slice(src.cast(), i64::from(srcsize))?, slice_mut(dest.cast(), i64::from(destsize))?) };
+        let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         let call = compression_call(clevel, doshuffle, typesize);
         len32(global_compress(call, src, dst)?)
     })
@@ -88,7 +97,7 @@ pub unsafe extern "C" fn blosc1_compress(
 pub unsafe extern "C" fn blosc2_decompress(src: *const c_void, srcsize: i32, dest: *mut c_void, destsize: i32) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let (src, dst) = unsafe { (slice(src.cast(), i64::from(srcsize))?, slice_mut(dest.cast(), i64::from(destsize))?) };
+        let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         len32(global_decompress(src, dst)?)
     })
 }
@@ -122,7 +131,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     guard_code(|| {
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
-        let (src, dst) = unsafe { (slice(src.cast(), i64::from(srcsize))?, slice_mut(dest.cast(), i64::from(destsize))?) };
+        let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         len32(ctx.compressor()?.compress(src, dst)?)
     })
 }
@@ -142,7 +151,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     guard_code(|| {
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
-        let (src, dst) = unsafe { (slice(src.cast(), i64::from(srcsize))?, slice_mut(dest.cast(), i64::from(destsize))?) };
+        let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         len32(ctx.decompressor()?.decompress(src, dst)?)
     })
 }
@@ -162,7 +171,7 @@ pub unsafe extern "C" fn blosc2_getitem(
 ) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let (src, dst) = unsafe { (slice(src.cast(), i64::from(srcsize))?, slice_mut(dest.cast(), i64::from(destsize))?) };
+        let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         len32(with_global_dctx(|d| d.getitem(src, i64::from(start), i64::from(nitems), dst))?)
     })
 }
@@ -200,7 +209,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
     guard_code(|| {
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
-        let (src, dst) = unsafe { (slice(src.cast(), i64::from(srcsize))?, slice_mut(dest.cast(), i64::from(destsize))?) };
+        let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         len32(ctx.decompressor()?.getitem(src, i64::from(start), i64::from(nitems), dst)?)
     })
 }
@@ -222,7 +231,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     guard_code(|| {
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
-        let (src, dst) = unsafe { (slice(src.cast(), i64::from(srcsize))?, slice_mut(dest.cast(), i64::from(destsize))?) };
+        let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         len32(ctx.decompressor()?.getitem_bytes(src, i64::from(start), i64::from(nbytes), dst)?)
     })
 }
