@@ -9,6 +9,8 @@ pub mod codecs;
 pub mod error;
 pub mod filters;
 pub mod frame;
+pub mod io;
 pub mod plugins;
+pub mod schunk;
 
 pub use error::{Error, Result};

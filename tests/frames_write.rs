@@ -2,28 +2,35 @@
 //! 3.3 wrote (header, metalayers, offsets index recipe, trailer).
 
 use b2nd::chunk::{CParams, SplitMode};
-use b2nd::frame::writer::{write_cframe, FrameParts};
+use b2nd::frame::writer::{write_cframe, FrameParts, Info};
 use b2nd::frame::FrameView;
+use b2nd::schunk::{Storage, SuperChunk};
 use std::path::PathBuf;
 
-fn rebuild(bytes: &[u8]) -> Vec<u8> {
-    let f = FrameView::parse(bytes).unwrap();
+fn info_of(f: &FrameView) -> Info {
     let h = &f.header;
-    let cparams = cparams_of(&f);
-    let parts = FrameParts {
-        cparams: &cparams,
+    Info {
+        cparams: cparams_of(f),
         tcomp: h.tcomp,
         tdecomp: h.tdecomp,
         nbytes: h.nbytes,
         chunksize: h.chunksize,
         vl_blocks: h.vl_blocks(),
-        metalayers: &h.metalayers,
-        chunks: f.chunks_section(),
-        offsets: f.offsets(),
-        index_capacity: f.nchunks(),
-        vlmetalayers: &f.trailer.vlmetalayers,
-    };
+        metalayers: h.metalayers.clone(),
+        vlmetalayers: f.trailer.vlmetalayers.clone(),
+    }
+}
+
+fn rebuild(bytes: &[u8]) -> Vec<u8> {
+    let f = FrameView::parse(bytes).unwrap();
+    let info = info_of(&f);
+    let parts = FrameParts { info: &info, chunks: f.chunks_section(), offsets: f.offsets(), index_capacity: f.nchunks() };
     write_cframe(&parts).unwrap()
+}
+
+fn in_memory_cframe(cparams: CParams) -> SuperChunk {
+    let dparams = b2nd::chunk::DParams::default();
+    SuperChunk::new(cparams, dparams, Storage { contiguous: true, ..Storage::default() }).unwrap()
 }
 
 fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
@@ -79,26 +86,30 @@ fn cparams_of(f: &FrameView) -> CParams {
 
 #[test]
 fn appending_the_chunks_again_gives_the_same_frame() {
-    use b2nd::frame::CFrame;
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata");
     for rel in ["compat/varchunks-lz4-3.0.0.b2frame", "b2nd/example_day_month_temp.b2nd", "compat/vlblocks-lz4-fixed-3.0.0.b2frame"] {
         let bytes = std::fs::read(dir.join(rel)).unwrap();
         let f = FrameView::parse(&bytes).unwrap();
-        let mut c = CFrame::new(cparams_of(&f), f.header.tcomp, f.header.tdecomp);
-        c.metalayers = f.header.metalayers.clone();
-        c.vlmetalayers = f.trailer.vlmetalayers.clone();
+        let mut c = in_memory_cframe(cparams_of(&f));
+        c.set_nthreads(f.header.tcomp, f.header.tdecomp);
+        for m in &f.header.metalayers {
+            c.meta_add(&m.name, &m.content).unwrap();
+        }
         for i in 0..f.nchunks() {
-            c.append(&f.chunk_bytes(i).unwrap()).unwrap();
+            c.append_chunk(&f.chunk_bytes(i).unwrap()).unwrap();
+        }
+        for m in &f.trailer.vlmetalayers {
+            let content = c_vlmeta_decoded(&m.content);
+            c.vlmeta_add(&m.name, &content, None).unwrap();
         }
         assert_eq!(c.chunksize(), f.header.chunksize, "{rel}");
-        assert_eq!(first_difference(&c.to_bytes().unwrap(), &bytes), None, "{rel}");
+        assert_eq!(first_difference(&c.to_cframe().unwrap(), &bytes), None, "{rel}");
     }
 }
 
 #[test]
 fn mutations_keep_the_frame_readable_and_consistent() {
     use b2nd::chunk::{Compressor, DParams, Decompressor};
-    use b2nd::frame::CFrame;
     let p = CParams::classic(b2nd::codecs::Codec::Lz4, 5, 1, 4, false);
     let mut comp = Compressor::new(p.clone()).unwrap();
     let chunk_of = |comp: &mut Compressor, seed: u32, n: usize| {
@@ -108,20 +119,20 @@ fn mutations_keep_the_frame_readable_and_consistent() {
         dst.truncate(k);
         (src, dst)
     };
-    let mut f = CFrame::new(p.clone(), 1, 1);
+    let mut f = in_memory_cframe(p.clone());
     let mut expect: Vec<Vec<u8>> = Vec::new();
     for s in 0..4 {
         let (src, c) = chunk_of(&mut comp, s, 4000);
-        f.append(&c).unwrap();
+        f.append_chunk(&c).unwrap();
         expect.push(src);
     }
     let (src, c) = chunk_of(&mut comp, 100, 4000);
-    f.insert(1, &c).unwrap();
+    f.insert_chunk(1, &c).unwrap();
     expect.insert(1, src);
     let (src, c) = chunk_of(&mut comp, 200, 4000);
-    f.update(2, &c).unwrap();
+    f.update_chunk(2, &c).unwrap();
     expect[2] = src;
-    f.delete(0).unwrap();
+    f.delete_chunk(0).unwrap();
     expect.remove(0);
     f.reorder(&[3, 2, 1, 0]).unwrap();
     expect.reverse();
@@ -131,10 +142,10 @@ fn mutations_keep_the_frame_readable_and_consistent() {
         z.truncate(k);
         z
     };
-    f.update(1, &zeros).unwrap();
+    f.update_chunk(1, &zeros).unwrap();
     expect[1] = vec![0u8; 4000];
     assert_eq!(f.chunksize(), 4000);
-    let bytes = f.to_bytes().unwrap();
+    let bytes = f.to_cframe().unwrap().into_owned();
     let v = FrameView::parse(&bytes).unwrap();
     assert_eq!(v.nchunks(), 4);
     assert_eq!(v.header.nbytes, 16_000);
@@ -144,9 +155,16 @@ fn mutations_keep_the_frame_readable_and_consistent() {
         d.decompress(&v.chunk_bytes(i).unwrap(), &mut out).unwrap();
         assert_eq!(&out, want, "chunk {i}");
     }
-    assert!(f.delete(9).is_err());
+    assert!(f.delete_chunk(9).is_err());
     assert!(f.reorder(&[0, 0, 1, 2]).is_err());
     let (_, short) = chunk_of(&mut comp, 7, 2000);
-    f.insert(0, &short).unwrap();
+    f.insert_chunk(0, &short).unwrap();
     assert_eq!(f.chunksize(), 0, "a shorter chunk in the middle makes chunks variable");
+}
+
+fn c_vlmeta_decoded(stored: &[u8]) -> Vec<u8> {
+    let (n, _, _) = b2nd::chunk::Header::sizes(stored).unwrap();
+    let mut out = vec![0u8; n as usize];
+    b2nd::chunk::Decompressor::new(b2nd::chunk::DParams::default()).decompress(stored, &mut out).unwrap();
+    out
 }

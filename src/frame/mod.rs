@@ -3,13 +3,13 @@
 //! index, trailer. Frames held in memory are read by [`FrameView`] and
 //! written by [`writer::write_cframe`].
 
-pub mod cframe;
 pub mod header;
+pub mod live;
 mod msgpack;
 pub mod trailer;
 pub mod writer;
 
-pub use cframe::CFrame;
+pub use live::Frame;
 pub use header::FrameHeader;
 pub use msgpack::Metalayer;
 pub use trailer::Trailer;

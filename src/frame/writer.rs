@@ -8,11 +8,12 @@ use crate::chunk::{CParams, Compressor, SplitMode};
 use crate::codecs::Codec;
 use crate::error::{Error, Result};
 
-/// Everything a frame holds, as the super-chunk keeps it.
-pub struct FrameParts<'a> {
+/// What the header of a frame records (the super-chunk's state).
+#[derive(Debug, Clone)]
+pub struct Info {
     /// Parameters of the super-chunk (typesize, codec, level, filters, ...).
-    pub cparams: &'a CParams,
-    /// Thread counts recorded in the header.
+    pub cparams: CParams,
+    /// Thread counts recorded in the header (informational).
     pub tcomp: i16,
     pub tdecomp: i16,
     /// Total uncompressed bytes of the chunks.
@@ -21,7 +22,30 @@ pub struct FrameParts<'a> {
     pub chunksize: i32,
     /// Whether the chunks use variable-length blocks.
     pub vl_blocks: bool,
-    pub metalayers: &'a [Metalayer],
+    pub metalayers: Vec<Metalayer>,
+    /// Variable-length metalayers, contents as stored (compressed chunks).
+    pub vlmetalayers: Vec<Metalayer>,
+}
+
+impl Info {
+    pub fn new(cparams: CParams) -> Info {
+        let (tcomp, tdecomp) = (cparams.nthreads, 1);
+        Info {
+            cparams,
+            tcomp,
+            tdecomp,
+            nbytes: 0,
+            chunksize: -1,
+            vl_blocks: false,
+            metalayers: Vec::new(),
+            vlmetalayers: Vec::new(),
+        }
+    }
+}
+
+/// Everything a contiguous frame holds, for writing it in one piece.
+pub struct FrameParts<'a> {
+    pub info: &'a Info,
     /// The chunks section as stored.
     pub chunks: &'a [u8],
     /// One entry per chunk: offset in the chunks section, or a special value.
@@ -29,8 +53,6 @@ pub struct FrameParts<'a> {
     /// The offsets capacity the index is compressed for (the number of chunks,
     /// or the number before a delete: c-blosc2 keeps the old buffer size there).
     pub index_capacity: usize,
-    /// Variable-length metalayers, contents already compressed.
-    pub vlmetalayers: &'a [Metalayer],
 }
 
 fn put_meta_map(out: &mut Vec<u8>, metas: &[Metalayer]) -> Result<Vec<usize>> {
@@ -65,8 +87,10 @@ fn put_meta_contents(out: &mut Vec<u8>, metas: &[Metalayer], slots: &[usize], ba
     Ok(())
 }
 
-fn header(p: &FrameParts, cbytes: i64) -> Result<Vec<u8>> {
-    let cp = p.cparams;
+/// The header of a frame (frame_len left 0: patch bytes 16..24), `sparse` for the
+/// index frame of a sparse frame.
+pub fn header(p: &Info, cbytes: i64, sparse: bool) -> Result<Vec<u8>> {
+    let cp = &p.cparams;
     let mut h = Vec::with_capacity(FIXED_LEN + 64);
     h.extend_from_slice(&[0x9e, 0xa8]);
     h.extend_from_slice(MAGIC);
@@ -78,7 +102,7 @@ fn header(p: &FrameParts, cbytes: i64) -> Result<Vec<u8>> {
     let version = if variable || p.vl_blocks { 3 } else { 2 };
     let general = version | 0x10 | if variable { 0x40 } else { 0 } | if p.vl_blocks { 0x80 } else { 0 };
     let codec = if cp.compcode >= 6 { 6 } else { cp.compcode };
-    h.extend_from_slice(&[0xa4, general, 0, (cp.clevel << 4) | codec, (cp.splitmode as u8 - 1) & 0x3]);
+    h.extend_from_slice(&[0xa4, general, u8::from(sparse), (cp.clevel << 4) | codec, (cp.splitmode as u8 - 1) & 0x3]);
     h.push(0xd3);
     h.extend_from_slice(&p.nbytes.to_be_bytes());
     h.push(0xd3);
@@ -100,10 +124,10 @@ fn header(p: &FrameParts, cbytes: i64) -> Result<Vec<u8>> {
     debug_assert_eq!(h.len(), FIXED_LEN);
     // Metalayers: "idx size" counts from the fixarray marker through the map.
     h.extend_from_slice(&[0x93, 0xcd, 0, 0]);
-    let slots = put_meta_map(&mut h, p.metalayers)?;
+    let slots = put_meta_map(&mut h, &p.metalayers)?;
     let idx = u16::try_from(h.len() - FIXED_LEN).map_err(|_| Error::InvalidParam)?;
     h[FIXED_LEN + 2..FIXED_LEN + 4].copy_from_slice(&idx.to_be_bytes());
-    put_meta_contents(&mut h, p.metalayers, &slots, 0)?;
+    put_meta_contents(&mut h, &p.metalayers, &slots, 0)?;
     let hl = i32::try_from(h.len()).map_err(|_| Error::InvalidParam)?;
     h[11..15].copy_from_slice(&hl.to_be_bytes());
     Ok(h)
@@ -133,7 +157,8 @@ pub fn index_chunk(offsets: &[i64], capacity: usize) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-fn trailer(vlmetas: &[Metalayer]) -> Result<Vec<u8>> {
+/// The trailer: variable-length metalayers, trailer length, fingerprint.
+pub fn trailer(vlmetas: &[Metalayer]) -> Result<Vec<u8>> {
     let mut t = vec![0x94, 0x01, 0x93, 0xcd, 0, 0];
     let slots = put_meta_map(&mut t, vlmetas)?;
     // Here "idx size" counts from the uint16 marker through the map.
@@ -151,12 +176,12 @@ fn trailer(vlmetas: &[Metalayer]) -> Result<Vec<u8>> {
 /// Lay out a whole contiguous frame.
 pub fn write_cframe(p: &FrameParts) -> Result<Vec<u8>> {
     let cbytes = p.chunks.len() as i64;
-    let mut frame = header(p, cbytes)?;
-    if p.nbytes > 0 {
+    let mut frame = header(p.info, cbytes, false)?;
+    if p.info.nbytes > 0 {
         frame.extend_from_slice(p.chunks);
         frame.extend_from_slice(&index_chunk(p.offsets, p.index_capacity)?);
     }
-    frame.extend_from_slice(&trailer(p.vlmetalayers)?);
+    frame.extend_from_slice(&trailer(&p.info.vlmetalayers)?);
     let flen = frame.len() as u64;
     frame[16..24].copy_from_slice(&flen.to_be_bytes());
     Ok(frame)

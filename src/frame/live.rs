@@ -1,0 +1,1005 @@
+//! An open frame: contiguous in memory, contiguous in a file (possibly at an
+//! offset inside a larger file) or sparse (a directory of chunk files with an
+//! index frame). It keeps the offsets index in memory and reads chunks on
+//! demand; every mutation writes what c-blosc2 3.3 writes
+//! (docs/FRAME_BEHAVIOUR.md §5, §7) so that the bytes come out the same.
+//!
+//! The header fields that belong to the super-chunk (nbytes, chunksize,
+//! metalayers, ...) are passed in as an [`Info`] by the caller.
+
+use super::header::{FrameHeader, FIXED_LEN};
+use super::trailer::{Trailer, END_LEN, MIN_LEN};
+use super::writer::{header, index_chunk, trailer, Info};
+use super::Metalayer;
+use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH, VL_BLOCKS};
+use crate::chunk::view::LazySource;
+use crate::chunk::{CParams, DParams, Decompressor, SplitMode};
+use crate::error::{Error, Result};
+use crate::io::{Backend, Mode, Stream};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Name of the index frame inside a sparse frame's directory.
+pub const SPARSE_INDEX: &str = "chunks.b2frame";
+/// Bit 63: an offset that encodes a special chunk.
+const SPECIAL_BIT: i64 = i64::MIN;
+/// Shortest possible frame: fixed header and empty trailer.
+pub const MIN_FRAME_LEN: u64 = (FIXED_LEN + MIN_LEN) as u64;
+/// Bytes moved at a time when a frame's chunks section shifts.
+const MOVE_PIECE: usize = 4 << 20;
+
+/// The offset value that encodes special chunk `kind`.
+pub fn special_offset(kind: Special) -> i64 {
+    (((0x80 | kind as u8) as u64) << 56) as i64
+}
+
+/// Whether a chunk of this kind is stored as an offset rather than as bytes.
+pub fn offset_encoded(kind: Special) -> bool {
+    matches!(kind, Special::Zero | Special::Nan | Special::Uninit)
+}
+
+/// The special kind an offset encodes (`None` for a stored chunk), or an error
+/// for a negative offset that is not a valid special value.
+fn decode_special(off: i64) -> Result<Option<Special>> {
+    if off >= 0 {
+        return Ok(None);
+    }
+    if off & !(0xffi64 << 56) != 0 || off & SPECIAL_BIT == 0 {
+        return Err(Error::FrameSpecial);
+    }
+    match ((off as u64) >> 56) as u8 & 0x7f {
+        1 => Ok(Some(Special::Zero)),
+        2 => Ok(Some(Special::Nan)),
+        4 => Ok(Some(Special::Uninit)),
+        _ => Err(Error::FrameSpecial),
+    }
+}
+
+/// A 32-byte chunk of `nbytes` special values.
+pub fn special_chunk(kind: Special, nbytes: i32, typesize: i32, blocksize: i32) -> Vec<u8> {
+    let h = Header {
+        version: crate::chunk::header::VERSION_FORMAT_STABLE,
+        versionlz: 1,
+        flags: 0x05,
+        typesize: typesize.clamp(1, 255) as u8,
+        nbytes,
+        blocksize: if blocksize > 0 {
+            blocksize
+        } else {
+            crate::chunk::blocksize::compute(0, 5, typesize, nbytes, 0, SplitMode::ForwardCompat, 0x1)
+        },
+        cbytes: EXTENDED_HEADER_LENGTH as i32,
+        blosc2_flags: (kind as u8) << 4,
+        ..Header::default()
+    };
+    let mut b = vec![0u8; EXTENDED_HEADER_LENGTH];
+    h.write(&mut b);
+    b
+}
+
+/// Where the bytes of a contiguous frame (or of a sparse frame's index) live.
+enum Bytes {
+    /// An in-memory frame owned here.
+    Memory(Vec<u8>),
+    /// An in-memory frame owned by someone else; copied on the first change.
+    Foreign(Arc<dyn AsRef<[u8]> + Send + Sync>),
+    /// A stream (file), the frame starting at `base`.
+    Stream { stream: Box<dyn Stream>, base: u64, writable: bool },
+}
+
+impl Bytes {
+    fn slice(&self) -> Option<&[u8]> {
+        match self {
+            Bytes::Memory(v) => Some(v),
+            Bytes::Foreign(f) => Some((**f).as_ref()),
+            Bytes::Stream { .. } => None,
+        }
+    }
+
+    /// `len` bytes at `pos` of the frame.
+    fn read(&self, pos: u64, len: usize) -> Result<Cow<'_, [u8]>> {
+        match self {
+            Bytes::Stream { stream, base, .. } => {
+                let mut buf = vec![0u8; len];
+                let at = base.checked_add(pos).ok_or(Error::FileRead)?;
+                stream.read_exact_at(at, &mut buf)?;
+                Ok(Cow::Owned(buf))
+            }
+            _ => {
+                let s = self.slice().unwrap_or(&[]);
+                let start = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+                let end = start.checked_add(len).ok_or(Error::ReadBuffer)?;
+                s.get(start..end).map(Cow::Borrowed).ok_or(Error::ReadBuffer)
+            }
+        }
+    }
+
+    fn read_into(&self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        match self {
+            Bytes::Stream { stream, base, .. } => {
+                stream.read_exact_at(base.checked_add(pos).ok_or(Error::FileRead)?, buf)
+            }
+            _ => {
+                let src = self.read(pos, buf.len())?;
+                buf.copy_from_slice(&src);
+                Ok(())
+            }
+        }
+    }
+
+    fn owned(&mut self) -> &mut Vec<u8> {
+        if let Bytes::Foreign(f) = self {
+            *self = Bytes::Memory((**f).as_ref().to_vec());
+        }
+        match self {
+            Bytes::Memory(v) => v,
+            _ => unreachable!("owned() is only called on in-memory frames"),
+        }
+    }
+
+    fn write(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        match self {
+            Bytes::Stream { stream, base, writable } => {
+                if !*writable {
+                    return Err(Error::FileWrite);
+                }
+                stream.write_at(base.checked_add(pos).ok_or(Error::FileWrite)?, data)
+            }
+            _ => {
+                let v = self.owned();
+                let pos = usize::try_from(pos).map_err(|_| Error::WriteBuffer)?;
+                let end = pos.checked_add(data.len()).ok_or(Error::WriteBuffer)?;
+                if v.len() < end {
+                    v.resize(end, 0);
+                }
+                v[pos..end].copy_from_slice(data);
+                Ok(())
+            }
+        }
+    }
+
+    fn truncate(&mut self, len: u64) -> Result<()> {
+        match self {
+            Bytes::Stream { stream, base, writable } => {
+                if !*writable {
+                    return Err(Error::FileWrite);
+                }
+                stream.truncate(base.checked_add(len).ok_or(Error::FileTruncate)?)
+            }
+            _ => {
+                let v = self.owned();
+                v.resize(usize::try_from(len).map_err(|_| Error::WriteBuffer)?, 0);
+                Ok(())
+            }
+        }
+    }
+
+    /// Move `len` bytes from `from` to `to` (regions may overlap).
+    fn shift(&mut self, from: u64, to: u64, len: u64) -> Result<()> {
+        if from == to || len == 0 {
+            return Ok(());
+        }
+        if let Bytes::Stream { .. } = self {
+            // Piece by piece, in the order that never overwrites bytes not yet moved.
+            let mut buf = vec![0u8; (len as usize).min(MOVE_PIECE)];
+            let mut done = 0u64;
+            while done < len {
+                let n = (len - done).min(buf.len() as u64);
+                let at = if to > from { len - done - n } else { done };
+                self.read_into(from + at, &mut buf[..n as usize])?;
+                self.write(to + at, &buf[..n as usize])?;
+                done += n;
+            }
+            return Ok(());
+        }
+        let v = self.owned();
+        let (from, to, len) = (from as usize, to as usize, len as usize);
+        if v.len() < to + len {
+            v.resize(to + len, 0);
+        }
+        v.copy_within(from..from + len, to);
+        Ok(())
+    }
+}
+
+/// A sparse frame's directory: one file per stored chunk.
+struct Directory {
+    path: String,
+    backend: Arc<dyn Backend>,
+}
+
+impl Directory {
+    fn chunk_path(&self, id: i64) -> String {
+        format!("{}/{:08X}.chunk", self.path, id)
+    }
+
+    fn read_chunk(&self, id: i64) -> Result<Vec<u8>> {
+        let s = self.backend.open(&self.chunk_path(id), Mode::Read)?;
+        let size = s.size()?;
+        if size < 16 || size > i32::MAX as u64 {
+            return Err(Error::InvalidHeader);
+        }
+        let mut buf = vec![0u8; size as usize];
+        s.read_exact_at(0, &mut buf)?;
+        Ok(buf)
+    }
+
+    fn write_chunk(&self, id: i64, chunk: &[u8]) -> Result<()> {
+        let s = self.backend.open(&self.chunk_path(id), Mode::Create)?;
+        s.write_at(0, chunk)
+    }
+
+    fn remove_chunk(&self, id: i64) -> Result<()> {
+        if self.backend.is_filesystem() {
+            std::fs::remove_file(self.chunk_path(id)).map_err(|_| Error::FileRemove)
+        } else {
+            self.backend.open(&self.chunk_path(id), Mode::Create).map(|_| ())
+        }
+    }
+}
+
+/// The layout state that every mutation replaces as a whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Layout {
+    header_len: usize,
+    frame_len: u64,
+    /// Header cbytes: length of the chunks section (contiguous) or Σ chunk file sizes (sparse).
+    cbytes: i64,
+    /// Offsets into the chunks section, chunk ids (sparse), or special values.
+    offsets: Vec<i64>,
+    /// How many entries the offsets buffer is compressed for (see writer::index_chunk).
+    index_capacity: usize,
+    /// The index is one run-length chunk (what c-blosc2's fill_special writes).
+    run_length: bool,
+}
+
+/// One chunk as the frame stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// Stored bytes at this offset of the chunks section (contiguous) or with this id (sparse).
+    Stored(i64),
+    /// A run of special values, stored as an offset.
+    Special(Special),
+}
+
+/// An open frame.
+pub struct Frame {
+    bytes: Bytes,
+    dir: Option<Directory>,
+    layout: Layout,
+}
+
+/// What opening a frame produces: the frame and the super-chunk state its header holds.
+pub struct Opened {
+    pub frame: Frame,
+    pub info: Info,
+}
+
+fn info_from_header(h: &FrameHeader, vlmetalayers: Vec<Metalayer>) -> Info {
+    let cparams = CParams {
+        compcode: h.compcode(),
+        compcode_meta: h.compcode_meta,
+        clevel: h.clevel(),
+        use_dict: h.use_dict(),
+        typesize: h.typesize,
+        nthreads: h.tcomp.max(1),
+        blocksize: h.blocksize,
+        splitmode: SplitMode::from_code(h.splitmode()),
+        filters: h.filters,
+        filters_meta: h.filters_meta,
+    };
+    Info {
+        cparams,
+        tcomp: h.tcomp,
+        tdecomp: h.tdecomp,
+        nbytes: h.nbytes,
+        chunksize: h.chunksize,
+        vl_blocks: h.vl_blocks(),
+        metalayers: h.metalayers.clone(),
+        vlmetalayers,
+    }
+}
+
+impl Frame {
+    // ----------------------------------------------------------------- creating
+
+    fn empty(bytes: Bytes, dir: Option<Directory>) -> Frame {
+        Frame {
+            bytes,
+            dir,
+            layout: Layout {
+                header_len: 0,
+                frame_len: 0,
+                cbytes: 0,
+                offsets: Vec::new(),
+                index_capacity: 0,
+                run_length: false,
+            },
+        }
+    }
+
+    /// A new, empty in-memory contiguous frame.
+    pub fn new_memory(info: &Info) -> Result<Frame> {
+        let mut f = Frame::empty(Bytes::Memory(Vec::new()), None);
+        f.rewrite_whole(info)?;
+        Ok(f)
+    }
+
+    /// A new, empty contiguous frame written to `stream` at `base`.
+    pub fn new_stream(stream: Box<dyn Stream>, base: u64, info: &Info) -> Result<Frame> {
+        let mut f = Frame::empty(Bytes::Stream { stream, base, writable: true }, None);
+        f.rewrite_whole(info)?;
+        Ok(f)
+    }
+
+    /// A new, empty sparse frame in directory `path` (which must not exist).
+    pub fn new_sparse(path: &str, backend: Arc<dyn Backend>, info: &Info) -> Result<Frame> {
+        if backend.is_filesystem() {
+            std::fs::create_dir(path).map_err(|_| Error::FileOpen)?;
+        }
+        let stream = backend.open(&format!("{path}/{SPARSE_INDEX}"), Mode::Create)?;
+        let dir = Directory { path: path.to_string(), backend };
+        let mut f = Frame::empty(Bytes::Stream { stream, base: 0, writable: true }, Some(dir));
+        f.rewrite_whole(info)?;
+        Ok(f)
+    }
+
+    // ------------------------------------------------------------------ opening
+
+    /// Open an in-memory contiguous frame (exactly `frame_len` bytes).
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Opened> {
+        Frame::open_bytes(Bytes::Memory(bytes), None, true)
+    }
+
+    /// Open an in-memory contiguous frame owned elsewhere (copied on the first change).
+    pub fn from_shared(bytes: Arc<dyn AsRef<[u8]> + Send + Sync>) -> Result<Opened> {
+        Frame::open_bytes(Bytes::Foreign(bytes), None, true)
+    }
+
+    /// Open the contiguous frame that starts at `base` in `stream`.
+    pub fn open_stream(stream: Box<dyn Stream>, base: u64, writable: bool) -> Result<Opened> {
+        Frame::open_bytes(Bytes::Stream { stream, base, writable }, None, false)
+    }
+
+    /// Open the sparse frame in directory `path`.
+    pub fn open_sparse(path: &str, backend: Arc<dyn Backend>, writable: bool) -> Result<Opened> {
+        let mode = if writable { Mode::Update } else { Mode::Read };
+        let stream = backend.open(&format!("{path}/{SPARSE_INDEX}"), mode)?;
+        let dir = Directory { path: path.to_string(), backend };
+        Frame::open_bytes(Bytes::Stream { stream, base: 0, writable }, Some(dir), false)
+    }
+
+    fn open_bytes(bytes: Bytes, dir: Option<Directory>, exact: bool) -> Result<Opened> {
+        let (layout, info) = parse(&bytes, dir.is_some(), exact)?;
+        let frame = Frame { bytes, dir, layout };
+        if exact {
+            // An in-memory frame must account for all its bytes (as c-blosc2 checks).
+            frame.check_nbytes(&info)?;
+        }
+        Ok(Opened { frame, info })
+    }
+
+    /// Σ of the chunks' nbytes must be the header's nbytes.
+    fn check_nbytes(&self, info: &Info) -> Result<()> {
+        let mut total = 0i64;
+        for i in 0..self.nchunks() {
+            total += i64::from(self.chunk_nbytes(info, i)?);
+        }
+        if total == info.nbytes {
+            Ok(())
+        } else {
+            Err(Error::InvalidHeader)
+        }
+    }
+
+    // ------------------------------------------------------------------ reading
+
+    pub fn nchunks(&self) -> usize {
+        self.layout.offsets.len()
+    }
+
+    /// The header's cbytes (chunks section length, or Σ chunk files for sparse frames).
+    pub fn cbytes(&self) -> i64 {
+        self.layout.cbytes
+    }
+
+    pub fn frame_len(&self) -> u64 {
+        self.layout.frame_len
+    }
+
+    pub fn header_len(&self) -> usize {
+        self.layout.header_len
+    }
+
+    pub fn is_sparse(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    pub fn is_memory(&self) -> bool {
+        !matches!(self.bytes, Bytes::Stream { .. })
+    }
+
+    /// The offsets index as stored (offsets, chunk ids, or special values).
+    pub fn offsets(&self) -> &[i64] {
+        &self.layout.offsets
+    }
+
+    /// The whole frame, for in-memory frames.
+    pub fn as_bytes(&self) -> Option<&[u8]> {
+        self.bytes.slice()
+    }
+
+    /// The whole frame (read from its stream when on disk).
+    pub fn to_vec(&self) -> Result<Vec<u8>> {
+        if self.dir.is_some() {
+            return Err(Error::FrameType);
+        }
+        let len = usize::try_from(self.layout.frame_len).map_err(|_| Error::TwoGbLimit)?;
+        Ok(self.bytes.read(0, len)?.into_owned())
+    }
+
+    /// How chunk `i` is stored.
+    pub fn entry(&self, i: usize) -> Result<Entry> {
+        let off = *self.layout.offsets.get(i).ok_or(Error::InvalidIndex)?;
+        Ok(match decode_special(off)? {
+            Some(kind) => Entry::Special(kind),
+            None => Entry::Stored(off),
+        })
+    }
+
+    /// The uncompressed size of an offset-encoded chunk `i` (fixed-size frames only).
+    fn special_nbytes(&self, info: &Info, i: usize) -> Result<i32> {
+        let cs = i64::from(info.chunksize);
+        if cs <= 0 {
+            return Err(Error::FrameSpecial);
+        }
+        let rest = info.nbytes - cs * i as i64;
+        if rest <= 0 {
+            return Err(Error::FrameSpecial);
+        }
+        Ok(rest.min(cs) as i32)
+    }
+
+    /// Where a stored chunk starts in the frame, and how many bytes it may span.
+    fn stored_span(&self, off: i64) -> Result<(u64, u64)> {
+        let hl = self.layout.header_len as u64;
+        let cb = self.layout.cbytes as u64;
+        let off = off as u64;
+        if off >= cb {
+            return Err(Error::InvalidHeader);
+        }
+        Ok((hl + off, cb - off))
+    }
+
+    /// The first 32 bytes (or fewer, for a short chunk) of a stored chunk, and its sizes.
+    fn stored_head(&self, off: i64) -> Result<(Vec<u8>, i32, i32)> {
+        if let Some(d) = &self.dir {
+            let c = d.read_chunk(off)?;
+            let (nb, cb, _) = Header::sizes(&c)?;
+            let n = c.len().min(EXTENDED_HEADER_LENGTH);
+            return Ok((c[..n].to_vec(), nb, cb));
+        }
+        let (pos, avail) = self.stored_span(off)?;
+        let n = avail.min(EXTENDED_HEADER_LENGTH as u64) as usize;
+        let head = self.bytes.read(pos, n)?.into_owned();
+        let (nb, cb, _) = Header::sizes(&head)?;
+        if cb < 16 || cb as u64 > avail {
+            return Err(Error::InvalidHeader);
+        }
+        Ok((head, nb, cb))
+    }
+
+    /// Uncompressed size of chunk `i`.
+    pub fn chunk_nbytes(&self, info: &Info, i: usize) -> Result<i32> {
+        match self.entry(i)? {
+            Entry::Special(_) => self.special_nbytes(info, i),
+            Entry::Stored(off) => Ok(self.stored_head(off)?.1),
+        }
+    }
+
+    /// The `blosc2_flags2` byte of chunk `i` (0 for special chunks).
+    pub fn chunk_flags2(&self, i: usize) -> Result<u8> {
+        match self.entry(i)? {
+            Entry::Special(_) => Ok(0),
+            Entry::Stored(off) => {
+                let (head, _, _) = self.stored_head(off)?;
+                Ok(if head.len() >= EXTENDED_HEADER_LENGTH { head[30] } else { 0 })
+            }
+        }
+    }
+
+    /// Chunk `i` as a complete chunk (special chunks are built as 32-byte chunks).
+    pub fn chunk(&self, info: &Info, i: usize) -> Result<Cow<'_, [u8]>> {
+        match self.entry(i)? {
+            Entry::Special(kind) => {
+                let n = self.special_nbytes(info, i)?;
+                Ok(Cow::Owned(special_chunk(kind, n, info.cparams.typesize, info.cparams.blocksize)))
+            }
+            Entry::Stored(off) => {
+                if let Some(d) = &self.dir {
+                    let c = d.read_chunk(off)?;
+                    let (_, cb, _) = Header::sizes(&c)?;
+                    if cb as usize != c.len() {
+                        return Err(Error::InvalidHeader);
+                    }
+                    return Ok(Cow::Owned(c));
+                }
+                let (pos, avail) = self.stored_span(off)?;
+                if let Some(s) = self.bytes.slice() {
+                    let s = &s[pos as usize..(pos + avail) as usize];
+                    let (_, cb, _) = Header::sizes(s)?;
+                    if cb < 16 || cb as u64 > avail {
+                        return Err(Error::InvalidHeader);
+                    }
+                    return Ok(Cow::Borrowed(&s[..cb as usize]));
+                }
+                let (_, _, cb) = self.stored_head(off)?;
+                Ok(Cow::Owned(self.bytes.read(pos, cb as usize)?.into_owned()))
+            }
+        }
+    }
+
+    /// Chunk `i` as a lazy chunk (docs/FRAME_BEHAVIOUR.md §9): header, block
+    /// starts and a trailer saying where the blocks are; the blocks stay in the
+    /// frame and are read through [`LazySource`]. In-memory frames and special
+    /// chunks give the chunk itself.
+    pub fn lazy_chunk(&self, info: &Info, i: usize) -> Result<Cow<'_, [u8]>> {
+        let off = match self.entry(i)? {
+            Entry::Stored(off) if !self.is_memory() => off,
+            _ => return self.chunk(info, i),
+        };
+        let (head, nbytes, cbytes) = self.stored_head(off)?;
+        let h = Header::parse(&head)?;
+        if h.special() != Special::None || h.header_len() != EXTENDED_HEADER_LENGTH || nbytes == 0 {
+            return self.chunk(info, i);
+        }
+        let nblocks = h.nblocks();
+        let bstarts_len = nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?;
+        if EXTENDED_HEADER_LENGTH + bstarts_len > cbytes as usize {
+            return Err(Error::InvalidHeader);
+        }
+        let mut out = Vec::with_capacity(EXTENDED_HEADER_LENGTH + 8 * nblocks + 12);
+        out.extend_from_slice(&head[..EXTENDED_HEADER_LENGTH]);
+        out[31] |= 0x08;
+        let mut bstarts = vec![0u8; bstarts_len];
+        if !h.memcpyed() {
+            self.read_in_chunk(off, EXTENDED_HEADER_LENGTH as i64, &mut bstarts)?;
+        }
+        out.extend_from_slice(&bstarts);
+        let (nchunk, offset) = if self.dir.is_some() { (off as i32, off) } else { (i as i32, off + self.layout.header_len as i64) };
+        out.extend_from_slice(&nchunk.to_le_bytes());
+        out.extend_from_slice(&offset.to_le_bytes());
+        if h.memcpyed() {
+            let bs = h.blocksize.max(1);
+            for j in 0..nblocks {
+                let last = j + 1 == nblocks && nbytes % bs != 0;
+                out.extend_from_slice(&(if last { nbytes % bs } else { bs }).to_le_bytes());
+            }
+        } else {
+            let starts: Vec<i32> = bstarts.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            let mut sorted = starts.clone();
+            sorted.sort_unstable();
+            for &s in &starts {
+                let next = sorted.iter().copied().find(|&t| t > s).unwrap_or(cbytes);
+                out.extend_from_slice(&(next - s).to_le_bytes());
+            }
+        }
+        Ok(Cow::Owned(out))
+    }
+
+    /// Read bytes of the stored chunk `off` (offset or id), `at` bytes from its start.
+    fn read_in_chunk(&self, off: i64, at: i64, buf: &mut [u8]) -> Result<()> {
+        if let Some(d) = &self.dir {
+            let s = d.backend.open(&d.chunk_path(off), Mode::Read)?;
+            return s.read_exact_at(at as u64, buf);
+        }
+        let (pos, avail) = self.stored_span(off)?;
+        if at < 0 || at as u64 + buf.len() as u64 > avail {
+            return Err(Error::ReadBuffer);
+        }
+        self.bytes.read_into(pos + at as u64, buf)
+    }
+
+    // ------------------------------------------------------------------ writing
+
+    /// Write the index, the trailer and the header for `layout` and `info`
+    /// (the chunks section is already in place), then cut the frame there.
+    fn write_tail(&mut self, info: &Info, layout: &mut Layout) -> Result<()> {
+        let sparse = self.dir.is_some();
+        let mut hdr = header(info, layout.cbytes, sparse)?;
+        let hl = hdr.len();
+        let index = if info.nbytes == 0 {
+            Vec::new()
+        } else if layout.run_length {
+            run_length_index(&layout.offsets)?
+        } else {
+            index_chunk(&layout.offsets, layout.index_capacity)?
+        };
+        let tail_at = if sparse || info.nbytes == 0 { hl as u64 } else { hl as u64 + layout.cbytes as u64 };
+        let mut tail = index;
+        tail.extend_from_slice(&trailer(&info.vlmetalayers)?);
+        let flen = tail_at + tail.len() as u64;
+        hdr[16..24].copy_from_slice(&flen.to_be_bytes());
+        self.bytes.write(tail_at, &tail)?;
+        self.bytes.write(0, &hdr)?;
+        self.bytes.truncate(flen)?;
+        layout.header_len = hl;
+        layout.frame_len = flen;
+        Ok(())
+    }
+
+    /// Write `layout` as the new state; on failure put the old one back.
+    fn commit(&mut self, info: &Info, old_info: &Info, mut layout: Layout) -> Result<()> {
+        layout.run_length = false;
+        match self.write_tail(info, &mut layout) {
+            Ok(()) => {
+                self.layout = layout;
+                Ok(())
+            }
+            Err(e) => {
+                let mut old = self.layout.clone();
+                let _ = self.write_tail(old_info, &mut old);
+                Err(e)
+            }
+        }
+    }
+
+    /// Write the whole frame for the current layout (a new frame, or after a
+    /// metalayer was added: the header changes length).
+    fn rewrite_whole(&mut self, info: &Info) -> Result<()> {
+        let mut layout = self.layout.clone();
+        self.write_tail(info, &mut layout)?;
+        self.layout = layout;
+        Ok(())
+    }
+
+    /// Store a chunk's bytes (at the end of the chunks section, or as a new
+    /// chunk file); returns its offset (or id) and the new cbytes.
+    fn store(&mut self, chunk: &[u8]) -> Result<(i64, i64)> {
+        let cb = self.layout.cbytes;
+        if let Some(d) = &self.dir {
+            let id = self.layout.offsets.iter().copied().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
+            d.write_chunk(id, chunk)?;
+            return Ok((id, cb + chunk.len() as i64));
+        }
+        let at = self.layout.header_len as u64 + cb as u64;
+        self.bytes.write(at, chunk)?;
+        Ok((cb, cb + chunk.len() as i64))
+    }
+
+    /// Insert `chunk` (a complete, validated chunk) at position `pos`;
+    /// `info` already holds the new nbytes and chunksize.
+    pub fn insert(&mut self, info: &Info, old_info: &Info, pos: usize, chunk: &[u8], kind: Special) -> Result<()> {
+        if pos > self.nchunks() {
+            return Err(Error::InvalidIndex);
+        }
+        let mut layout = self.layout.clone();
+        if self.nchunks() == 0 && self.dir.is_none() {
+            // Nothing references the chunks section any more: start it afresh.
+            layout.cbytes = 0;
+            self.layout.cbytes = 0;
+        }
+        let entry = if offset_encoded(kind) && info.chunksize != 0 {
+            special_offset(kind)
+        } else {
+            let (off, cb) = self.store(chunk)?;
+            layout.cbytes = cb;
+            off
+        };
+        layout.offsets.insert(pos, entry);
+        layout.index_capacity = layout.offsets.len();
+        let r = self.commit(info, old_info, layout);
+        if r.is_err() && entry >= 0 {
+            if let Some(d) = &self.dir {
+                let _ = d.remove_chunk(entry);
+            }
+        }
+        r
+    }
+
+    /// Replace chunk `pos` (docs/FRAME_BEHAVIOUR.md §5.3 and §7.3).
+    pub fn update(&mut self, info: &Info, old_info: &Info, pos: usize, chunk: &[u8], kind: Special) -> Result<()> {
+        let old = self.entry(pos)?;
+        let mut layout = self.layout.clone();
+        let new_special = offset_encoded(kind) && info.chunksize != 0;
+        if self.dir.is_some() {
+            let mut remove = None;
+            match (old, new_special) {
+                (Entry::Stored(id), false) => {
+                    let (_, _, ocb) = self.stored_head(id)?;
+                    if let Some(d) = &self.dir {
+                        d.write_chunk(id, chunk)?;
+                    }
+                    layout.cbytes += chunk.len() as i64 - i64::from(ocb);
+                }
+                (Entry::Stored(id), true) => {
+                    let (_, _, ocb) = self.stored_head(id)?;
+                    layout.offsets[pos] = special_offset(kind);
+                    layout.cbytes -= i64::from(ocb);
+                    remove = Some(id);
+                }
+                (Entry::Special(_), false) => {
+                    let (id, cb) = self.store(chunk)?;
+                    layout.offsets[pos] = id;
+                    layout.cbytes = cb;
+                }
+                (Entry::Special(_), true) => layout.offsets[pos] = special_offset(kind),
+            }
+            layout.index_capacity = layout.offsets.len();
+            self.commit(info, old_info, layout)?;
+            if let (Some(d), Some(id)) = (&self.dir, remove) {
+                d.remove_chunk(id)?;
+            }
+            return Ok(());
+        }
+        match old {
+            Entry::Stored(off) => {
+                let (_, _, ocb) = self.stored_head(off)?;
+                // c-blosc2 takes a stored chunk of exactly 32 bytes as empty.
+                let ocb = if ocb == 32 { 0 } else { i64::from(ocb) };
+                let ncb = if new_special { 0 } else { chunk.len() as i64 };
+                let delta = ncb - ocb;
+                let hl = layout.header_len as u64;
+                let tail_from = off + ocb;
+                let tail_len = (layout.cbytes - tail_from).max(0) as u64;
+                self.bytes.shift(hl + tail_from as u64, (hl as i64 + tail_from + delta) as u64, tail_len)?;
+                if !new_special {
+                    self.bytes.write(hl + off as u64, chunk)?;
+                }
+                for o in layout.offsets.iter_mut() {
+                    if *o > off {
+                        *o += delta;
+                    }
+                }
+                layout.offsets[pos] = if new_special { special_offset(kind) } else { off };
+                layout.cbytes += delta;
+            }
+            Entry::Special(_) => {
+                layout.offsets[pos] = if new_special {
+                    special_offset(kind)
+                } else {
+                    let (off, cb) = self.store(chunk)?;
+                    layout.cbytes = cb;
+                    off
+                };
+            }
+        }
+        layout.index_capacity = layout.offsets.len();
+        self.commit(info, old_info, layout)
+    }
+
+    /// Remove chunk `pos` from the index. In a contiguous frame its bytes stay
+    /// (as in c-blosc2); in a sparse frame its file is removed.
+    pub fn delete(&mut self, info: &Info, old_info: &Info, pos: usize) -> Result<()> {
+        let old = self.entry(pos)?;
+        let mut layout = self.layout.clone();
+        layout.index_capacity = layout.offsets.len();
+        layout.offsets.remove(pos);
+        let mut remove = None;
+        if let (Some(_), Entry::Stored(id)) = (&self.dir, &old) {
+            layout.cbytes -= i64::from(self.stored_head(*id)?.2);
+            remove = Some(*id);
+        }
+        if layout.offsets.is_empty() && self.dir.is_none() {
+            layout.cbytes = 0;
+        }
+        self.commit(info, old_info, layout)?;
+        if let (Some(d), Some(id)) = (&self.dir, remove) {
+            d.remove_chunk(id)?;
+        }
+        Ok(())
+    }
+
+    /// Put chunk `order[i]` at position `i`.
+    pub fn reorder(&mut self, info: &Info, order: &[usize]) -> Result<()> {
+        let mut layout = self.layout.clone();
+        layout.offsets = order.iter().map(|&o| self.layout.offsets[o]).collect();
+        layout.index_capacity = layout.offsets.len();
+        self.commit(info, info, layout)
+    }
+
+    /// Rewrite header and trailer after a change of the (vl)metalayers.
+    pub fn sync_meta(&mut self, info: &Info, old_info: &Info) -> Result<()> {
+        let hl = header(info, self.layout.cbytes, self.dir.is_some())?.len();
+        if hl != self.layout.header_len {
+            // The header grows: only possible while no chunk bytes are stored.
+            if self.layout.cbytes != 0 {
+                return Err(Error::InvalidParam);
+            }
+            let mut layout = self.layout.clone();
+            return match self.write_tail(info, &mut layout) {
+                Ok(()) => {
+                    self.layout = layout;
+                    Ok(())
+                }
+                Err(e) => {
+                    let mut old = self.layout.clone();
+                    let _ = self.write_tail(old_info, &mut old);
+                    Err(e)
+                }
+            };
+        }
+        let layout = self.layout.clone();
+        self.commit(info, old_info, layout)
+    }
+
+    /// Fill an empty frame with `n` chunks of special values (`info` holds the
+    /// new nbytes and chunksize); the index is written as one run-length chunk.
+    pub fn fill_special(&mut self, info: &Info, old_info: &Info, n: usize, kind: Special) -> Result<()> {
+        if self.nchunks() != 0 || !offset_encoded(kind) {
+            return Err(Error::FrameSpecial);
+        }
+        let mut layout = self.layout.clone();
+        layout.cbytes = if self.dir.is_some() { 0 } else { layout.cbytes };
+        layout.offsets = vec![special_offset(kind); n];
+        layout.index_capacity = n;
+        layout.run_length = true;
+        match self.write_tail(info, &mut layout) {
+            Ok(()) => {
+                self.layout = layout;
+                Ok(())
+            }
+            Err(e) => {
+                let mut old = self.layout.clone();
+                let _ = self.write_tail(old_info, &mut old);
+                Err(e)
+            }
+        }
+    }
+
+    /// Turn the offset-encoded special chunks into stored chunks (needed before
+    /// a frame's chunks become variable-sized: the offsets cannot say their size).
+    pub fn materialize_specials(&mut self, info: &Info) -> Result<()> {
+        for i in 0..self.nchunks() {
+            if let Entry::Special(kind) = self.entry(i)? {
+                let n = self.special_nbytes(info, i)?;
+                let c = special_chunk(kind, n, info.cparams.typesize, info.cparams.blocksize);
+                let (off, cb) = self.store(&c)?;
+                self.layout.offsets[i] = off;
+                self.layout.cbytes = cb;
+            }
+        }
+        Ok(())
+    }
+
+    /// Re-read the layout from storage when another writer has changed the
+    /// frame: returns the new super-chunk state, or `None` when nothing changed.
+    pub fn reload(&mut self) -> Result<Option<Info>> {
+        let Bytes::Stream { .. } = self.bytes else { return Ok(None) };
+        if self.disk_frame_len()? == self.layout.frame_len {
+            return Ok(None);
+        }
+        self.force_reload().map(Some)
+    }
+
+    /// The frame length the stored header states now.
+    pub fn disk_frame_len(&self) -> Result<u64> {
+        let fixed = self.bytes.read(0, 24)?;
+        Ok(u64::from_be_bytes(fixed[16..24].try_into().map_err(|_| Error::ReadBuffer)?))
+    }
+
+    /// Re-read the layout from storage unconditionally.
+    pub fn force_reload(&mut self) -> Result<Info> {
+        let (layout, info) = parse(&self.bytes, self.dir.is_some(), false)?;
+        self.layout = layout;
+        Ok(info)
+    }
+}
+
+/// Read the layout and the super-chunk state of the frame in `bytes`.
+fn parse(bytes: &Bytes, sparse: bool, exact: bool) -> Result<(Layout, Info)> {
+    let available = match bytes {
+        Bytes::Stream { stream, base, .. } => stream.size()?.checked_sub(*base).ok_or(Error::FileRead)?,
+        _ => bytes.slice().map_or(0, |s| s.len() as u64),
+    };
+    if available < MIN_FRAME_LEN {
+        return Err(Error::ReadBuffer);
+    }
+    let fixed = bytes.read(0, FIXED_LEN)?;
+    let hl = i32::from_be_bytes([fixed[11], fixed[12], fixed[13], fixed[14]]);
+    let flen = u64::from_be_bytes(fixed[16..24].try_into().map_err(|_| Error::ReadBuffer)?);
+    drop(fixed);
+    if flen < MIN_FRAME_LEN || flen > available || (exact && flen != available) {
+        return Err(Error::InvalidHeader);
+    }
+    if hl < FIXED_LEN as i32 || hl as u64 > flen - MIN_LEN as u64 {
+        return Err(Error::InvalidHeader);
+    }
+    let h = FrameHeader::parse(&bytes.read(0, hl as usize)?, true)?;
+    if h.frame_type != u8::from(sparse) {
+        return Err(Error::FrameType);
+    }
+    // The trailer: its length is in the last bytes.
+    let end = bytes.read(flen - END_LEN as u64, END_LEN)?;
+    if end[0] != 0xce {
+        return Err(Error::InvalidHeader);
+    }
+    let tlen = u64::from(u32::from_be_bytes([end[1], end[2], end[3], end[4]]));
+    if tlen < MIN_LEN as u64 || tlen > flen - hl as u64 {
+        return Err(Error::InvalidHeader);
+    }
+    let toff = flen - tlen;
+    let tr = Trailer::parse(&bytes.read(toff, tlen as usize)?, 0)?;
+    let offsets = read_offsets(bytes, sparse, &h, toff)?;
+    let layout = Layout {
+        header_len: h.header_len,
+        frame_len: flen,
+        cbytes: h.cbytes,
+        index_capacity: offsets.len(),
+        offsets,
+        run_length: false,
+    };
+    Ok((layout, info_from_header(&h, tr.vlmetalayers)))
+}
+
+/// Decode the offsets index that ends where the trailer starts.
+fn read_offsets(bytes: &Bytes, sparse: bool, h: &FrameHeader, trailer_at: u64) -> Result<Vec<i64>> {
+    if h.nbytes == 0 {
+        return Ok(Vec::new());
+    }
+    let start = if sparse { h.header_len as u64 } else { (h.header_len as u64).saturating_add(h.cbytes as u64) };
+    if start.saturating_add(16) > trailer_at {
+        return Err(Error::InvalidHeader);
+    }
+    let head = bytes.read(start, 16)?;
+    let (index_nbytes, index_cbytes, _) = Header::sizes(&head)?;
+    if index_nbytes < 0 || index_cbytes < 16 || start + index_cbytes as u64 > trailer_at {
+        return Err(Error::InvalidHeader);
+    }
+    let n = match h.chunksize {
+        c if c > 0 => (h.nbytes as u64).div_ceil(c as u64),
+        0 if index_nbytes % 8 == 0 => index_nbytes as u64 / 8,
+        _ => return Err(Error::InvalidHeader),
+    };
+    if n > (i32::MAX / 8) as u64 || index_nbytes as u64 != 8 * n {
+        return Err(Error::InvalidHeader);
+    }
+    let index = bytes.read(start, index_cbytes as usize)?;
+    let mut raw = vec![0u8; 8 * n as usize];
+    Decompressor::new(DParams::default()).decompress(&index, &mut raw)?;
+    let offsets: Vec<i64> = raw.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect();
+    for &o in &offsets {
+        if decode_special(o)?.is_none() && !sparse && o > h.cbytes - 16 {
+            return Err(Error::InvalidHeader);
+        }
+    }
+    Ok(offsets)
+}
+
+impl LazySource for Frame {
+    fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, buf: &mut [u8]) -> Result<()> {
+        if self.dir.is_some() {
+            return self.read_in_chunk(i64::from(nchunk), offset, buf);
+        }
+        let off = chunk_offset - self.layout.header_len as i64;
+        if off < 0 {
+            return Err(Error::ReadBuffer);
+        }
+        self.read_in_chunk(off, offset, buf)
+    }
+}
+
+/// An index whose entries are all equal, as a 40-byte run-length chunk.
+fn run_length_index(offsets: &[i64]) -> Result<Vec<u8>> {
+    let nbytes = i32::try_from(offsets.len() * 8).map_err(|_| Error::TwoGbLimit)?;
+    let h = Header {
+        version: crate::chunk::header::VERSION_FORMAT_STABLE,
+        versionlz: 1,
+        flags: 0x05,
+        typesize: 8,
+        nbytes,
+        blocksize: nbytes.min(16 * 1024),
+        cbytes: 40,
+        blosc2_flags: (Special::Value as u8) << 4,
+        ..Header::default()
+    };
+    let mut b = vec![0u8; 40];
+    h.write(&mut b);
+    b[32..].copy_from_slice(&offsets.first().copied().unwrap_or(0).to_le_bytes());
+    Ok(b)
+}
+
+/// The VL-blocks flag of a chunk's header bytes.
+pub fn has_vl_blocks(chunk: &[u8]) -> bool {
+    chunk.len() >= EXTENDED_HEADER_LENGTH && chunk[30] & VL_BLOCKS != 0
+}

@@ -1,0 +1,175 @@
+//! Storage for on-disk frames: a [`Backend`] opens [`Stream`]s by path, and a
+//! stream reads and writes at explicit positions, so that several threads can
+//! read one open frame at once without sharing a file position.
+//!
+//! [`FileSystem`] is the default backend (c-blosc2's `BLOSC2_IO_FILESYSTEM`);
+//! the C API adds backends that call user callbacks.
+
+use crate::error::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+/// How a stream is opened (c-blosc2's `"rb"`, `"r+b"`, `"w+b"` modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Read only; the file must exist.
+    Read,
+    /// Read and write; the file must exist.
+    Update,
+    /// Read and write; the file is created, or emptied if it exists.
+    Create,
+    /// Read and write; the file is created if needed and kept as is.
+    Append,
+}
+
+impl Mode {
+    /// The C `fopen` mode string c-blosc2 passes to its I/O callbacks.
+    pub fn as_c_mode(self) -> &'static str {
+        match self {
+            Mode::Read => "rb",
+            Mode::Update => "r+b",
+            Mode::Create => "w+b",
+            Mode::Append => "ab",
+        }
+    }
+
+    pub fn writable(self) -> bool {
+        self != Mode::Read
+    }
+}
+
+/// One open file (or file-like object).
+pub trait Stream: Send + Sync {
+    /// Read up to `buf.len()` bytes at `pos`; returns how many were read (fewer only at the end).
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize>;
+    /// Write all of `data` at `pos`, extending the stream as needed.
+    fn write_at(&self, pos: u64, data: &[u8]) -> Result<()>;
+    /// Current length of the stream.
+    fn size(&self) -> Result<u64>;
+    /// Cut (or extend with zeros) the stream to `len` bytes.
+    fn truncate(&self, len: u64) -> Result<()>;
+    /// The identity of the underlying file (device, inode), when there is one:
+    /// used to notice that a path now names another file.
+    fn identity(&self) -> Option<(u64, u64)> {
+        None
+    }
+
+    /// Read exactly `buf.len()` bytes at `pos`.
+    fn read_exact_at(&self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        if self.read_at(pos, buf)? == buf.len() {
+            Ok(())
+        } else {
+            Err(Error::FileRead)
+        }
+    }
+}
+
+/// A way to reach files by path.
+pub trait Backend: Send + Sync {
+    fn open(&self, path: &str, mode: Mode) -> Result<Box<dyn Stream>>;
+    /// Whether paths are real filesystem paths (lock files and directories can be used).
+    fn is_filesystem(&self) -> bool {
+        false
+    }
+    /// c-blosc2's id of this backend (`BLOSC2_IO_*`, or a user id).
+    fn id(&self) -> u8;
+}
+
+/// Files through the operating system, read and written with `pread`/`pwrite`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FileSystem;
+
+/// The default backend, shared.
+pub fn filesystem() -> Arc<dyn Backend> {
+    Arc::new(FileSystem)
+}
+
+struct OsFile(File);
+
+impl Stream for OsFile {
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
+        let mut done = 0;
+        while done < buf.len() {
+            match self.0.read_at(&mut buf[done..], pos + done as u64) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Err(Error::FileRead),
+            }
+        }
+        Ok(done)
+    }
+
+    fn write_at(&self, pos: u64, data: &[u8]) -> Result<()> {
+        self.0.write_all_at(data, pos).map_err(|_| Error::FileWrite)
+    }
+
+    fn size(&self) -> Result<u64> {
+        self.0.metadata().map(|m| m.len()).map_err(|_| Error::FileRead)
+    }
+
+    fn truncate(&self, len: u64) -> Result<()> {
+        self.0.set_len(len).map_err(|_| Error::FileTruncate)
+    }
+
+    fn identity(&self) -> Option<(u64, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        self.0.metadata().ok().map(|m| (m.dev(), m.ino()))
+    }
+}
+
+impl Backend for FileSystem {
+    fn open(&self, path: &str, mode: Mode) -> Result<Box<dyn Stream>> {
+        let mut o = OpenOptions::new();
+        match mode {
+            Mode::Read => o.read(true),
+            Mode::Update => o.read(true).write(true),
+            Mode::Create => o.read(true).write(true).create(true).truncate(true),
+            Mode::Append => o.read(true).write(true).create(true),
+        };
+        let f = o.open(path).map_err(|_| Error::FileOpen)?;
+        Ok(Box::new(OsFile(f)))
+    }
+
+    fn is_filesystem(&self) -> bool {
+        true
+    }
+
+    fn id(&self) -> u8 {
+        0
+    }
+}
+
+/// The identity (device, inode) of the file at `path`, if any.
+pub fn path_identity(path: &str) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_streams_read_write_truncate() {
+        let dir = std::env::temp_dir().join(format!("b2nd-io-{}", std::process::id()));
+        let path = dir.to_str().unwrap().to_string() + ".bin";
+        let fs = FileSystem;
+        assert_eq!(fs.open(&path, Mode::Read).err(), Some(Error::FileOpen));
+        let s = fs.open(&path, Mode::Create).unwrap();
+        s.write_at(4, b"abcd").unwrap();
+        assert_eq!(s.size().unwrap(), 8);
+        let mut b = [9u8; 10];
+        assert_eq!(s.read_at(0, &mut b).unwrap(), 8);
+        assert_eq!(&b[..8], b"\0\0\0\0abcd");
+        assert_eq!(s.read_exact_at(6, &mut b[..4]), Err(Error::FileRead));
+        s.truncate(5).unwrap();
+        assert_eq!(s.size().unwrap(), 5);
+        assert!(s.identity().is_some());
+        drop(s);
+        let r = fs.open(&path, Mode::Read).unwrap();
+        assert!(r.write_at(0, b"x").is_err());
+        std::fs::remove_file(&path).unwrap();
+    }
+}

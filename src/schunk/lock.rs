@@ -1,0 +1,95 @@
+//! Inter-process locking of an on-disk frame, compatible with c-blosc2 3.3:
+//! `flock` on a sidecar file (`<file>.b2lock`, or `<dir>/.b2lock` for sparse
+//! frames), shared for reads and exclusive for writes, and a generation
+//! counter (u64 at byte 8 of the sidecar) that every writer bumps, so that
+//! readers notice changes even when the frame length stays the same.
+
+use crate::error::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+
+const SEQ_OFFSET: u64 = 8;
+
+/// The lock of one handle on one frame (re-entrant on that handle).
+pub struct FrameLock {
+    file: File,
+    depth: u32,
+    /// The generation this handle last saw.
+    seen: u64,
+}
+
+/// The sidecar path for the frame at `urlpath`.
+pub fn lock_path(urlpath: &str, sparse: bool) -> String {
+    if sparse {
+        format!("{urlpath}/.b2lock")
+    } else {
+        format!("{urlpath}.b2lock")
+    }
+}
+
+/// Whether the `BLOSC_LOCKING` environment variable asks for locking.
+pub fn env_requests_locking() -> bool {
+    std::env::var("BLOSC_LOCKING").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+impl FrameLock {
+    pub fn open(urlpath: &str, sparse: bool) -> Result<FrameLock> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(lock_path(urlpath, sparse))
+            .map_err(|_| Error::Lock)?;
+        Ok(FrameLock { file, depth: 0, seen: 0 })
+    }
+
+    fn read_seq(&self) -> Result<u64> {
+        let mut b = [0u8; 8];
+        match self.file.read_at(&mut b, SEQ_OFFSET) {
+            Ok(8) => Ok(u64::from_ne_bytes(b)),
+            Ok(_) => Ok(0),
+            Err(_) => Err(Error::Lock),
+        }
+    }
+
+    /// Take the lock (exclusive for writers). Returns whether another handle
+    /// changed the frame since this one last held the lock.
+    pub fn acquire(&mut self, exclusive: bool) -> Result<bool> {
+        if self.depth > 0 {
+            self.depth += 1;
+            return Ok(false);
+        }
+        let r = if exclusive { self.file.lock() } else { self.file.lock_shared() };
+        r.map_err(|_| Error::Lock)?;
+        let seq = match self.read_seq() {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = self.file.unlock();
+                return Err(e);
+            }
+        };
+        if exclusive && self.file.write_at(&(seq + 1).to_ne_bytes(), SEQ_OFFSET).is_err() {
+            let _ = self.file.unlock();
+            return Err(Error::Lock);
+        }
+        let changed = seq != self.seen;
+        self.seen = if exclusive { seq + 1 } else { seq };
+        self.depth = 1;
+        Ok(changed)
+    }
+
+    pub fn release(&mut self) -> Result<()> {
+        match self.depth {
+            0 => Ok(()),
+            1 => {
+                self.depth = 0;
+                self.file.unlock().map_err(|_| Error::Lock)
+            }
+            _ => {
+                self.depth -= 1;
+                Ok(())
+            }
+        }
+    }
+}
