@@ -25,13 +25,15 @@ const HEADERS: &[Header] = &[
             "src/capi/misc.rs",
             "src/capi/defaults.rs",
             "src/capi/plugins.rs",
+            "src/capi/io.rs",
+            "src/capi/schunk.rs",
         ],
     },
     Header { output: "include/b2nd.h", config: "cbindgen/b2nd.toml", sources: &["src/capi/b2nd_types.rs"] },
     Header {
         output: "include/blosc2/blosc2-stdio.h",
         config: "cbindgen/blosc2-stdio.toml",
-        sources: &["src/capi/stdio_types.rs"],
+        sources: &["src/capi/stdio_types.rs", "src/capi/stdio.rs"],
     },
     Header {
         output: "include/blosc2/blosc2-export.h",

@@ -606,16 +606,6 @@ typedef struct blosc2_filter {
   blosc2_filter_backward_cb backward;
 } blosc2_filter;
 
-/**
- * Instrumentation record of a codec (development aid).
- */
-typedef struct blosc2_instr {
-  float cratio;
-  float cspeed;
-  float filter_speed;
-  uint8_t flags[4];
-} blosc2_instr;
-
 typedef void *(*blosc2_open_cb)(const char *urlpath, const char *mode, void *params);
 
 typedef int (*blosc2_close_cb)(void *stream);
@@ -649,19 +639,6 @@ typedef struct blosc2_io_cb {
   blosc2_truncate_cb truncate;
   blosc2_destroy_cb destroy;
 } blosc2_io_cb;
-
-/**
- * A tuner: the hooks that choose block sizes and parameters.
- */
-typedef struct blosc2_tuner {
-  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
-  int (*next_blocksize)(blosc2_context *context);
-  int (*next_cparams)(blosc2_context *context);
-  int (*update)(blosc2_context *context, double ctime);
-  int (*free)(blosc2_context *context);
-  int id;
-  char *name;
-} blosc2_tuner;
 
 /**
  * A (fixed-length or variable-length) metalayer.
@@ -709,6 +686,29 @@ typedef struct blosc2_schunk {
   bool view;
   int64_t change_tick;
 } blosc2_schunk;
+
+/**
+ * Instrumentation record of a codec (development aid).
+ */
+typedef struct blosc2_instr {
+  float cratio;
+  float cspeed;
+  float filter_speed;
+  uint8_t flags[4];
+} blosc2_instr;
+
+/**
+ * A tuner: the hooks that choose block sizes and parameters.
+ */
+typedef struct blosc2_tuner {
+  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
+  int (*next_blocksize)(blosc2_context *context);
+  int (*next_cparams)(blosc2_context *context);
+  int (*update)(blosc2_context *context, double ctime);
+  int (*free)(blosc2_context *context);
+  int id;
+  char *name;
+} blosc2_tuner;
 
 /**
  * The callback type of `blosc2_set_threads_callback`.
@@ -1256,6 +1256,468 @@ BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
  * `filter` must be NULL or point to a valid `blosc2_filter` whose name is a C string.
  */
 BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
+
+/**
+ * Register a user-defined I/O backend (ids from `BLOSC2_IO_REGISTERED` on).
+ *
+ * # Safety
+ * `io` must be NULL or point to a valid `blosc2_io_cb` whose callbacks stay valid.
+ */
+BLOSC_EXPORT int blosc2_register_io_cb(const struct blosc2_io_cb *io);
+
+/**
+ * The callbacks registered for backend `id` (NULL when none).
+ */
+BLOSC_EXPORT struct blosc2_io_cb *blosc2_get_io_cb(uint8_t id);
+
+/**
+ * Create a new super-chunk (in memory, or at `storage->urlpath`, which is overwritten).
+ *
+ * # Safety
+ * `storage` must be NULL or a valid `blosc2_storage` (its pointers NULL or valid).
+ */
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_new(struct blosc2_storage *storage);
+
+/**
+ * Open the frame (file or sparse directory) at `urlpath`.
+ *
+ * # Safety
+ * `urlpath` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open(const char *urlpath);
+
+/**
+ * Open the frame that starts `offset` bytes into the file at `urlpath`.
+ *
+ * # Safety
+ * `urlpath` must be NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_offset(const char *urlpath, int64_t offset);
+
+/**
+ * Open the frame at `urlpath` through the I/O backend `udio`.
+ *
+ * # Safety
+ * `urlpath` a NUL-terminated string or NULL; `udio` NULL or valid.
+ */
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_open_udio(const char *urlpath, const struct blosc2_io *udio);
+
+/**
+ * Open the frame at `offset` in `urlpath` through the I/O backend `udio`.
+ *
+ * # Safety
+ * `urlpath` a NUL-terminated string or NULL; `udio` NULL or valid.
+ */
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_open_offset_udio(const char *urlpath,
+                                                     int64_t offset,
+                                                     const struct blosc2_io *udio);
+
+/**
+ * A super-chunk over the contiguous frame in `cframe` (`len` bytes, exactly
+ * the frame). With `copy` the chunks are copied into an in-memory
+ * super-chunk (not a frame), as c-blosc2 does; without, the super-chunk reads
+ * the caller's buffer, which stays the caller's (c-blosc2 3.3 sets
+ * `avoid_cframe_free` there, whatever its documentation says; python-blosc2
+ * relies on it) unless `blosc2_schunk_avoid_cframe_free(schunk, false)` hands it over.
+ *
+ * # Safety
+ * `cframe` must be NULL or point to `len` readable bytes, valid while the
+ * super-chunk lives when `copy` is false.
+ */
+BLOSC_EXPORT struct blosc2_schunk *blosc2_schunk_from_buffer(uint8_t *cframe, int64_t len, bool copy);
+
+/**
+ * Whether the super-chunk frees the buffer it was made from (`from_buffer` without copy).
+ *
+ * # Safety
+ * `schunk` NULL or a live super-chunk.
+ */
+BLOSC_EXPORT void blosc2_schunk_avoid_cframe_free(struct blosc2_schunk *schunk, bool avoid_cframe_free);
+
+/**
+ * A copy of a super-chunk in another storage.
+ *
+ * # Safety
+ * `schunk` NULL or live; `storage` NULL or valid.
+ */
+BLOSC_EXPORT
+struct blosc2_schunk *blosc2_schunk_copy(struct blosc2_schunk *schunk,
+                                         struct blosc2_storage *storage);
+
+/**
+ * Free a super-chunk (and its contexts; on-disk data stays).
+ *
+ * # Safety
+ * `schunk` NULL or a live super-chunk, not used afterwards.
+ */
+BLOSC_EXPORT int blosc2_schunk_free(struct blosc2_schunk *schunk);
+
+/**
+ * Take the frame lock across several operations (no-op without locking).
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+BLOSC_EXPORT int blosc2_schunk_lock(struct blosc2_schunk *schunk);
+
+/**
+ * Release the lock taken by `blosc2_schunk_lock`.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+BLOSC_EXPORT int blosc2_schunk_unlock(struct blosc2_schunk *schunk);
+
+/**
+ * Re-read an on-disk frame changed by another handle: 1 if it changed, 0 if not.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+BLOSC_EXPORT int blosc2_schunk_refresh(struct blosc2_schunk *schunk);
+
+/**
+ * The super-chunk as a contiguous frame. In-memory frames give their own
+ * buffer (`*needs_free` false); otherwise a malloc'd copy.
+ *
+ * # Safety
+ * `schunk` NULL or live; `cframe` and `needs_free` valid for writes.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_to_buffer(struct blosc2_schunk *schunk,
+                                uint8_t **cframe,
+                                bool *needs_free);
+
+/**
+ * Write the super-chunk as a contiguous frame file; returns its size.
+ *
+ * # Safety
+ * `schunk` NULL or live; `urlpath` NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_to_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+/**
+ * Append the super-chunk as a contiguous frame to the end of a file; returns
+ * the offset where the frame starts.
+ *
+ * # Safety
+ * `schunk` NULL or live; `urlpath` NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_append_file(struct blosc2_schunk *schunk, const char *urlpath);
+
+/**
+ * The length of the super-chunk's frame.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_frame_len(struct blosc2_schunk *schunk);
+
+/**
+ * The chunk offsets of a frame-backed super-chunk (malloc'd; `free` it).
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+BLOSC_EXPORT int64_t *blosc2_frame_get_offsets(struct blosc2_schunk *schunk);
+
+/**
+ * Append a chunk; returns the new number of chunks. With `copy` false the
+ * (malloc'd) chunk is taken over and freed.
+ *
+ * # Safety
+ * `schunk` NULL or live; `chunk` NULL or a complete chunk.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_append_chunk(struct blosc2_schunk *schunk, uint8_t *chunk, bool copy);
+
+/**
+ * Insert a chunk at position `nchunk`; returns the new number of chunks.
+ *
+ * # Safety
+ * As for `blosc2_schunk_append_chunk`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_insert_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
+ * Replace chunk `nchunk`; returns the number of chunks.
+ *
+ * # Safety
+ * As for `blosc2_schunk_append_chunk`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_update_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   uint8_t *chunk,
+                                   bool copy);
+
+/**
+ * Remove chunk `nchunk`; returns the new number of chunks.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+BLOSC_EXPORT int64_t blosc2_schunk_delete_chunk(struct blosc2_schunk *schunk, int64_t nchunk);
+
+/**
+ * Compress `nbytes` of `src` into a new chunk and append it.
+ *
+ * # Safety
+ * `schunk` NULL or live; `src` NULL or `nbytes` readable bytes.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_append_buffer(struct blosc2_schunk *schunk,
+                                    const void *src,
+                                    int32_t nbytes);
+
+/**
+ * Decompress chunk `nchunk` into `dest` (`nbytes` of room); returns its size.
+ *
+ * # Safety
+ * `schunk` NULL or live; `dest` NULL or `nbytes` writable bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_decompress_chunk(struct blosc2_schunk *schunk,
+                                   int64_t nchunk,
+                                   void *dest,
+                                   int32_t nbytes);
+
+/**
+ * Chunk `nchunk` as stored; returns its size.
+ *
+ * # Safety
+ * `schunk` NULL or live; `chunk` and `needs_free` valid for writes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_chunk(struct blosc2_schunk *schunk,
+                            int64_t nchunk,
+                            uint8_t **chunk,
+                            bool *needs_free);
+
+/**
+ * Chunk `nchunk` as a lazy chunk (blocks left on disk) for on-disk frames.
+ *
+ * # Safety
+ * As for `blosc2_schunk_get_chunk`.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_lazychunk(struct blosc2_schunk *schunk,
+                                int64_t nchunk,
+                                uint8_t **chunk,
+                                bool *needs_free);
+
+/**
+ * Decompress block `nblock` of VL-block chunk `nchunk` into a malloc'd buffer.
+ *
+ * # Safety
+ * `schunk` NULL or live; `dest` and `destsize` valid for writes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_vlblock(struct blosc2_schunk *schunk,
+                              int64_t nchunk,
+                              int32_t nblock,
+                              uint8_t **dest,
+                              int32_t *destsize);
+
+/**
+ * Items `[start, stop)` into `buffer`.
+ *
+ * # Safety
+ * `schunk` NULL or live; `buffer` room for `(stop - start) * typesize` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_slice_buffer(struct blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Overwrite items `[start, stop)` with `buffer`.
+ *
+ * # Safety
+ * `schunk` NULL or live; `buffer` `(stop - start) * typesize` readable bytes.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_set_slice_buffer(struct blosc2_schunk *schunk,
+                                   int64_t start,
+                                   int64_t stop,
+                                   void *buffer);
+
+/**
+ * Items at `ncoords` coordinates into `buffer`, in order.
+ *
+ * # Safety
+ * `schunk` NULL or live; `coords` `ncoords` items; `buffer` room for `ncoords * typesize`.
+ */
+BLOSC_EXPORT
+int blosc2_schunk_get_sparse_buffer(struct blosc2_schunk *schunk,
+                                    int64_t ncoords,
+                                    const int64_t *coords,
+                                    void *buffer);
+
+/**
+ * Reorder the chunks: chunk `offsets_order[i]` goes to position `i`.
+ *
+ * # Safety
+ * `schunk` NULL or live; `offsets_order` `nchunks` items.
+ */
+BLOSC_EXPORT int blosc2_schunk_reorder_offsets(struct blosc2_schunk *schunk, int64_t *offsets_order);
+
+/**
+ * Fill an empty super-chunk with `nitems` special values in chunks of `chunksize` bytes.
+ *
+ * # Safety
+ * `schunk` NULL or live.
+ */
+BLOSC_EXPORT
+int64_t blosc2_schunk_fill_special(struct blosc2_schunk *schunk,
+                                   int64_t nitems,
+                                   int special_value,
+                                   int32_t chunksize);
+
+/**
+ * A malloc'd copy of the super-chunk's compression parameters.
+ *
+ * # Safety
+ * `schunk` NULL or live; `cparams` valid for a write.
+ */
+BLOSC_EXPORT int blosc2_schunk_get_cparams(struct blosc2_schunk *schunk, struct blosc2_cparams **cparams);
+
+/**
+ * A malloc'd copy of the super-chunk's decompression parameters.
+ *
+ * # Safety
+ * `schunk` NULL or live; `dparams` valid for a write.
+ */
+BLOSC_EXPORT int blosc2_schunk_get_dparams(struct blosc2_schunk *schunk, struct blosc2_dparams **dparams);
+
+/**
+ * The chunks holding items `[*start, *stop)`: their number, and their indices
+ * in a malloc'd array.
+ *
+ * # Safety
+ * `schunk` NULL or live; `start`/`stop` one item each; `chunks_idx` valid for a write.
+ */
+BLOSC_EXPORT
+int64_t blosc2_get_slice_nchunks(struct blosc2_schunk *schunk,
+                                 int64_t *start,
+                                 int64_t *stop,
+                                 int64_t **chunks_idx);
+
+/**
+ * Add a metalayer (before any data); returns its index.
+ *
+ * # Safety
+ * `schunk` NULL or live; `name` NUL-terminated; `content` `content_len` bytes.
+ */
+BLOSC_EXPORT
+int blosc2_meta_add(struct blosc2_schunk *schunk,
+                    const char *name,
+                    uint8_t *content,
+                    int32_t content_len);
+
+/**
+ * Overwrite a metalayer's content (not longer than it was); returns its index.
+ *
+ * # Safety
+ * As for `blosc2_meta_add`.
+ */
+BLOSC_EXPORT
+int blosc2_meta_update(struct blosc2_schunk *schunk,
+                       const char *name,
+                       uint8_t *content,
+                       int32_t content_len);
+
+/**
+ * Index of variable-length metalayer `name`, or a negative code.
+ *
+ * # Safety
+ * `schunk` NULL or live; `name` NUL-terminated.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_exists(struct blosc2_schunk *schunk, const char *name);
+
+/**
+ * Add a variable-length metalayer; returns its index.
+ *
+ * # Safety
+ * `schunk` NULL or live; `name` NUL-terminated; `content` `content_len` bytes; `cparams` NULL or valid.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_add(struct blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t *content,
+                      int32_t content_len,
+                      struct blosc2_cparams *cparams);
+
+/**
+ * Replace a variable-length metalayer's content; returns its index.
+ *
+ * # Safety
+ * As for `blosc2_vlmeta_add`.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_update(struct blosc2_schunk *schunk,
+                         const char *name,
+                         uint8_t *content,
+                         int32_t content_len,
+                         struct blosc2_cparams *cparams);
+
+/**
+ * A variable-length metalayer's content, decompressed into a malloc'd buffer;
+ * returns its index.
+ *
+ * # Safety
+ * `schunk` NULL or live; `name` NUL-terminated; `content`, `content_len` valid for writes.
+ */
+BLOSC_EXPORT
+int blosc2_vlmeta_get(struct blosc2_schunk *schunk,
+                      const char *name,
+                      uint8_t **content,
+                      int32_t *content_len);
+
+/**
+ * Remove a variable-length metalayer; returns how many remain.
+ *
+ * # Safety
+ * `schunk` NULL or live; `name` NUL-terminated.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_delete(struct blosc2_schunk *schunk, const char *name);
+
+/**
+ * Fill `names` with the (internal) names of the variable-length metalayers; returns their number.
+ *
+ * # Safety
+ * `schunk` NULL or live; `names` room for `nvlmetalayers` pointers.
+ */
+BLOSC_EXPORT int blosc2_vlmeta_get_names(struct blosc2_schunk *schunk, char **names);
+
+/**
+ * Remove a directory and everything in it.
+ *
+ * # Safety
+ * `path` NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int blosc2_remove_dir(const char *path);
+
+/**
+ * Remove a file or a directory tree (nothing to do when it does not exist).
+ *
+ * # Safety
+ * `path` NULL or a NUL-terminated string.
+ */
+BLOSC_EXPORT int blosc2_remove_urlpath(const char *path);
+
+/**
+ * Rename a file or directory.
+ *
+ * # Safety
+ * Both NULL or NUL-terminated strings.
+ */
+BLOSC_EXPORT int blosc2_rename_urlpath(char *old_urlpath, char *new_path);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -28,8 +28,8 @@ impl Mode {
     pub fn as_c_mode(self) -> &'static str {
         match self {
             Mode::Read => "rb",
-            Mode::Update => "r+b",
-            Mode::Create => "w+b",
+            Mode::Update => "rb+",
+            Mode::Create => "wb+",
             Mode::Append => "ab",
         }
     }

@@ -50,6 +50,177 @@ typedef struct blosc2_stdio_mmap {
   int64_t map_flags;
 } blosc2_stdio_mmap;
 
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+/**
+ * Open `urlpath` with the `fopen` `mode` for the default filesystem backend.
+ * `params` (a `blosc2_stdio_params`, possibly NULL) is not used here.
+ * Returns a heap-allocated `blosc2_stdio_file` for `blosc2_stdio_close`, or NULL.
+ *
+ * # Safety
+ * `urlpath` and `mode` must be NULL or NUL-terminated strings.
+ */
+BLOSC_EXPORT void *blosc2_stdio_open(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Close a stream of `blosc2_stdio_open` and free it. Returns `fclose`'s
+ * result (0 on success), or -1 for a NULL stream.
+ *
+ * # Safety
+ * `stream` must be NULL or a stream returned by `blosc2_stdio_open` and not yet closed.
+ */
+BLOSC_EXPORT int blosc2_stdio_close(void *stream);
+
+/**
+ * The length of the file behind a stdio stream, or -1.
+ *
+ * # Safety
+ * `stream` must be NULL or an open stream of `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT int64_t blosc2_stdio_size(void *stream);
+
+/**
+ * Write `nitems` items of `size` bytes from `ptr` at byte `position` of the
+ * file. Returns the number of whole items written (0 on invalid arguments).
+ *
+ * # Safety
+ * `ptr` must hold `size * nitems` readable bytes; `stream` must be NULL or
+ * an open stream of `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_write(const void *ptr,
+                           int64_t size,
+                           int64_t nitems,
+                           int64_t position,
+                           void *stream);
+
+/**
+ * Read `nitems` items of `size` bytes at byte `position` of the file into
+ * the buffer `*ptr`. Returns the number of whole items read (fewer at the
+ * end of the file, 0 on invalid arguments).
+ *
+ * # Safety
+ * `ptr` must be NULL or point to a buffer pointer with room for
+ * `size * nitems` bytes; `stream` must be NULL or an open stream of
+ * `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_read(void **ptr,
+                          int64_t size,
+                          int64_t nitems,
+                          int64_t position,
+                          void *stream);
+
+/**
+ * Set the length of the file behind a stdio stream to `size` bytes.
+ * Returns 0, or a negative value on failure.
+ *
+ * # Safety
+ * `stream` must be NULL or an open stream of `blosc2_stdio_open`.
+ */
+BLOSC_EXPORT int blosc2_stdio_truncate(void *stream, int64_t size);
+
+/**
+ * Release the parameters of the default filesystem backend: they belong to
+ * the caller, so there is nothing to do. Returns 0.
+ *
+ * # Safety
+ * None: `params` is not dereferenced.
+ */
+BLOSC_EXPORT int blosc2_stdio_destroy(void *params);
+
+/**
+ * Open (memory-map) `urlpath` with the mode and initial mapping size held
+ * in `params`, a `blosc2_stdio_mmap` (the `mode` argument is not used).
+ * Opening again with the same `params` returns the same stream when the path
+ * is the same and NULL otherwise. Returns `params`, or NULL on failure.
+ *
+ * # Safety
+ * `urlpath` must be NULL or a NUL-terminated string; `params` must be NULL
+ * or point to a `blosc2_stdio_mmap` (initialized from
+ * `BLOSC2_STDIO_MMAP_DEFAULTS`) that outlives the stream.
+ */
+BLOSC_EXPORT void *blosc2_stdio_mmap_open(const char *urlpath, const char *mode, void *params);
+
+/**
+ * Close a memory-mapped stream: a no-op, the mapping lives until
+ * `blosc2_stdio_mmap_destroy`. Returns 0.
+ *
+ * # Safety
+ * None: `stream` is not dereferenced.
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_close(void *stream);
+
+/**
+ * The logical size of a memory-mapped file, or -1 for a NULL stream.
+ *
+ * # Safety
+ * `stream` must be NULL or a stream of `blosc2_stdio_mmap_open`.
+ */
+BLOSC_EXPORT int64_t blosc2_stdio_mmap_size(void *stream);
+
+/**
+ * Write `nitems` items of `size` bytes from `ptr` at byte `position` of a
+ * memory-mapped file, growing the file (except in mode "c") and the mapping
+ * as needed. Returns `nitems`, or 0 on failure or for an empty write.
+ *
+ * # Safety
+ * `ptr` must hold `size * nitems` readable bytes; `stream` must be NULL or a
+ * stream of `blosc2_stdio_mmap_open`. Pointers returned by earlier reads may
+ * dangle once the mapping grows.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_write(const void *ptr,
+                                int64_t size,
+                                int64_t nitems,
+                                int64_t position,
+                                void *stream);
+
+/**
+ * "Read" `nitems` items of `size` bytes at byte `position` of a
+ * memory-mapped file: `*ptr` is set to point into the mapping (no copy).
+ * Returns `nitems`; reads past the end of the file or with invalid
+ * arguments set `*ptr` to NULL and return 0.
+ *
+ * # Safety
+ * `ptr` must be NULL or a valid pointer to a pointer; `stream` must be NULL
+ * or a stream of `blosc2_stdio_mmap_open`. The pointer stored in `*ptr`
+ * stays valid until the mapping grows or is destroyed.
+ */
+BLOSC_EXPORT
+int64_t blosc2_stdio_mmap_read(void **ptr,
+                               int64_t size,
+                               int64_t nitems,
+                               int64_t position,
+                               void *stream);
+
+/**
+ * Set the size of a memory-mapped file to `size` bytes (the file on disk
+ * too, except in mode "c"). Returns 0, or -1 on failure.
+ *
+ * # Safety
+ * `stream` must be NULL or a stream of `blosc2_stdio_mmap_open`.
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_truncate(void *stream, int64_t size);
+
+/**
+ * Unmap and close a memory-mapped file (flushing modified pages to disk
+ * except in mode "c"), free its path, and free `params` itself when its
+ * `needs_free` is set. Returns 0, or -1 on failure or when nothing was
+ * mapped (the state is released all the same).
+ *
+ * # Safety
+ * `params` must be NULL or point to a `blosc2_stdio_mmap` (opened or not);
+ * when `needs_free` is set it must have been allocated with `malloc`.
+ */
+BLOSC_EXPORT int blosc2_stdio_mmap_destroy(void *params);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
+
 /** Default parameters of the stdio I/O backend (no locking). */
 static const blosc2_stdio_params BLOSC2_STDIO_PARAMS_DEFAULTS = {false};
 

@@ -152,7 +152,10 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
-        len32(ctx.decompressor()?.decompress(src, dst)?)
+        let sp = super::schunk::context_schunk(ctx);
+        let d = ctx.decompressor()?;
+        // SAFETY: c-blosc2's contract on dparams.schunk.
+        len32(unsafe { super::schunk::with_lazy_source(sp, |lazy| d.decompress_lazy(src, dst, lazy)) }?)
     })
 }
 
@@ -210,7 +213,12 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
-        len32(ctx.decompressor()?.getitem(src, i64::from(start), i64::from(nitems), dst)?)
+        let sp = super::schunk::context_schunk(ctx);
+        let ts = i64::from(Header::parse_min(src)?.typesize);
+        let (start, nbytes) = (i64::from(start) * ts, i64::from(nitems).checked_mul(ts).ok_or(Error::WriteBuffer)?);
+        let d = ctx.decompressor()?;
+        // SAFETY: c-blosc2's contract on dparams.schunk.
+        len32(unsafe { super::schunk::with_lazy_source(sp, |lazy| d.getitem_bytes_lazy(src, start, nbytes, dst, lazy)) }?)
     })
 }
 
@@ -232,7 +240,12 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
-        len32(ctx.decompressor()?.getitem_bytes(src, i64::from(start), i64::from(nbytes), dst)?)
+        let sp = super::schunk::context_schunk(ctx);
+        let d = ctx.decompressor()?;
+        // SAFETY: c-blosc2's contract on dparams.schunk.
+        len32(unsafe {
+            super::schunk::with_lazy_source(sp, |lazy| d.getitem_bytes_lazy(src, i64::from(start), i64::from(nbytes), dst, lazy))
+        }?)
     })
 }
 

@@ -119,7 +119,7 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
             // Prefilters and external tuners are not supported: refuse rather than ignore them.
             return std::ptr::null_mut();
         }
-        match core_cparams(&cparams).and_then(Compressor::new) {
+        match core_cparams(&cparams).and_then(Compressor::sticky) {
             Ok(core) => boxed(Kind::Compress { core, c: cparams }),
             Err(_) => std::ptr::null_mut(),
         }

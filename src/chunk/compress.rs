@@ -25,6 +25,9 @@ pub struct Compressor {
     workers: Workers,
     /// Write Blosc1 (16-byte) headers, as `BLOSC_BLOSC1_COMPAT` asks.
     pub blosc1_header: bool,
+    /// Keep each call's block size as the forced block size of the next call,
+    /// as a reused c-blosc2 compression context does (see [`Compressor::sticky`]).
+    sticky_blocksize: bool,
 }
 
 /// The geometry of one compression call.
@@ -69,7 +72,18 @@ impl Compressor {
             return Err(Error::CodecParam);
         }
         let workers = Workers::new(params.nthreads);
-        Ok(Compressor { params, workers, blosc1_header: false })
+        Ok(Compressor { params, workers, blosc1_header: false, sticky_blocksize: false })
+    }
+
+    /// A compressor that behaves like a reused c-blosc2 context: the block
+    /// size chosen for one call becomes the forced block size of the next
+    /// (c-blosc2 3.3 re-initializes a context with the block size it computed
+    /// last). Chunks then come out byte-identical to c-blosc2's for the same
+    /// sequence of calls.
+    pub fn sticky(params: CParams) -> Result<Compressor> {
+        let mut c = Compressor::new(params)?;
+        c.sticky_blocksize = true;
+        Ok(c)
     }
 
     pub fn params(&self) -> &CParams {
@@ -84,7 +98,8 @@ impl Compressor {
     /// Compress `src` into `dst`. Returns the chunk length, or 0 when the
     /// chunk cannot fit in `dst`.
     pub fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
-        let p = &self.params;
+        let params = self.params.clone();
+        let p = &params;
         if src.len() > MAX_BUFFERSIZE as usize {
             return Err(Error::MaxBufsizeExceeded);
         }
@@ -106,6 +121,9 @@ impl Compressor {
         let nbytes = src.len() as i32;
         let filter_flags = flags_from_filters(&p.filters);
         let bs = blocksize::compute(p.compcode, p.clevel, p.typesize, nbytes, p.blocksize, p.splitmode, filter_flags);
+        if self.sticky_blocksize && bs > 0 {
+            self.params.blocksize = bs;
+        }
         let typesize = if p.typesize > 255 { 1 } else { p.typesize };
         let bs = bs.max(1) as usize;
         let n = src.len();

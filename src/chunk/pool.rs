@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 /// Pools shared by every context with the same number of threads: creating
 /// a context (or many) never spawns threads once a pool of that size exists.
 fn shared_pool(nthreads: usize) -> Result<Arc<rayon::ThreadPool>> {
+    let nthreads = nthreads.min(max_threads());
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = pools.get(&nthreads) {
@@ -23,6 +24,13 @@ fn shared_pool(nthreads: usize) -> Result<Arc<rayon::ThreadPool>> {
     let pool = Arc::new(pool);
     pools.insert(nthreads, Arc::clone(&pool));
     Ok(pool)
+}
+
+/// The most worker threads a context gets: thread counts come from files and
+/// callers, and every distinct count has its own pool, so they are capped.
+pub fn max_threads() -> usize {
+    static MAX: OnceLock<usize> = OnceLock::new();
+    *MAX.get_or_init(|| std::thread::available_parallelism().map_or(8, |n| (2 * n.get()).max(8)))
 }
 
 /// Temporary buffers of one worker: two for the filter pipeline, two for
@@ -82,13 +90,13 @@ impl Drop for Workers {
 
 impl Workers {
     pub fn new(nthreads: i16) -> Workers {
-        let n = nthreads.max(1) as usize;
+        let n = (nthreads.max(1) as usize).min(max_threads());
         Workers { nthreads: n, pool: None, scratch: (0..=n).map(|_| Mutex::new(take_spare())).collect() }
     }
 
     /// Change the number of threads; the pool is rebuilt on next use.
     pub fn set_nthreads(&mut self, nthreads: i16) {
-        let n = nthreads.max(1) as usize;
+        let n = (nthreads.max(1) as usize).min(max_threads());
         if n != self.nthreads {
             self.nthreads = n;
             self.pool = None;

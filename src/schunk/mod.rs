@@ -79,6 +79,9 @@ pub struct SuperChunk {
     lock: Option<FrameLock>,
     /// Bumped whenever the (vl)metalayers change.
     change_tick: i64,
+    /// The compressor of `append_buffer` and `set_slice`, kept from call to
+    /// call like c-blosc2's `schunk->cctx` (its block size carries over).
+    comp: Option<Compressor>,
 }
 
 /// A chunk checked before it goes into a super-chunk.
@@ -137,7 +140,7 @@ impl SuperChunk {
                 }
             }
         };
-        let mut sc = SuperChunk { info, dparams, store, storage, mem_cbytes: 0, lock: None, change_tick: 0 };
+        let mut sc = SuperChunk { info, dparams, store, storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None };
         sc.init_lock()?;
         Ok(sc)
     }
@@ -152,9 +155,13 @@ impl SuperChunk {
         Ok(())
     }
 
+    /// A super-chunk over an opened frame; thread counts start at 1 (the
+    /// header's are informational and not trusted), see [`SuperChunk::set_nthreads`].
     fn from_opened(o: Opened, storage: Storage) -> SuperChunk {
-        let dparams = DParams { nthreads: o.info.tdecomp.max(1), typesize: o.info.cparams.typesize };
-        SuperChunk { info: o.info, dparams, store: Store::Frame(o.frame), storage, mem_cbytes: 0, lock: None, change_tick: 0 }
+        let mut info = o.info;
+        info.cparams.nthreads = 1;
+        let dparams = DParams { nthreads: 1, typesize: info.cparams.typesize };
+        SuperChunk { info, dparams, store: Store::Frame(o.frame), storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None }
     }
 
     /// Open the frame at `urlpath` (a contiguous frame file or a sparse frame directory).
@@ -217,12 +224,10 @@ impl SuperChunk {
     /// A copy of this super-chunk in `storage`: every chunk again, in order,
     /// with the metalayers and vlmetalayers (unreferenced bytes are dropped).
     pub fn copy_to(&self, storage: Storage) -> Result<SuperChunk> {
-        let mut cp = self.info.cparams.clone();
-        cp.nthreads = self.info.cparams.nthreads;
+        let cp = self.context_cparams();
         let mut new = SuperChunk::new(cp, self.dparams.clone(), storage)?;
         // c-blosc2 records 0 compression threads in copies.
         new.info.tcomp = 0;
-        new.info.cparams.blocksize = self.info.cparams.blocksize;
         for m in &self.info.metalayers {
             new.meta_add(&m.name, &m.content)?;
         }
@@ -238,6 +243,44 @@ impl SuperChunk {
             new.sync_meta(&old)?;
         }
         Ok(new)
+    }
+
+    /// The chunks copied into an in-memory (non-frame) super-chunk, as
+    /// c-blosc2's `from_buffer` with copy does: special chunks become 32-byte
+    /// chunks, and the blocksize is the chunks' common one (0 if they differ).
+    pub fn copy_to_memory(&self) -> Result<SuperChunk> {
+        let mut info = self.info.clone();
+        info.nbytes = 0;
+        info.chunksize = -1;
+        info.vl_blocks = false;
+        let mut chunks = Vec::with_capacity(self.nchunks());
+        let mut blocksize = None;
+        let mut mem_cbytes = 0i64;
+        for i in 0..self.nchunks() {
+            let c = self.chunk(i)?.into_owned();
+            let h = Header::parse(&c)?;
+            blocksize = match blocksize {
+                None => Some(h.blocksize),
+                Some(b) if b == h.blocksize => Some(b),
+                Some(_) => Some(0),
+            };
+            mem_cbytes += c.len() as i64;
+            chunks.push(c);
+        }
+        info.nbytes = self.info.nbytes;
+        info.chunksize = self.info.chunksize;
+        info.vl_blocks = self.info.vl_blocks;
+        info.cparams.blocksize = blocksize.unwrap_or(self.info.cparams.blocksize);
+        Ok(SuperChunk {
+            info,
+            dparams: self.dparams.clone(),
+            store: Store::Memory(chunks),
+            storage: Storage::default(),
+            mem_cbytes,
+            lock: None,
+            change_tick: 0,
+            comp: None,
+        })
     }
 
     // ----------------------------------------------------------------- accessors
@@ -266,8 +309,26 @@ impl SuperChunk {
         self.info.chunksize
     }
 
+    /// The super-chunk's parameters (those its frame header records).
     pub fn cparams(&self) -> &CParams {
         &self.info.cparams
+    }
+
+    /// The parameters the super-chunk's compressor holds now: those of
+    /// [`SuperChunk::cparams`], with the block size the last compression chose
+    /// (what c-blosc2's `blosc2_schunk_get_cparams` reports).
+    pub fn context_cparams(&self) -> CParams {
+        match &self.comp {
+            Some(c) => c.params().clone(),
+            None => self.info.cparams.clone(),
+        }
+    }
+
+    fn compressor(&mut self) -> Result<&mut Compressor> {
+        if self.comp.is_none() {
+            self.comp = Some(Compressor::sticky(self.info.cparams.clone())?);
+        }
+        self.comp.as_mut().ok_or(Error::Failure)
     }
 
     pub fn dparams(&self) -> &DParams {
@@ -295,6 +356,14 @@ impl SuperChunk {
         self.change_tick
     }
 
+    /// The chunks of an in-memory (non-frame) super-chunk.
+    pub fn memory_chunks(&self) -> Option<&[Vec<u8>]> {
+        match &self.store {
+            Store::Memory(c) => Some(c),
+            Store::Frame(_) => None,
+        }
+    }
+
     pub fn frame(&self) -> Option<&Frame> {
         match &self.store {
             Store::Frame(f) => Some(f),
@@ -307,6 +376,9 @@ impl SuperChunk {
     pub fn set_nthreads(&mut self, compress: i16, decompress: i16) {
         self.info.cparams.nthreads = compress.max(1);
         self.info.tcomp = compress.max(1);
+        if let Some(c) = self.comp.as_mut() {
+            c.set_nthreads(compress.max(1));
+        }
         self.dparams.nthreads = decompress.max(1);
         self.info.tdecomp = decompress.max(1);
     }
@@ -568,7 +640,6 @@ impl SuperChunk {
         }
         let (mut i, mut off) = self.locate(pos)?;
         let mut used = 0usize;
-        let mut comp = Compressor::new(self.info.cparams.clone())?;
         while pos < end {
             let n = self.chunk_nbytes(i)? as usize;
             let take = (n as i64 - off).min(end - pos) as usize;
@@ -578,7 +649,7 @@ impl SuperChunk {
             }
             buf[off as usize..off as usize + take].copy_from_slice(&src[used..used + take]);
             let mut c = vec![0u8; n + MAX_OVERHEAD];
-            let cb = comp.compress(&buf, &mut c)?;
+            let cb = self.compressor()?.compress(&buf, &mut c)?;
             c.truncate(cb);
             self.update_chunk(i, &c)?;
             used += take;
@@ -765,7 +836,7 @@ impl SuperChunk {
     /// Compress `src` with the super-chunk's parameters and append it.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<usize> {
         let mut c = vec![0u8; src.len() + MAX_OVERHEAD];
-        let n = Compressor::new(self.info.cparams.clone())?.compress(src, &mut c)?;
+        let n = self.compressor()?.compress(src, &mut c)?;
         c.truncate(n);
         self.append_chunk(&c)
     }

@@ -1,0 +1,1164 @@
+//! The super-chunk C API: `blosc2_schunk_*`, metalayers and variable-length
+//! metalayers, over [`crate::schunk::SuperChunk`].
+//!
+//! A `blosc2_schunk*` handed to C is the first field of a [`SchunkHandle`],
+//! which also holds the safe super-chunk (behind a read-write lock, so that
+//! reads from several threads run at once) and the memory the public fields
+//! point to. The public fields are refreshed after every change.
+
+use super::context::{blosc2_context, c_cparams, core_cparams, default_cparams, default_dparams, Kind};
+use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx};
+use super::ffi::{c_str, guard, guard_code, guard_code64, slice, slice_mut, write_opt};
+use super::io::{choose, CallbackBackend};
+use super::types::*;
+use crate::chunk::{DParams, Special};
+use crate::error::{Error, Result};
+use crate::schunk::{Storage, SuperChunk};
+use libc::{c_char, c_int, c_void};
+use std::borrow::Cow;
+use std::ffi::CString;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// The memory behind a `blosc2_schunk*`.
+#[repr(C)]
+pub struct SchunkHandle {
+    public: blosc2_schunk,
+    inner: RwLock<SuperChunk>,
+    storage: Box<blosc2_storage>,
+    cparams: Box<blosc2_cparams>,
+    dparams: Box<blosc2_dparams>,
+    io: Box<blosc2_io>,
+    urlpath: Option<CString>,
+    metas: Vec<MirrorMeta>,
+    vlmetas: Vec<MirrorMeta>,
+    meta_ptrs: Vec<Box<blosc2_metalayer>>,
+    vlmeta_ptrs: Vec<Box<blosc2_metalayer>>,
+    synced_tick: i64,
+    data_ptrs: Vec<*mut u8>,
+    callbacks: Option<Arc<CallbackBackend>>,
+    cframe_owned: Option<Arc<AtomicBool>>,
+}
+
+struct MirrorMeta {
+    name: CString,
+    content: Vec<u8>,
+}
+
+/// An in-memory frame that the caller handed over (`from_buffer` without copy).
+struct ForeignFrame {
+    ptr: usize,
+    len: usize,
+    owned: Arc<AtomicBool>,
+}
+
+impl AsRef<[u8]> for ForeignFrame {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: blosc2_schunk_from_buffer's contract: the buffer stays valid
+        // (and is ours to free) for the super-chunk's life.
+        unsafe { std::slice::from_raw_parts(self.ptr as *const u8, self.len) }
+    }
+}
+
+impl Drop for ForeignFrame {
+    fn drop(&mut self) {
+        if self.owned.load(Ordering::Relaxed) {
+            // SAFETY: the buffer was malloc'd by the caller and handed over.
+            unsafe { libc::free(self.ptr as *mut c_void) };
+        }
+    }
+}
+
+/// The handle behind a public pointer.
+///
+/// # Safety
+/// `schunk` must be NULL or a pointer returned by this library's schunk constructors.
+unsafe fn handle<'a>(schunk: *mut blosc2_schunk) -> Result<&'a SchunkHandle> {
+    // SAFETY: `public` is the first field of the repr(C) SchunkHandle.
+    unsafe { schunk.cast::<SchunkHandle>().as_ref() }.ok_or(Error::NullPointer)
+}
+
+fn read(h: &SchunkHandle) -> RwLockReadGuard<'_, SuperChunk> {
+    h.inner.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write(h: &SchunkHandle) -> RwLockWriteGuard<'_, SuperChunk> {
+    h.inner.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Read access after picking up changes another handle made to the frame on disk.
+///
+/// # Safety
+/// `schunk` as for [`handle`].
+unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, RwLockReadGuard<'a, SuperChunk>)> {
+    // SAFETY: caller contract.
+    let h = unsafe { handle(schunk)? };
+    let stale = read(h).is_stale();
+    if stale {
+        let mut w = write(h);
+        if w.refresh()? {
+            // SAFETY: the write lock is held; no reader is using the mirror fields' targets.
+            unsafe { sync(schunk, &w) };
+        }
+    }
+    Ok((h, read(h)))
+}
+
+/// Run a change with the write lock held, then refresh the public fields.
+///
+/// # Safety
+/// `schunk` as for [`handle`].
+unsafe fn change<T>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut SuperChunk) -> Result<T>) -> Result<T> {
+    // SAFETY: caller contract.
+    let h = unsafe { handle(schunk)? };
+    let mut w = write(h);
+    let r = f(&mut w);
+    // SAFETY: the write lock is held.
+    unsafe { sync(schunk, &w) };
+    r
+}
+
+fn index(n: i64) -> Result<usize> {
+    usize::try_from(n).map_err(|_| Error::InvalidIndex)
+}
+
+/// Copy `bytes` into a new malloc'd buffer (which C frees with `free`).
+fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
+    // SAFETY: plain allocation, at least one byte.
+    let p = unsafe { libc::malloc(bytes.len().max(1)) }.cast::<u8>();
+    if p.is_null() {
+        return Err(Error::MemoryAlloc);
+    }
+    // SAFETY: `p` has room for `bytes.len()` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+    Ok(p)
+}
+
+fn meta_mirror(list: &[crate::frame::Metalayer]) -> Vec<MirrorMeta> {
+    list.iter()
+        .map(|m| MirrorMeta { name: CString::new(m.name.replace('\0', "")).unwrap_or_default(), content: m.content.clone() })
+        .collect()
+}
+
+fn meta_ptrs(list: &mut [MirrorMeta]) -> Vec<Box<blosc2_metalayer>> {
+    list.iter_mut()
+        .map(|m| {
+            Box::new(blosc2_metalayer {
+                name: m.name.as_ptr().cast_mut(),
+                content: m.content.as_mut_ptr(),
+                content_len: m.content.len() as i32,
+            })
+        })
+        .collect()
+}
+
+/// Bring the public fields in line with the super-chunk.
+///
+/// # Safety
+/// `schunk` is a live handle, and nobody else accesses its mirror fields now.
+unsafe fn sync(schunk: *mut blosc2_schunk, sc: &SuperChunk) {
+    let h = schunk.cast::<SchunkHandle>();
+    // SAFETY: caller contract; only fields other than `inner` are written.
+    unsafe {
+        let cp = sc.cparams();
+        let p = &raw mut (*h).public;
+        (*p).compcode = cp.compcode;
+        (*p).compcode_meta = cp.compcode_meta;
+        (*p).clevel = cp.clevel;
+        (*p).splitmode = cp.splitmode as u8;
+        (*p).typesize = cp.typesize;
+        (*p).blocksize = cp.blocksize;
+        (*p).chunksize = sc.chunksize();
+        (*p).flags2 = if sc.vl_blocks() { crate::chunk::header::VL_BLOCKS } else { 0 };
+        (*p).use_dict = u8::from(cp.use_dict);
+        (*p).filters = cp.filters;
+        (*p).filters_meta = cp.filters_meta;
+        (*p).nchunks = sc.nchunks() as i64;
+        (*p).nbytes = sc.nbytes();
+        (*p).cbytes = sc.cbytes();
+        (*p).change_tick = sc.change_tick();
+        if let Some(chunks) = sc.memory_chunks() {
+            let ptrs = &mut *(&raw mut (*h).data_ptrs);
+            ptrs.clear();
+            ptrs.extend(chunks.iter().map(|c| c.as_ptr().cast_mut()));
+            (*p).data = ptrs.as_mut_ptr();
+            (*p).data_len = ptrs.len() * std::mem::size_of::<*mut u8>();
+        }
+        if (*h).synced_tick != sc.change_tick() || (*p).nmetalayers as usize != sc.metalayers().len() {
+            let metas = &mut *(&raw mut (*h).metas);
+            *metas = meta_mirror(sc.metalayers());
+            let vlmetas = &mut *(&raw mut (*h).vlmetas);
+            *vlmetas = meta_mirror(sc.vlmetalayers());
+            let mp = &mut *(&raw mut (*h).meta_ptrs);
+            *mp = meta_ptrs(metas);
+            let vp = &mut *(&raw mut (*h).vlmeta_ptrs);
+            *vp = meta_ptrs(vlmetas);
+            (*p).metalayers = [std::ptr::null_mut(); BLOSC2_MAX_METALAYERS];
+            for (slot, m) in (*p).metalayers.iter_mut().zip(mp.iter_mut()) {
+                *slot = &mut **m;
+            }
+            (*p).nmetalayers = mp.len().min(BLOSC2_MAX_METALAYERS) as u16;
+            (*p).vlmetalayers = [std::ptr::null_mut(); BLOSC2_MAX_VLMETALAYERS];
+            for (slot, m) in (*p).vlmetalayers.iter_mut().zip(vp.iter_mut()) {
+                *slot = &mut **m;
+            }
+            (*p).nvlmetalayers = vp.len().min(BLOSC2_MAX_VLMETALAYERS) as i16;
+            (*h).synced_tick = sc.change_tick();
+        }
+        let c = &mut *(&raw mut (*h).cparams);
+        let keep = (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params);
+        **c = c_cparams(&sc.context_cparams());
+        (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params) = keep;
+        c.nthreads = cp.nthreads;
+    }
+}
+
+/// Build the handle for a super-chunk and return its public pointer.
+fn publish(sc: SuperChunk, cparams: blosc2_cparams, dparams: blosc2_dparams, io: blosc2_io, callbacks: Option<Arc<CallbackBackend>>) -> Result<*mut blosc2_schunk> {
+    let urlpath = sc.storage().urlpath.as_deref().map(|u| CString::new(u).map_err(|_| Error::InvalidParam)).transpose()?;
+    let contiguous = sc.storage().contiguous;
+    let mut h = Box::new(SchunkHandle {
+        // SAFETY: blosc2_schunk is plain data (integers, arrays, raw pointers); all-zero is valid.
+        public: unsafe { std::mem::zeroed() },
+        inner: RwLock::new(sc),
+        storage: Box::new(blosc2_storage {
+            contiguous,
+            urlpath: std::ptr::null_mut(),
+            cparams: std::ptr::null_mut(),
+            dparams: std::ptr::null_mut(),
+            io: std::ptr::null_mut(),
+        }),
+        cparams: Box::new(cparams),
+        dparams: Box::new(dparams),
+        io: Box::new(io),
+        urlpath,
+        metas: Vec::new(),
+        vlmetas: Vec::new(),
+        meta_ptrs: Vec::new(),
+        vlmeta_ptrs: Vec::new(),
+        synced_tick: -1,
+        data_ptrs: Vec::new(),
+        callbacks,
+        cframe_owned: None,
+    });
+    let hp: *mut SchunkHandle = &mut *h;
+    h.storage.urlpath = h.urlpath.as_ref().map_or(std::ptr::null_mut(), |u| u.as_ptr().cast_mut());
+    h.storage.cparams = &mut *h.cparams;
+    h.storage.dparams = &mut *h.dparams;
+    h.storage.io = &mut *h.io;
+    h.public.storage = &mut *h.storage;
+    h.public.version = 0;
+    h.cparams.schunk = hp.cast();
+    h.dparams.schunk = hp.cast();
+    let is_frame = h.inner.get_mut().map(|s| s.frame().is_some()).unwrap_or(false);
+    h.public.frame = if is_frame { hp.cast() } else { std::ptr::null_mut() };
+    h.public.cctx = blosc2_create_cctx(*h.cparams);
+    h.public.dctx = blosc2_create_dctx(*h.dparams);
+    let p = Box::into_raw(h);
+    // SAFETY: `p` is the live handle just made; nobody else has it yet.
+    unsafe {
+        let sc = (*p).inner.read().unwrap_or_else(|e| e.into_inner());
+        sync(p.cast(), &sc);
+    }
+    Ok(p.cast())
+}
+
+fn global_nthreads() -> i16 {
+    super::global::blosc2_get_nthreads()
+}
+
+// ------------------------------------------------------------------ creating
+
+/// Create a new super-chunk (in memory, or at `storage->urlpath`, which is overwritten).
+///
+/// # Safety
+/// `storage` must be NULL or a valid `blosc2_storage` (its pointers NULL or valid).
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || {
+        // SAFETY: caller contract.
+        let st = unsafe { storage.as_ref() };
+        let cparams = st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
+        let dparams = st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().unwrap_or_else(default_dparams);
+        let r = (|| {
+            let io = unsafe { choose(st.map_or(std::ptr::null(), |s| s.io.cast_const()))? };
+            let urlpath = match st.map(|s| s.urlpath) {
+                Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
+                _ => None,
+            };
+            let core = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking };
+            let mut cp = core_cparams(&cparams)?;
+            cp.nthreads = cparams.nthreads.max(1);
+            let dp = DParams { nthreads: dparams.nthreads.max(1), typesize: cp.typesize };
+            let sc = SuperChunk::new(cp, dp, core)?;
+            publish(sc, cparams, dparams, io.io, io.callbacks)
+        })();
+        r.unwrap_or(std::ptr::null_mut())
+    })
+}
+
+/// Open a super-chunk stored at `urlpath` through backend `udio`, starting at `offset`.
+unsafe fn open_any(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || {
+        let r = (|| {
+            // SAFETY: caller contract.
+            let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
+            let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
+            let io = unsafe { choose(udio)? };
+            let mut sc = SuperChunk::open_with(path, offset, io.backend.clone(), true, io.locking)?;
+            let n = global_nthreads();
+            sc.set_nthreads(n, n);
+            let mut cparams = c_cparams(sc.cparams());
+            cparams.nthreads = n;
+            let dparams = blosc2_dparams { nthreads: n, typesize: sc.typesize(), ..default_dparams() };
+            publish(sc, cparams, dparams, io.io, io.callbacks)
+        })();
+        r.unwrap_or(std::ptr::null_mut())
+    })
+}
+
+/// Open the frame (file or sparse directory) at `urlpath`.
+///
+/// # Safety
+/// `urlpath` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blosc2_schunk {
+    // SAFETY: caller contract.
+    unsafe { open_any(urlpath, 0, std::ptr::null()) }
+}
+
+/// Open the frame that starts `offset` bytes into the file at `urlpath`.
+///
+/// # Safety
+/// `urlpath` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset(urlpath: *const c_char, offset: i64) -> *mut blosc2_schunk {
+    // SAFETY: caller contract.
+    unsafe { open_any(urlpath, offset, std::ptr::null()) }
+}
+
+/// Open the frame at `urlpath` through the I/O backend `udio`.
+///
+/// # Safety
+/// `urlpath` a NUL-terminated string or NULL; `udio` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_udio(urlpath: *const c_char, udio: *const blosc2_io) -> *mut blosc2_schunk {
+    // SAFETY: caller contract.
+    unsafe { open_any(urlpath, 0, udio) }
+}
+
+/// Open the frame at `offset` in `urlpath` through the I/O backend `udio`.
+///
+/// # Safety
+/// `urlpath` a NUL-terminated string or NULL; `udio` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> *mut blosc2_schunk {
+    // SAFETY: caller contract.
+    unsafe { open_any(urlpath, offset, udio) }
+}
+
+/// A super-chunk over the contiguous frame in `cframe` (`len` bytes, exactly
+/// the frame). With `copy` the chunks are copied into an in-memory
+/// super-chunk (not a frame), as c-blosc2 does; without, the super-chunk reads
+/// the caller's buffer, which stays the caller's (c-blosc2 3.3 sets
+/// `avoid_cframe_free` there, whatever its documentation says; python-blosc2
+/// relies on it) unless `blosc2_schunk_avoid_cframe_free(schunk, false)` hands it over.
+///
+/// # Safety
+/// `cframe` must be NULL or point to `len` readable bytes, valid while the
+/// super-chunk lives when `copy` is false.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_from_buffer(cframe: *mut u8, len: i64, copy: bool) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || {
+        let r = (|| {
+            // SAFETY: caller contract.
+            let bytes = unsafe { slice(cframe, len)? };
+            let mut owned = None;
+            let mut sc = if copy {
+                let framed = SuperChunk::from_cframe(bytes.to_vec())?;
+                framed.copy_to_memory()?
+            } else {
+                let flag = Arc::new(AtomicBool::new(false));
+                let f = ForeignFrame { ptr: cframe as usize, len: bytes.len(), owned: flag.clone() };
+                owned = Some(flag);
+                SuperChunk::from_shared_cframe(Arc::new(f))?
+            };
+            let n = global_nthreads();
+            sc.set_nthreads(n, n);
+            let mut cparams = c_cparams(sc.cparams());
+            cparams.nthreads = n;
+            let dparams = blosc2_dparams { nthreads: n, typesize: sc.typesize(), ..default_dparams() };
+            let io = blosc2_io { id: BLOSC2_IO_FILESYSTEM as u8, name: c"filesystem".as_ptr(), params: std::ptr::null_mut() };
+            let p = publish(sc, cparams, dparams, io, None)?;
+            // SAFETY: `p` was just published.
+            unsafe { (*p.cast::<SchunkHandle>()).cframe_owned = owned };
+            Ok::<_, Error>(p)
+        })();
+        r.unwrap_or(std::ptr::null_mut())
+    })
+}
+
+/// Whether the super-chunk frees the buffer it was made from (`from_buffer` without copy).
+///
+/// # Safety
+/// `schunk` NULL or a live super-chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_schunk, avoid_cframe_free: bool) {
+    guard((), || {
+        // SAFETY: caller contract.
+        if let Ok(h) = unsafe { handle(schunk) } {
+            if let Some(f) = &h.cframe_owned {
+                f.store(!avoid_cframe_free, Ordering::Relaxed);
+            }
+        }
+    })
+}
+
+/// A copy of a super-chunk in another storage.
+///
+/// # Safety
+/// `schunk` NULL or live; `storage` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+    guard(std::ptr::null_mut(), || {
+        let r = (|| {
+            // SAFETY: caller contract.
+            let (_, src) = unsafe { reader(schunk)? };
+            let st = unsafe { storage.as_ref() };
+            let io = unsafe { choose(st.map_or(std::ptr::null(), |s| s.io.cast_const()))? };
+            let urlpath = match st.map(|s| s.urlpath) {
+                Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
+                _ => None,
+            };
+            let core = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking };
+            let sc = src.copy_to(core)?;
+            let cparams = c_cparams(sc.cparams());
+            let dparams = blosc2_dparams { nthreads: sc.dparams().nthreads, typesize: sc.typesize(), ..default_dparams() };
+            drop(src);
+            publish(sc, cparams, dparams, io.io, io.callbacks)
+        })();
+        r.unwrap_or(std::ptr::null_mut())
+    })
+}
+
+/// Free a super-chunk (and its contexts; on-disk data stays).
+///
+/// # Safety
+/// `schunk` NULL or a live super-chunk, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
+    guard(Error::Failure.code(), || {
+        if schunk.is_null() {
+            return 0;
+        }
+        // SAFETY: caller contract: the pointer came from Box::into_raw in `publish`.
+        let h = unsafe { Box::from_raw(schunk.cast::<SchunkHandle>()) };
+        // SAFETY: the contexts were made by blosc2_create_*ctx and are freed once.
+        unsafe {
+            blosc2_free_ctx(h.public.cctx);
+            blosc2_free_ctx(h.public.dctx);
+        }
+        let callbacks = h.callbacks.clone();
+        drop(h);
+        if let Some(cb) = callbacks {
+            cb.destroy();
+        }
+        0
+    })
+}
+
+// ------------------------------------------------------------------- locking
+
+/// Take the frame lock across several operations (no-op without locking).
+///
+/// # Safety
+/// `schunk` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_lock(schunk: *mut blosc2_schunk) -> c_int {
+    // SAFETY: caller contract.
+    guard_code(|| unsafe { change(schunk, |sc| sc.lock()) }.map(|_| 0))
+}
+
+/// Release the lock taken by `blosc2_schunk_lock`.
+///
+/// # Safety
+/// `schunk` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_unlock(schunk: *mut blosc2_schunk) -> c_int {
+    // SAFETY: caller contract.
+    guard_code(|| unsafe { change(schunk, |sc| sc.unlock()) }.map(|_| 0))
+}
+
+/// Re-read an on-disk frame changed by another handle: 1 if it changed, 0 if not.
+///
+/// # Safety
+/// `schunk` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_int {
+    // SAFETY: caller contract.
+    guard_code(|| unsafe { change(schunk, |sc| sc.refresh()) }.map(i32::from))
+}
+
+// -------------------------------------------------------------------- frames
+
+/// The super-chunk as a contiguous frame. In-memory frames give their own
+/// buffer (`*needs_free` false); otherwise a malloc'd copy.
+///
+/// # Safety
+/// `schunk` NULL or live; `cframe` and `needs_free` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_buffer(schunk: *mut blosc2_schunk, cframe: *mut *mut u8, needs_free: *mut bool) -> i64 {
+    guard_code64(|| {
+        if cframe.is_null() || needs_free.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: caller contract.
+        let (_, sc) = unsafe { reader(schunk)? };
+        let bytes = sc.to_cframe()?;
+        let (p, free) = match bytes {
+            Cow::Borrowed(b) => (b.as_ptr().cast_mut(), false),
+            Cow::Owned(v) => (malloc_copy(&v)?, true),
+        };
+        let len = match sc.frame().and_then(|f| f.as_bytes()) {
+            Some(b) if !free => b.len(),
+            _ => sc.to_cframe()?.len(),
+        };
+        // SAFETY: checked non-NULL above.
+        unsafe {
+            *cframe = p;
+            *needs_free = free;
+        }
+        Ok(len as i64)
+    })
+}
+
+/// Write the super-chunk as a contiguous frame file; returns its size.
+///
+/// # Safety
+/// `schunk` NULL or live; `urlpath` NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
+    guard_code64(|| {
+        // SAFETY: caller contract.
+        let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
+        let (_, sc) = unsafe { reader(schunk)? };
+        if sc.storage().urlpath.as_deref() == Some(path) {
+            return Err(Error::InvalidParam);
+        }
+        Ok(sc.to_file(path)? as i64)
+    })
+}
+
+/// Append the super-chunk as a contiguous frame to the end of a file; returns
+/// the offset where the frame starts.
+///
+/// # Safety
+/// `schunk` NULL or live; `urlpath` NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
+    guard_code64(|| {
+        // SAFETY: caller contract.
+        let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
+        let (_, sc) = unsafe { reader(schunk)? };
+        Ok(sc.append_to_file(path)? as i64)
+    })
+}
+
+/// The length of the super-chunk's frame.
+///
+/// # Safety
+/// `schunk` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_frame_len(schunk: *mut blosc2_schunk) -> i64 {
+    guard_code64(|| {
+        // SAFETY: caller contract.
+        let (_, sc) = unsafe { reader(schunk)? };
+        match sc.frame_len() {
+            Ok(n) => Ok(n as i64),
+            Err(_) => Ok(sc.to_cframe()?.len() as i64),
+        }
+    })
+}
+
+/// The chunk offsets of a frame-backed super-chunk (malloc'd; `free` it).
+///
+/// # Safety
+/// `schunk` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) -> *mut i64 {
+    guard(std::ptr::null_mut(), || {
+        let r = (|| {
+            // SAFETY: caller contract.
+            let (_, sc) = unsafe { reader(schunk)? };
+            let f = sc.frame().ok_or(Error::FrameType)?;
+            let bytes: Vec<u8> = f.offsets().iter().flat_map(|o| o.to_ne_bytes()).collect();
+            Ok::<_, Error>(malloc_copy(&bytes)?.cast::<i64>())
+        })();
+        r.unwrap_or(std::ptr::null_mut())
+    })
+}
+
+// -------------------------------------------------------------------- chunks
+
+/// A chunk handed in by the caller, sized by its own header.
+///
+/// # Safety
+/// `chunk` NULL or a chunk whose header states its true length.
+unsafe fn incoming<'a>(chunk: *const u8) -> Result<&'a [u8]> {
+    // SAFETY: caller contract: at least the 16-byte header is readable.
+    let head = unsafe { slice(chunk, 16)? };
+    let (_, cbytes, _) = crate::chunk::Header::sizes(head)?;
+    if cbytes < 16 {
+        return Err(Error::ReadBuffer);
+    }
+    // SAFETY: caller contract: cbytes bytes are readable.
+    unsafe { slice(chunk, i64::from(cbytes)) }
+}
+
+/// After a successful `copy == false` call the chunk is ours: free it.
+unsafe fn consume(chunk: *mut u8, copy: bool, r: Result<usize>) -> i64 {
+    match r {
+        Ok(n) => {
+            if !copy {
+                // SAFETY: caller contract: with copy false the chunk was malloc'd and handed over.
+                unsafe { libc::free(chunk.cast()) };
+            }
+            n as i64
+        }
+        Err(e) => i64::from(e.code()),
+    }
+}
+
+/// Append a chunk; returns the new number of chunks. With `copy` false the
+/// (malloc'd) chunk is taken over and freed.
+///
+/// # Safety
+/// `schunk` NULL or live; `chunk` NULL or a complete chunk.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, chunk: *mut u8, copy: bool) -> i64 {
+    guard(i64::from(Error::Failure.code()), || {
+        // SAFETY: caller contract.
+        let r = unsafe { incoming(chunk) }.and_then(|c| unsafe { change(schunk, |sc| sc.append_chunk(c)) });
+        unsafe { consume(chunk, copy, r) }
+    })
+}
+
+/// Insert a chunk at position `nchunk`; returns the new number of chunks.
+///
+/// # Safety
+/// As for `blosc2_schunk_append_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_insert_chunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut u8, copy: bool) -> i64 {
+    guard(i64::from(Error::Failure.code()), || {
+        let r = index(nchunk).and_then(|i| {
+            // SAFETY: caller contract.
+            let c = unsafe { incoming(chunk)? };
+            unsafe { change(schunk, |sc| sc.insert_chunk(i, c)) }
+        });
+        // SAFETY: caller contract.
+        unsafe { consume(chunk, copy, r) }
+    })
+}
+
+/// Replace chunk `nchunk`; returns the number of chunks.
+///
+/// # Safety
+/// As for `blosc2_schunk_append_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_update_chunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut u8, copy: bool) -> i64 {
+    guard(i64::from(Error::Failure.code()), || {
+        let r = index(nchunk).and_then(|i| {
+            // SAFETY: caller contract.
+            let c = unsafe { incoming(chunk)? };
+            unsafe { change(schunk, |sc| sc.update_chunk(i, c)) }
+        });
+        // SAFETY: caller contract.
+        unsafe { consume(chunk, copy, r) }
+    })
+}
+
+/// Remove chunk `nchunk`; returns the new number of chunks.
+///
+/// # Safety
+/// `schunk` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_delete_chunk(schunk: *mut blosc2_schunk, nchunk: i64) -> i64 {
+    guard_code64(|| {
+        let i = index(nchunk)?;
+        // SAFETY: caller contract.
+        Ok(unsafe { change(schunk, |sc| sc.delete_chunk(i)) }? as i64)
+    })
+}
+
+/// Compress `nbytes` of `src` into a new chunk and append it.
+///
+/// # Safety
+/// `schunk` NULL or live; `src` NULL or `nbytes` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk, src: *const c_void, nbytes: i32) -> i64 {
+    guard_code64(|| {
+        // SAFETY: caller contract.
+        let data = unsafe { slice(src.cast(), i64::from(nbytes))? };
+        Ok(unsafe { change(schunk, |sc| sc.append_buffer(data)) }? as i64)
+    })
+}
+
+/// Decompress chunk `nchunk` into `dest` (`nbytes` of room); returns its size.
+///
+/// # Safety
+/// `schunk` NULL or live; `dest` NULL or `nbytes` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(schunk: *mut blosc2_schunk, nchunk: i64, dest: *mut c_void, nbytes: i32) -> c_int {
+    guard_code(|| {
+        let i = index(nchunk)?;
+        // SAFETY: caller contract.
+        let (_, sc) = unsafe { reader(schunk)? };
+        let dst = unsafe { slice_mut(dest.cast(), i64::from(nbytes))? };
+        if i >= sc.nchunks() {
+            return Err(Error::InvalidIndex);
+        }
+        if sc.chunk_nbytes(i)? > nbytes {
+            return Err(Error::InvalidParam);
+        }
+        i32::try_from(sc.decompress_chunk(i, dst)?).map_err(|_| Error::Failure)
+    })
+}
+
+/// Hand out a chunk: internal memory (`*needs_free` false) or a malloc'd copy.
+fn hand_out(c: Cow<'_, [u8]>, chunk: *mut *mut u8, needs_free: *mut bool) -> Result<i32> {
+    let n = i32::try_from(c.len()).map_err(|_| Error::Failure)?;
+    let (p, free) = match c {
+        Cow::Borrowed(b) => (b.as_ptr().cast_mut(), false),
+        Cow::Owned(v) => (malloc_copy(&v)?, true),
+    };
+    // SAFETY: callers checked the pointers.
+    unsafe {
+        *chunk = p;
+        write_opt(needs_free, free);
+    }
+    Ok(n)
+}
+
+/// Chunk `nchunk` as stored; returns its size.
+///
+/// # Safety
+/// `schunk` NULL or live; `chunk` and `needs_free` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_chunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut *mut u8, needs_free: *mut bool) -> c_int {
+    guard_code(|| {
+        if chunk.is_null() || needs_free.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let i = index(nchunk)?;
+        // SAFETY: caller contract.
+        let (_, sc) = unsafe { reader(schunk)? };
+        hand_out(sc.chunk(i)?, chunk, needs_free)
+    })
+}
+
+/// Chunk `nchunk` as a lazy chunk (blocks left on disk) for on-disk frames.
+///
+/// # Safety
+/// As for `blosc2_schunk_get_chunk`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut *mut u8, needs_free: *mut bool) -> c_int {
+    guard_code(|| {
+        if chunk.is_null() || needs_free.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let i = index(nchunk)?;
+        // SAFETY: caller contract.
+        let (_, sc) = unsafe { reader(schunk)? };
+        hand_out(sc.lazy_chunk(i)?, chunk, needs_free)
+    })
+}
+
+/// Decompress block `nblock` of VL-block chunk `nchunk` into a malloc'd buffer.
+///
+/// # Safety
+/// `schunk` NULL or live; `dest` and `destsize` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_vlblock(schunk: *mut blosc2_schunk, nchunk: i64, nblock: i32, dest: *mut *mut u8, destsize: *mut i32) -> c_int {
+    guard_code(|| {
+        if dest.is_null() || destsize.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let i = index(nchunk)?;
+        let b = usize::try_from(nblock).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract.
+        let (_, sc) = unsafe { reader(schunk)? };
+        let block = sc.vl_block(i, b)?;
+        let n = i32::try_from(block.len()).map_err(|_| Error::Failure)?;
+        let p = malloc_copy(&block)?;
+        // SAFETY: checked non-NULL.
+        unsafe {
+            *dest = p;
+            *destsize = n;
+        }
+        Ok(n)
+    })
+}
+
+/// Items `[start, stop)` into `buffer`.
+///
+/// # Safety
+/// `schunk` NULL or live; `buffer` room for `(stop - start) * typesize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(schunk: *mut blosc2_schunk, start: i64, stop: i64, buffer: *mut c_void) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let (_, sc) = unsafe { reader(schunk)? };
+        let ts = i64::from(sc.typesize().max(1));
+        let n = stop.checked_sub(start).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
+        let dst = unsafe { slice_mut(buffer.cast(), n.checked_mul(ts).ok_or(Error::InvalidParam)?)? };
+        sc.get_slice(start, stop, dst)?;
+        Ok(0)
+    })
+}
+
+/// Overwrite items `[start, stop)` with `buffer`.
+///
+/// # Safety
+/// `schunk` NULL or live; `buffer` `(stop - start) * typesize` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(schunk: *mut blosc2_schunk, start: i64, stop: i64, buffer: *mut c_void) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let ts = i64::from(unsafe { handle(schunk)? }.public.typesize.max(1));
+        let n = stop.checked_sub(start).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
+        let src = unsafe { slice(buffer.cast_const().cast(), n.checked_mul(ts).ok_or(Error::InvalidParam)?)? };
+        unsafe { change(schunk, |sc| sc.set_slice(start, stop, src)) }?;
+        Ok(0)
+    })
+}
+
+/// Items at `ncoords` coordinates into `buffer`, in order.
+///
+/// # Safety
+/// `schunk` NULL or live; `coords` `ncoords` items; `buffer` room for `ncoords * typesize`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(schunk: *mut blosc2_schunk, ncoords: i64, coords: *const i64, buffer: *mut c_void) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let (_, sc) = unsafe { reader(schunk)? };
+        let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
+        let bytes = unsafe { slice(coords.cast(), (n as i64).checked_mul(8).ok_or(Error::InvalidParam)?)? };
+        let coords: Vec<i64> = bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
+        let ts = sc.typesize().max(1) as i64;
+        let dst = unsafe { slice_mut(buffer.cast(), (n as i64).checked_mul(ts).ok_or(Error::InvalidParam)?)? };
+        sc.get_sparse(&coords, dst)?;
+        Ok(0)
+    })
+}
+
+/// Reorder the chunks: chunk `offsets_order[i]` goes to position `i`.
+///
+/// # Safety
+/// `schunk` NULL or live; `offsets_order` `nchunks` items.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(schunk: *mut blosc2_schunk, offsets_order: *mut i64) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let n = unsafe { handle(schunk)? }.public.nchunks;
+        let bytes = unsafe { slice(offsets_order.cast_const().cast(), n.checked_mul(8).ok_or(Error::InvalidParam)?)? };
+        let order: Vec<i64> = bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
+        unsafe { change(schunk, |sc| sc.reorder(&order)) }?;
+        Ok(0)
+    })
+}
+
+/// Fill an empty super-chunk with `nitems` special values in chunks of `chunksize` bytes.
+///
+/// # Safety
+/// `schunk` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_fill_special(schunk: *mut blosc2_schunk, nitems: i64, special_value: c_int, chunksize: i32) -> i64 {
+    guard_code64(|| {
+        let kind = match special_value {
+            BLOSC2_SPECIAL_ZERO => Special::Zero,
+            BLOSC2_SPECIAL_NAN => Special::Nan,
+            BLOSC2_SPECIAL_UNINIT => Special::Uninit,
+            _ => return Err(Error::SchunkSpecial),
+        };
+        // SAFETY: caller contract.
+        Ok(unsafe { change(schunk, |sc| sc.fill_special(nitems, kind, chunksize)) }? as i64)
+    })
+}
+
+/// A malloc'd copy of the super-chunk's compression parameters.
+///
+/// # Safety
+/// `schunk` NULL or live; `cparams` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_cparams(schunk: *mut blosc2_schunk, cparams: *mut *mut blosc2_cparams) -> c_int {
+    guard_code(|| {
+        if cparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: caller contract.
+        let h = unsafe { handle(schunk)? };
+        let _g = read(h);
+        let c: blosc2_cparams = *h.cparams;
+        // SAFETY: plain-data struct copied into a malloc'd block of its size.
+        let bytes = unsafe { std::slice::from_raw_parts((&raw const c).cast::<u8>(), std::mem::size_of::<blosc2_cparams>()) };
+        unsafe { *cparams = malloc_copy(bytes)?.cast() };
+        Ok(0)
+    })
+}
+
+/// A malloc'd copy of the super-chunk's decompression parameters.
+///
+/// # Safety
+/// `schunk` NULL or live; `dparams` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_schunk_get_dparams(schunk: *mut blosc2_schunk, dparams: *mut *mut blosc2_dparams) -> c_int {
+    guard_code(|| {
+        if dparams.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: caller contract.
+        let h = unsafe { handle(schunk)? };
+        let d: blosc2_dparams = *h.dparams;
+        // SAFETY: plain-data struct copied into a malloc'd block of its size.
+        let bytes = unsafe { std::slice::from_raw_parts((&raw const d).cast::<u8>(), std::mem::size_of::<blosc2_dparams>()) };
+        unsafe { *dparams = malloc_copy(bytes)?.cast() };
+        Ok(0)
+    })
+}
+
+/// The chunks holding items `[*start, *stop)`: their number, and their indices
+/// in a malloc'd array.
+///
+/// # Safety
+/// `schunk` NULL or live; `start`/`stop` one item each; `chunks_idx` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_get_slice_nchunks(schunk: *mut blosc2_schunk, start: *mut i64, stop: *mut i64, chunks_idx: *mut *mut i64) -> i64 {
+    guard_code64(|| {
+        if start.is_null() || stop.is_null() || chunks_idx.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: caller contract.
+        let (_, sc) = unsafe { reader(schunk)? };
+        if sc.meta_exists("b2nd").is_some() || sc.meta_exists("caterva").is_some() {
+            // n-dimensional slices belong to the b2nd layer (not available yet).
+            return Err(Error::InvalidParam);
+        }
+        let (a, b) = sc.slice_chunks(unsafe { *start }, unsafe { *stop })?;
+        let idx: Vec<u8> = (a as i64..b as i64).flat_map(|i| i.to_ne_bytes()).collect();
+        unsafe { *chunks_idx = malloc_copy(&idx)?.cast() };
+        Ok((b - a) as i64)
+    })
+}
+
+// ---------------------------------------------------------------- metalayers
+
+/// Add a metalayer (before any data); returns its index.
+///
+/// # Safety
+/// `schunk` NULL or live; `name` NUL-terminated; `content` `content_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_meta_add(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
+        let i = unsafe { change(schunk, |sc| sc.meta_add(name, content)) }?;
+        Ok(i as i32)
+    })
+}
+
+/// Overwrite a metalayer's content (not longer than it was); returns its index.
+///
+/// # Safety
+/// As for `blosc2_meta_add`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_meta_update(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
+        let i = unsafe { change(schunk, |sc| sc.meta_update(name, content)) }?;
+        Ok(i as i32)
+    })
+}
+
+/// Index of variable-length metalayer `name`, or a negative code.
+///
+/// # Safety
+/// `schunk` NULL or live; `name` NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_exists(schunk: *mut blosc2_schunk, name: *const c_char) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        let (_, sc) = unsafe { reader(schunk)? };
+        sc.vlmeta_exists(name).map(|i| i as i32).ok_or(Error::NotFound)
+    })
+}
+
+/// The core parameters for an optional C `blosc2_cparams*`.
+unsafe fn optional_cparams(cparams: *mut blosc2_cparams) -> Result<Option<crate::chunk::CParams>> {
+    // SAFETY: caller contract.
+    unsafe { cparams.as_ref() }.map(core_cparams).transpose()
+}
+
+/// Add a variable-length metalayer; returns its index.
+///
+/// # Safety
+/// `schunk` NULL or live; `name` NUL-terminated; `content` `content_len` bytes; `cparams` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_add(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32, cparams: *mut blosc2_cparams) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
+        let cp = unsafe { optional_cparams(cparams)? };
+        let i = unsafe { change(schunk, |sc| sc.vlmeta_add(name, content, cp.as_ref())) }?;
+        Ok(i as i32)
+    })
+}
+
+/// Replace a variable-length metalayer's content; returns its index.
+///
+/// # Safety
+/// As for `blosc2_vlmeta_add`.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_update(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32, cparams: *mut blosc2_cparams) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
+        let cp = unsafe { optional_cparams(cparams)? };
+        let i = unsafe { change(schunk, |sc| sc.vlmeta_update(name, content, cp.as_ref())) }?;
+        Ok(i as i32)
+    })
+}
+
+/// A variable-length metalayer's content, decompressed into a malloc'd buffer;
+/// returns its index.
+///
+/// # Safety
+/// `schunk` NULL or live; `name` NUL-terminated; `content`, `content_len` valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_get(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut *mut u8, content_len: *mut i32) -> c_int {
+    guard_code(|| {
+        if content.is_null() || content_len.is_null() {
+            return Err(Error::InvalidParam);
+        }
+        // SAFETY: caller contract.
+        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        let (_, sc) = unsafe { reader(schunk)? };
+        let i = sc.vlmeta_exists(name).ok_or(Error::NotFound)?;
+        let v = sc.vlmeta_get(name)?;
+        let n = i32::try_from(v.len()).map_err(|_| Error::Data)?;
+        let p = malloc_copy(&v)?;
+        unsafe {
+            *content = p;
+            *content_len = n;
+        }
+        Ok(i as i32)
+    })
+}
+
+/// Remove a variable-length metalayer; returns how many remain.
+///
+/// # Safety
+/// `schunk` NULL or live; `name` NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_delete(schunk: *mut blosc2_schunk, name: *const c_char) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        let n = unsafe { change(schunk, |sc| sc.vlmeta_delete(name)) }?;
+        Ok(n as i32)
+    })
+}
+
+/// Fill `names` with the (internal) names of the variable-length metalayers; returns their number.
+///
+/// # Safety
+/// `schunk` NULL or live; `names` room for `nvlmetalayers` pointers.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_vlmeta_get_names(schunk: *mut blosc2_schunk, names: *mut *mut c_char) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let (h, sc) = unsafe { reader(schunk)? };
+        let n = sc.vlmetalayers().len();
+        if n > 0 && names.is_null() {
+            return Err(Error::NullPointer);
+        }
+        for (i, m) in h.vlmetas.iter().enumerate().take(n) {
+            unsafe { *names.add(i) = m.name.as_ptr().cast_mut() };
+        }
+        Ok(n as i32)
+    })
+}
+
+// ------------------------------------------------------------------- paths
+
+/// Remove a directory and everything in it.
+///
+/// # Safety
+/// `path` NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { c_str(path) }.ok_or(Error::InvalidParam)?;
+        std::fs::remove_dir_all(p).map_err(|_| Error::FileRemove)?;
+        Ok(0)
+    })
+}
+
+/// Remove a file or a directory tree (nothing to do when it does not exist).
+///
+/// # Safety
+/// `path` NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let Some(p) = (unsafe { c_str(path) }) else { return Ok(0) };
+        crate::schunk::remove_urlpath(p)?;
+        Ok(0)
+    })
+}
+
+/// Rename a file or directory.
+///
+/// # Safety
+/// Both NULL or NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_rename_urlpath(old_urlpath: *mut c_char, new_path: *mut c_char) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let a = unsafe { c_str(old_urlpath) }.ok_or(Error::InvalidParam)?;
+        let b = unsafe { c_str(new_path) }.ok_or(Error::InvalidParam)?;
+        crate::schunk::rename_urlpath(a, b)?;
+        Ok(0)
+    })
+}
+
+/// The super-chunk a decompression context belongs to (its `dparams.schunk`).
+pub(crate) fn context_schunk(ctx: &blosc2_context) -> *mut c_void {
+    match &ctx.kind {
+        Kind::Decompress { d, .. } => d.schunk,
+        Kind::Compress { .. } => std::ptr::null_mut(),
+    }
+}
+
+/// Run `f` with the lazy-chunk source of super-chunk `sp` (NULL: none), for
+/// decompressing lazy chunks through a context.
+///
+/// # Safety
+/// c-blosc2's contract: `sp` is NULL or a live super-chunk.
+pub(crate) unsafe fn with_lazy_source<T>(sp: *mut c_void, f: impl FnOnce(Option<&dyn crate::chunk::LazySource>) -> T) -> T {
+    // SAFETY: caller contract.
+    match unsafe { handle(sp.cast()) } {
+        Ok(h) => {
+            let sc = read(h);
+            f(sc.lazy_source())
+        }
+        Err(_) => f(None),
+    }
+}

@@ -1,0 +1,268 @@
+//! Super-chunks through the safe API: every storage kind, reopen after every
+//! kind of change, concurrent readers, crafted frames, a frame past 2 GiB.
+
+use b2nd::chunk::{CParams, Compressor, DParams, Special};
+use b2nd::codecs::Codec;
+use b2nd::io::filesystem;
+use b2nd::schunk::{Storage, SuperChunk};
+use b2nd::Error;
+use std::path::PathBuf;
+
+fn scratch(name: &str) -> String {
+    let d = std::env::temp_dir().join(format!("b2nd-schunk-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name).to_str().unwrap().to_string()
+}
+
+fn data(seed: u32, n: usize) -> Vec<u8> {
+    (0..n as u32).flat_map(|i| (i / 3 + seed * 1000).to_le_bytes()).take(n).collect()
+}
+
+fn cparams() -> CParams {
+    let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+    p.blocksize = 4096;
+    p
+}
+
+fn compress(src: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; src.len() + 32];
+    let n = Compressor::new(cparams()).unwrap().compress(src, &mut out).unwrap();
+    out.truncate(n);
+    out
+}
+
+/// The kinds of storage, as (contiguous, urlpath).
+fn storages(tag: &str) -> Vec<Storage> {
+    vec![
+        Storage { contiguous: false, ..Storage::default() },
+        Storage { contiguous: true, ..Storage::default() },
+        Storage { contiguous: true, urlpath: Some(scratch(&format!("{tag}.b2frame"))), ..Storage::default() },
+        Storage { contiguous: false, urlpath: Some(scratch(&format!("{tag}.b2sframe"))), ..Storage::default() },
+    ]
+}
+
+fn contents(sc: &SuperChunk) -> Vec<Vec<u8>> {
+    (0..sc.nchunks())
+        .map(|i| {
+            let mut out = vec![0u8; sc.chunk_nbytes(i).unwrap() as usize];
+            sc.decompress_chunk(i, &mut out).unwrap();
+            out
+        })
+        .collect()
+}
+
+fn reopen(sc: &SuperChunk) -> Option<SuperChunk> {
+    let path = sc.storage().urlpath.clone()?;
+    Some(SuperChunk::open(&path, filesystem(), true).unwrap())
+}
+
+#[test]
+fn every_storage_kind_keeps_chunks_and_metadata_through_changes() {
+    for st in storages("kinds") {
+        let label = format!("{st:?}");
+        let mut sc = SuperChunk::new(cparams(), DParams::default(), st).unwrap();
+        sc.meta_add("m1", b"0123456789").unwrap();
+        let mut expect: Vec<Vec<u8>> = Vec::new();
+        for s in 0..5 {
+            let d = data(s, 40_000);
+            sc.append_buffer(&d).unwrap();
+            expect.push(d);
+        }
+        let zeros = {
+            let mut z = [0u8; 32];
+            b2nd::chunk::special::make(&cparams(), Special::Zero, 40_000, None, &mut z).unwrap();
+            z
+        };
+        sc.append_chunk(&zeros).unwrap();
+        expect.push(vec![0; 40_000]);
+        sc.insert_chunk(1, &compress(&data(50, 40_000))).unwrap();
+        expect.insert(1, data(50, 40_000));
+        sc.update_chunk(3, &compress(&data(60, 40_000))).unwrap();
+        expect[3] = data(60, 40_000);
+        sc.update_chunk(0, &zeros).unwrap();
+        expect[0] = vec![0; 40_000];
+        sc.update_chunk(6, &compress(&data(70, 40_000))).unwrap();
+        expect[6] = data(70, 40_000);
+        sc.delete_chunk(2).unwrap();
+        expect.remove(2);
+        let n = sc.nchunks() as i64;
+        let order: Vec<i64> = (0..n).rev().collect();
+        sc.reorder(&order).unwrap();
+        expect.reverse();
+        sc.vlmeta_add("info", b"some text", None).unwrap();
+        sc.vlmeta_add("gone", b"x", None).unwrap();
+        sc.vlmeta_update("info", &[7u8; 3000], None).unwrap();
+        sc.vlmeta_delete("gone").unwrap();
+        sc.meta_update("m1", b"abc").unwrap();
+        assert_eq!(sc.meta_add("m2", b"late"), Err(Error::InvalidParam), "{label}");
+        assert_eq!(contents(&sc), expect, "{label}");
+        assert_eq!(sc.nbytes(), 40_000 * expect.len() as i64, "{label}");
+        assert_eq!(sc.chunksize(), 40_000, "{label}");
+        for other in [reopen(&sc), Some(SuperChunk::from_cframe(sc.to_cframe().unwrap().into_owned()).unwrap())].into_iter().flatten() {
+            assert_eq!(contents(&other), expect, "{label}");
+            assert_eq!(other.nbytes(), sc.nbytes(), "{label}");
+            assert_eq!(other.meta_get("m1").unwrap(), b"abc3456789", "{label}");
+            assert_eq!(other.vlmeta_get("info").unwrap(), vec![7u8; 3000], "{label}");
+            assert!(other.vlmeta_exists("gone").is_none(), "{label}");
+        }
+        let mut slice = vec![0u8; 4 * 25_000];
+        sc.get_slice(5_000, 30_000, &mut slice).unwrap();
+        let flat: Vec<u8> = expect.concat();
+        assert_eq!(&slice[..], &flat[20_000..120_000], "{label}");
+        let patch = data(99, 4 * 20_000);
+        sc.set_slice(9_000, 29_000, &patch).unwrap();
+        let mut flat = flat;
+        flat[36_000..116_000].copy_from_slice(&patch);
+        assert_eq!(contents(&sc).concat(), flat, "{label}");
+        if let Some(r) = reopen(&sc) {
+            assert_eq!(contents(&r).concat(), flat, "{label}");
+        }
+    }
+}
+
+#[test]
+fn variable_chunks_read_and_write_through_slices() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/compat/varchunks-lz4-3.0.0.b2frame");
+    let mut sc = SuperChunk::from_cframe(std::fs::read(path).unwrap()).unwrap();
+    assert_eq!(sc.chunksize(), 0);
+    let n = sc.nbytes();
+    let mut all = vec![0u8; n as usize];
+    sc.get_slice(0, n, &mut all).unwrap();
+    assert_eq!(all, contents(&sc).concat());
+    let new: Vec<u8> = (0..n).map(|i| (i * 7) as u8).collect();
+    sc.set_slice(0, n, &new).unwrap();
+    let mut back = vec![0u8; n as usize];
+    sc.get_slice(0, n, &mut back).unwrap();
+    assert_eq!(back, new);
+    assert_eq!(sc.slice_chunks(0, n).unwrap(), (0, 5));
+}
+
+#[test]
+fn sparse_frames_reuse_ids_and_remove_files() {
+    let path = scratch("ids.b2sframe");
+    let mut sc = SuperChunk::new(cparams(), DParams::default(), Storage { contiguous: false, urlpath: Some(path.clone()), ..Storage::default() }).unwrap();
+    for s in 0..3 {
+        sc.append_buffer(&data(s, 8000)).unwrap();
+    }
+    assert!(std::path::Path::new(&format!("{path}/00000002.chunk")).exists());
+    sc.delete_chunk(2).unwrap();
+    assert!(!std::path::Path::new(&format!("{path}/00000002.chunk")).exists());
+    sc.append_buffer(&data(9, 8000)).unwrap();
+    assert!(std::path::Path::new(&format!("{path}/00000002.chunk")).exists());
+    assert_eq!(sc.frame().unwrap().offsets(), &[0, 1, 2]);
+    let total: u64 = (0..3).map(|i| std::fs::metadata(format!("{path}/{i:08X}.chunk")).unwrap().len()).sum();
+    assert_eq!(sc.cbytes() as u64, total);
+}
+
+#[test]
+fn frames_at_an_offset_open_and_grow_in_place() {
+    let path = scratch("offset.bin");
+    std::fs::write(&path, vec![0xAAu8; 1000]).unwrap();
+    let mut sc = SuperChunk::new(cparams(), DParams::default(), Storage { contiguous: true, ..Storage::default() }).unwrap();
+    sc.append_buffer(&data(1, 20_000)).unwrap();
+    assert_eq!(sc.append_to_file(&path).unwrap(), 1000);
+    let mut again = SuperChunk::open_offset(&path, 1000, filesystem(), true).unwrap();
+    assert_eq!(contents(&again), vec![data(1, 20_000)]);
+    again.append_buffer(&data(2, 20_000)).unwrap();
+    let third = SuperChunk::open_offset(&path, 1000, filesystem(), false).unwrap();
+    assert_eq!(contents(&third), vec![data(1, 20_000), data(2, 20_000)]);
+    assert_eq!(std::fs::read(&path).unwrap()[..1000], vec![0xAAu8; 1000][..]);
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 1000 + third.frame_len().unwrap());
+}
+
+#[test]
+fn eight_threads_read_one_handle() {
+    for st in storages("threads") {
+        let mut sc = SuperChunk::new(cparams(), DParams::default(), st).unwrap();
+        let chunks: Vec<Vec<u8>> = (0..6).map(|s| data(s, 64_000)).collect();
+        for c in &chunks {
+            sc.append_buffer(c).unwrap();
+        }
+        let flat = chunks.concat();
+        std::thread::scope(|s| {
+            for t in 0..8usize {
+                let (sc, chunks, flat) = (&sc, &chunks, &flat);
+                s.spawn(move || {
+                    for k in 0..40usize {
+                        let i = (t + k) % chunks.len();
+                        let mut out = vec![0u8; 64_000];
+                        sc.decompress_chunk(i, &mut out).unwrap();
+                        assert_eq!(out, chunks[i]);
+                        let start = ((t * 7919 + k * 104_729) % 90_000) as i64;
+                        let stop = start + 1 + (k as i64 * 997) % 5000;
+                        let mut s = vec![0u8; 4 * (stop - start) as usize];
+                        sc.get_slice(start, stop, &mut s).unwrap();
+                        assert_eq!(&s[..], &flat[4 * start as usize..4 * stop as usize]);
+                        let lazy = sc.lazy_chunk(i).unwrap();
+                        let mut d = b2nd::chunk::Decompressor::new(DParams::default());
+                        d.decompress_lazy(&lazy, &mut out, sc.lazy_source()).unwrap();
+                        assert_eq!(out, chunks[i]);
+                    }
+                });
+            }
+        });
+    }
+}
+
+#[test]
+fn crafted_frames_fail_cleanly_and_read_only_files_stay_untouched() {
+    let mut sc = SuperChunk::new(cparams(), DParams::default(), Storage { contiguous: true, ..Storage::default() }).unwrap();
+    sc.meta_add("meta", b"content").unwrap();
+    for s in 0..3 {
+        sc.append_buffer(&data(s, 10_000)).unwrap();
+    }
+    sc.vlmeta_add("vl", b"variable", None).unwrap();
+    let frame = sc.to_cframe().unwrap().into_owned();
+    let check = |bytes: Vec<u8>| {
+        if let Ok(s) = SuperChunk::from_cframe(bytes) {
+            for i in 0..s.nchunks() {
+                let mut out = vec![0u8; 10_000];
+                let _ = s.decompress_chunk(i, &mut out);
+                let _ = s.lazy_chunk(i);
+            }
+            let _ = s.vlmeta_get("vl");
+            let mut all = vec![0u8; s.nbytes().clamp(0, 1 << 20) as usize];
+            let _ = s.get_slice(0, all.len() as i64 / 4, &mut all);
+        }
+    };
+    for cut in 0..frame.len() {
+        assert!(SuperChunk::from_cframe(frame[..cut].to_vec()).is_err(), "cut {cut}");
+    }
+    for pos in 0..frame.len() {
+        for v in [0x00u8, 0xff, 0x7f, 0x80, frame[pos] ^ 1] {
+            let mut b = frame.clone();
+            b[pos] = v;
+            check(b);
+        }
+    }
+    let path = scratch("readonly.b2frame");
+    std::fs::write(&path, &frame).unwrap();
+    let mut ro = SuperChunk::open(&path, filesystem(), false).unwrap();
+    assert!(ro.append_buffer(&data(5, 10_000)).is_err());
+    assert!(ro.vlmeta_add("more", b"x", None).is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), frame);
+    assert_eq!(ro.nchunks(), 3);
+}
+
+#[test]
+#[ignore = "writes 2.1 GB; run by scripts/test.sh"]
+fn a_frame_past_two_gigabytes() {
+    let path = scratch("big.b2frame");
+    let mut p = cparams();
+    p.clevel = 0;
+    let mut sc = SuperChunk::new(p, DParams::default(), Storage { contiguous: true, urlpath: Some(path.clone()), ..Storage::default() }).unwrap();
+    let chunk = 64 << 20;
+    for s in 0..33u32 {
+        let d: Vec<u8> = (0..chunk / 4).flat_map(|i: usize| (i as u32 ^ s).to_le_bytes()).collect();
+        sc.append_buffer(&d).unwrap();
+    }
+    drop(sc);
+    let sc = SuperChunk::open(&path, filesystem(), false).unwrap();
+    assert_eq!(sc.nchunks(), 33);
+    assert!(sc.frame().unwrap().offsets()[32] > i64::from(i32::MAX));
+    let mut out = vec![0u8; 16];
+    sc.get_slice((32 * chunk / 4) as i64 + 5, (32 * chunk / 4) as i64 + 9, &mut out).unwrap();
+    let want: Vec<u8> = (5u32..9).flat_map(|i| (i ^ 32).to_le_bytes()).collect();
+    assert_eq!(out, want);
+    std::fs::remove_file(&path).unwrap();
+}
