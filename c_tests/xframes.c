@@ -1688,8 +1688,12 @@ static int dump_path(sb_t *b, const char *path, int64_t offset, int has_offset) 
   view_t v = {1, dir, 0};
   schunk_text(b, sc, v, dir ? path : NULL);
   if (dir) {
-    char p[2048];
-    snprintf(p, sizeof(p), "%s/chunks.b2frame", path);
+    char p[4096];
+    int plen = snprintf(p, sizeof(p), "%s/chunks.b2frame", path);
+    if (plen < 0 || plen >= (int)sizeof(p)) {
+      blosc2_schunk_free(sc);
+      return -1;
+    }
     frame_len_text(b, p, 0, 1);
   } else {
     frame_len_text(b, path, offset, !has_offset);

@@ -550,7 +550,9 @@ impl Frame {
         };
         let (head, nbytes, cbytes) = self.stored_head(off)?;
         let h = Header::parse(&head)?;
-        if h.special() != Special::None || h.header_len() != EXTENDED_HEADER_LENGTH || nbytes == 0 {
+        // Special chunks are whole already; chunks with variable-length blocks are
+        // handed out whole too (their blocks are read through their own layout).
+        if h.special() != Special::None || h.header_len() != EXTENDED_HEADER_LENGTH || nbytes == 0 || h.vlblocks() {
             return self.chunk(info, i);
         }
         let nblocks = h.nblocks();
@@ -673,12 +675,9 @@ impl Frame {
         if pos > self.nchunks() {
             return Err(Error::InvalidIndex);
         }
+        // After every chunk was deleted the chunks section keeps its old length
+        // (unreferenced bytes), and new chunks go after it, as in c-blosc2.
         let mut layout = self.layout.clone();
-        if self.nchunks() == 0 && self.dir.is_none() {
-            // Nothing references the chunks section any more: start it afresh.
-            layout.cbytes = 0;
-            self.layout.cbytes = 0;
-        }
         let entry = if offset_encoded(kind) && info.chunksize != 0 {
             special_offset(kind)
         } else {
@@ -779,9 +778,6 @@ impl Frame {
         if let (Some(_), Entry::Stored(id)) = (&self.dir, &old) {
             layout.cbytes -= i64::from(self.stored_head(*id)?.2);
             remove = Some(*id);
-        }
-        if layout.offsets.is_empty() && self.dir.is_none() {
-            layout.cbytes = 0;
         }
         self.commit(info, old_info, layout)?;
         if let (Some(d), Some(id)) = (&self.dir, remove) {

@@ -235,12 +235,11 @@ impl SuperChunk {
             let c = self.chunk(i)?;
             new.append_chunk(&c)?;
         }
+        // vlmetalayers are copied as c-blosc2 copies them: decompressed and
+        // compressed again with the default parameters.
         for m in &self.info.vlmetalayers {
-            new.info.vlmetalayers.push(m.clone());
-        }
-        if !new.info.vlmetalayers.is_empty() {
-            let old = new.info.clone();
-            new.sync_meta(&old)?;
+            let content = self.vlmeta_get(&m.name)?;
+            new.vlmeta_add(&m.name, &content, None)?;
         }
         Ok(new)
     }
