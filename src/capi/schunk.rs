@@ -90,10 +90,10 @@ fn write(h: &SchunkHandle) -> RwLockWriteGuard<'_, SuperChunk> {
 ///
 /// # Safety
 /// `schunk` as for [`handle`].
-unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, RwLockReadGuard<'a, SuperChunk>)> {
+unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, Reading<'a>)> {
     // SAFETY: caller contract.
     let h = unsafe { handle(schunk)? };
-    let stale = read(h).is_stale();
+    let stale = read(h).needs_refresh();
     if stale {
         let mut w = write(h);
         if w.refresh()? {
@@ -101,8 +101,25 @@ unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, Rw
             unsafe { sync(schunk, &w) };
         }
     }
-    Ok((h, read(h)))
+    let guard = read(h);
+    let lock = guard.read_lock()?;
+    Ok((h, Reading { _lock: lock, guard }))
 }
+
+/// Read access to a super-chunk: the read guard, and the shared frame lock when locking.
+struct Reading<'a> {
+    _lock: crate::schunk::ReadLock,
+    guard: RwLockReadGuard<'a, SuperChunk>,
+}
+
+impl std::ops::Deref for Reading<'_> {
+    type Target = SuperChunk;
+    fn deref(&self) -> &SuperChunk {
+        &self.guard
+    }
+}
+
+
 
 /// Run a change with the write lock held, then refresh the public fields.
 ///

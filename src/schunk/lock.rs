@@ -53,6 +53,11 @@ impl FrameLock {
         }
     }
 
+    /// Whether another handle wrote since this one last held the lock (a peek, without locking).
+    pub fn changed_elsewhere(&self) -> bool {
+        self.read_seq().is_ok_and(|s| s != self.seen)
+    }
+
     /// Take the lock (exclusive for writers). Returns whether another handle
     /// changed the frame since this one last held the lock.
     pub fn acquire(&mut self, exclusive: bool) -> Result<bool> {

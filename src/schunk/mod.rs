@@ -21,7 +21,7 @@ use crate::io::{filesystem, Backend, Mode};
 use lock::FrameLock;
 use std::borrow::Cow;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Most metalayers a super-chunk holds.
 pub const MAX_METALAYERS: usize = 16;
@@ -76,7 +76,7 @@ pub struct SuperChunk {
     storage: Storage,
     /// Σ cbytes of the chunks (in-memory super-chunks).
     mem_cbytes: i64,
-    lock: Option<FrameLock>,
+    lock: Option<Arc<Mutex<FrameLock>>>,
     /// Bumped whenever the (vl)metalayers change.
     change_tick: i64,
     /// The compressor of `append_buffer` and `set_slice`, kept from call to
@@ -149,7 +149,7 @@ impl SuperChunk {
         if let (Some(path), true) = (&self.storage.urlpath, self.storage.backend.is_filesystem()) {
             if self.storage.locking || env_requests_locking() {
                 self.storage.locking = true;
-                self.lock = Some(FrameLock::open(path, !self.storage.contiguous)?);
+                self.lock = Some(Arc::new(Mutex::new(FrameLock::open(path, !self.storage.contiguous)?)));
             }
         }
         Ok(())
@@ -205,7 +205,7 @@ impl SuperChunk {
             l.release()?;
         }
         let mut sc = Self::from_opened(opened?, storage);
-        sc.lock = lock;
+        sc.lock = lock.map(|l| Arc::new(Mutex::new(l)));
         Ok(sc)
     }
 
@@ -412,7 +412,7 @@ impl SuperChunk {
     /// locking is off or the super-chunk is not on disk.
     pub fn lock(&mut self) -> Result<()> {
         let changed = match self.lock.as_mut() {
-            Some(l) => l.acquire(true)?,
+            Some(l) => l.lock().unwrap_or_else(|e| e.into_inner()).acquire(true)?,
             None => return Ok(()),
         };
         if changed {
@@ -426,7 +426,7 @@ impl SuperChunk {
 
     pub fn unlock(&mut self) -> Result<()> {
         match self.lock.as_mut() {
-            Some(l) => l.release(),
+            Some(l) => l.lock().unwrap_or_else(|e| e.into_inner()).release(),
             None => Ok(()),
         }
     }
@@ -449,7 +449,7 @@ impl SuperChunk {
     /// Re-read the frame when another handle changed it on disk. Returns whether it did.
     pub fn refresh(&mut self) -> Result<bool> {
         let changed = match self.lock.as_mut() {
-            Some(l) => l.acquire(false)?,
+            Some(l) => l.lock().unwrap_or_else(|e| e.into_inner()).acquire(false)?,
             None => false,
         };
         let r = self.reload(changed);
@@ -466,6 +466,21 @@ impl SuperChunk {
             Store::Frame(f) if !f.is_memory() => f.is_stale(),
             _ => false,
         }
+    }
+
+    /// Whether the frame on disk changed since this handle read it (length, or
+    /// the lock's generation counter when locking); cheap.
+    pub fn needs_refresh(&self) -> bool {
+        self.is_stale()
+            || self.lock.as_ref().is_some_and(|l| l.lock().unwrap_or_else(|e| e.into_inner()).changed_elsewhere())
+    }
+
+    /// Hold the shared frame lock while reading (a no-op without locking).
+    pub fn read_lock(&self) -> Result<ReadLock> {
+        if let Some(l) = &self.lock {
+            l.lock().unwrap_or_else(|e| e.into_inner()).acquire(false)?;
+        }
+        Ok(ReadLock(self.lock.clone()))
     }
 
     fn reload(&mut self, force: bool) -> Result<bool> {
@@ -628,6 +643,10 @@ impl SuperChunk {
     /// recompressed from `src`, partly covered ones are decompressed, patched
     /// and recompressed.
     pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        self.writing(|s| s.set_slice_now(start, stop, src))
+    }
+
+    fn set_slice_now(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
         let ts = i64::from(self.typesize().max(1));
         let nitems = self.info.nbytes / ts;
         if start < 0 || stop < start || stop > nitems {
@@ -710,28 +729,38 @@ impl SuperChunk {
         new_info: Info,
         f: impl FnOnce(&mut Store, &Info, &Info, &mut i64) -> Result<()>,
     ) -> Result<()> {
-        self.begin_write()?;
-        let r = (|| {
-            if new_info.chunksize == 0 && self.info.chunksize > 0 {
-                if let Store::Frame(fr) = &mut self.store {
-                    fr.materialize_specials(&self.info)?;
-                }
+        if new_info.chunksize == 0 && self.info.chunksize > 0 {
+            if let Store::Frame(fr) = &mut self.store {
+                fr.materialize_specials(&self.info)?;
             }
-            f(&mut self.store, &new_info, &self.info, &mut self.mem_cbytes)?;
-            self.info = new_info;
-            Ok(())
-        })();
+        }
+        f(&mut self.store, &new_info, &self.info, &mut self.mem_cbytes)?;
+        self.info = new_info;
+        Ok(())
+    }
+
+    /// Run a change under the frame lock (when locking), after picking up what
+    /// other handles changed on disk.
+    fn writing<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.begin_write()?;
+        let r = f(self);
         self.end_write(r)
     }
 
     /// Append a chunk; returns the new number of chunks.
     pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<usize> {
-        let pos = self.nchunks();
-        self.insert_chunk(pos, chunk)
+        self.writing(|s| {
+            let pos = s.nchunks();
+            s.insert_chunk_now(pos, chunk)
+        })
     }
 
     /// Insert a chunk at position `pos`; returns the new number of chunks.
     pub fn insert_chunk(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
+        self.writing(|s| s.insert_chunk_now(pos, chunk))
+    }
+
+    fn insert_chunk_now(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
         if pos > self.nchunks() {
             return Err(Error::InvalidIndex);
         }
@@ -756,6 +785,10 @@ impl SuperChunk {
 
     /// Replace chunk `pos`; returns the number of chunks.
     pub fn update_chunk(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
+        self.writing(|s| s.update_chunk_now(pos, chunk))
+    }
+
+    fn update_chunk_now(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
         self.check_index(pos)?;
         let inc = inspect(chunk)?;
         if inc.vl_blocks != self.info.vl_blocks {
@@ -782,6 +815,10 @@ impl SuperChunk {
 
     /// Remove chunk `pos`; returns the new number of chunks.
     pub fn delete_chunk(&mut self, pos: usize) -> Result<usize> {
+        self.writing(|s| s.delete_chunk_now(pos))
+    }
+
+    fn delete_chunk_now(&mut self, pos: usize) -> Result<usize> {
         self.check_index(pos)?;
         let old_n = self.chunk_nbytes(pos)?;
         let mut info = self.info.clone();
@@ -801,6 +838,10 @@ impl SuperChunk {
 
     /// Put chunk `order[i]` at position `i` (`order` is a permutation).
     pub fn reorder(&mut self, order: &[i64]) -> Result<()> {
+        self.writing(|s| s.reorder_now(order))
+    }
+
+    fn reorder_now(&mut self, order: &[i64]) -> Result<()> {
         let n = self.nchunks();
         if order.len() != n {
             return Err(Error::InvalidParam);
@@ -834,6 +875,10 @@ impl SuperChunk {
 
     /// Compress `src` with the super-chunk's parameters and append it.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<usize> {
+        self.writing(|s| s.append_buffer_now(src))
+    }
+
+    fn append_buffer_now(&mut self, src: &[u8]) -> Result<usize> {
         let mut c = vec![0u8; src.len() + MAX_OVERHEAD];
         let n = self.compressor()?.compress(src, &mut c)?;
         c.truncate(n);
@@ -843,6 +888,10 @@ impl SuperChunk {
     /// Fill an empty super-chunk with `nitems` items of special values, in
     /// chunks of `chunksize` bytes; returns the number of chunks.
     pub fn fill_special(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<usize> {
+        self.writing(|s| s.fill_special_now(nitems, kind, chunksize))
+    }
+
+    fn fill_special_now(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<usize> {
         if nitems == 0 {
             return Ok(0);
         }
@@ -877,15 +926,11 @@ impl SuperChunk {
             let mut sample = [0u8; EXTENDED_HEADER_LENGTH];
             crate::chunk::special::make(&cp, kind, cs, None, &mut sample)?;
             info.cparams.blocksize = Header::parse(&sample)?.blocksize;
-            self.begin_write()?;
-            let r = match &mut self.store {
-                Store::Frame(f) => f.fill_special(&info, &self.info, n as usize, kind),
-                Store::Memory(_) => Err(Error::Failure),
+            match &mut self.store {
+                Store::Frame(f) => f.fill_special(&info, &self.info, n as usize, kind)?,
+                Store::Memory(_) => return Err(Error::Failure),
             };
-            if r.is_ok() {
-                self.info = info;
-            }
-            self.end_write(r)?;
+            self.info = info;
             return Ok(self.nchunks());
         }
         let mut chunk = [0u8; EXTENDED_HEADER_LENGTH];
@@ -912,18 +957,14 @@ impl SuperChunk {
 
     /// Run a metalayer change: `f` edits a copy of the info; on failure nothing changes.
     fn change_meta<T>(&mut self, f: impl FnOnce(&mut Info) -> Result<T>) -> Result<T> {
-        self.begin_write()?;
-        let r = (|| {
-            let mut info = self.info.clone();
-            let v = f(&mut info)?;
-            let old = std::mem::replace(&mut self.info, info);
-            if let Err(e) = self.sync_meta(&old) {
-                self.info = old;
-                return Err(e);
-            }
-            Ok(v)
-        })();
-        self.end_write(r)
+        let mut info = self.info.clone();
+        let v = f(&mut info)?;
+        let old = std::mem::replace(&mut self.info, info);
+        if let Err(e) = self.sync_meta(&old) {
+            self.info = old;
+            return Err(e);
+        }
+        Ok(v)
     }
 
     /// Index of metalayer `name`.
@@ -938,6 +979,10 @@ impl SuperChunk {
 
     /// Add a metalayer (only before any chunk data exists); returns its index.
     pub fn meta_add(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        self.writing(|s| s.meta_add_now(name, content))
+    }
+
+    fn meta_add_now(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         check_name(name)?;
         if self.meta_exists(name).is_some() || self.info.metalayers.len() >= MAX_METALAYERS {
             return Err(Error::InvalidParam);
@@ -955,6 +1000,10 @@ impl SuperChunk {
     /// Overwrite a metalayer's content; it may not grow (the frame header keeps
     /// its size). A shorter content replaces the start of the old one, as c-blosc2 does.
     pub fn meta_update(&mut self, name: &str, content: &[u8]) -> Result<usize> {
+        self.writing(|s| s.meta_update_now(name, content))
+    }
+
+    fn meta_update_now(&mut self, name: &str, content: &[u8]) -> Result<usize> {
         let i = self.meta_exists(name).ok_or(Error::NotFound)?;
         if content.len() > self.info.metalayers[i].content.len() {
             return Err(Error::InvalidParam);
@@ -996,6 +1045,10 @@ impl SuperChunk {
 
     /// Add a variable-length metalayer (compressed with `cparams`, or the defaults); returns its index.
     pub fn vlmeta_add(&mut self, name: &str, content: &[u8], cparams: Option<&CParams>) -> Result<usize> {
+        self.writing(|s| s.vlmeta_add_now(name, content, cparams))
+    }
+
+    fn vlmeta_add_now(&mut self, name: &str, content: &[u8], cparams: Option<&CParams>) -> Result<usize> {
         check_name(name)?;
         if self.vlmeta_exists(name).is_some() || self.info.vlmetalayers.len() >= MAX_VLMETALAYERS {
             return Err(Error::InvalidParam);
@@ -1009,6 +1062,10 @@ impl SuperChunk {
 
     /// Replace the content of a variable-length metalayer; returns its index.
     pub fn vlmeta_update(&mut self, name: &str, content: &[u8], cparams: Option<&CParams>) -> Result<usize> {
+        self.writing(|s| s.vlmeta_update_now(name, content, cparams))
+    }
+
+    fn vlmeta_update_now(&mut self, name: &str, content: &[u8], cparams: Option<&CParams>) -> Result<usize> {
         let i = self.vlmeta_exists(name).ok_or(Error::NotFound)?;
         let stored = Self::compress_vlmeta(content, cparams)?;
         self.change_meta(|info| {
@@ -1019,6 +1076,10 @@ impl SuperChunk {
 
     /// Remove a variable-length metalayer; returns how many remain.
     pub fn vlmeta_delete(&mut self, name: &str) -> Result<usize> {
+        self.writing(|s| s.vlmeta_delete_now(name))
+    }
+
+    fn vlmeta_delete_now(&mut self, name: &str) -> Result<usize> {
         let i = self.vlmeta_exists(name).ok_or(Error::NotFound)?;
         self.change_meta(|info| {
             info.vlmetalayers.remove(i);
@@ -1057,6 +1118,17 @@ impl SuperChunk {
         let at = s.size()?;
         s.write_at(at, &frame)?;
         Ok(at)
+    }
+}
+
+/// The shared frame lock, held until dropped.
+pub struct ReadLock(Option<Arc<Mutex<FrameLock>>>);
+
+impl Drop for ReadLock {
+    fn drop(&mut self) {
+        if let Some(l) = &self.0 {
+            let _ = l.lock().unwrap_or_else(|e| e.into_inner()).release();
+        }
     }
 }
 
