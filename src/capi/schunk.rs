@@ -448,7 +448,16 @@ pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage:
                 _ => None,
             };
             let core = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking };
-            let sc = src.copy_to(core)?;
+            let given = match st.map(|s| s.cparams) {
+                Some(c) if !c.is_null() => {
+                    let c = unsafe { *c };
+                    let mut cp = core_cparams(&c)?;
+                    cp.nthreads = c.nthreads.max(0);
+                    Some(cp)
+                }
+                _ => None,
+            };
+            let sc = src.copy_with(core, given)?;
             let cparams = c_cparams(sc.cparams());
             let dparams = blosc2_dparams { nthreads: sc.dparams().nthreads, typesize: sc.typesize(), ..default_dparams() };
             drop(src);

@@ -224,16 +224,47 @@ impl SuperChunk {
     /// A copy of this super-chunk in `storage`: every chunk again, in order,
     /// with the metalayers and vlmetalayers (unreferenced bytes are dropped).
     pub fn copy_to(&self, storage: Storage) -> Result<SuperChunk> {
-        let cp = self.context_cparams();
+        self.copy_with(storage, None)
+    }
+
+    /// [`SuperChunk::copy_to`] with other compression parameters (as c-blosc2's
+    /// `blosc2_schunk_copy` with `storage->cparams`): chunks are recompressed
+    /// when the parameters differ from this super-chunk's, else copied as they are.
+    /// A block size of 0 takes this super-chunk's.
+    pub fn copy_with(&self, storage: Storage, cparams: Option<CParams>) -> Result<SuperChunk> {
+        let src = self.context_cparams();
+        let given = cparams.is_some();
+        let mut cp = cparams.unwrap_or_else(|| src.clone());
+        if cp.blocksize == 0 {
+            cp.blocksize = src.blocksize;
+        }
+        let same = cp.typesize == src.typesize
+            && cp.clevel == src.clevel
+            && cp.compcode == src.compcode
+            && cp.use_dict == src.use_dict
+            && cp.blocksize == src.blocksize
+            && cp.filters == src.filters
+            && cp.filters_meta == src.filters_meta;
+        // c-blosc2 records the copy's compression threads as given, 0 when not given.
+        let tcomp = if given { cp.nthreads } else { 0 };
         let mut new = SuperChunk::new(cp, self.dparams.clone(), storage)?;
-        // c-blosc2 records 0 compression threads in copies.
-        new.info.tcomp = 0;
+        new.info.tcomp = tcomp;
         for m in &self.info.metalayers {
             new.meta_add(&m.name, &m.content)?;
         }
-        for i in 0..self.nchunks() {
-            let c = self.chunk(i)?;
-            new.append_chunk(&c)?;
+        new.info.chunksize = self.info.chunksize;
+        if same || self.info.vl_blocks {
+            for i in 0..self.nchunks() {
+                let c = self.chunk(i)?;
+                new.append_chunk(&c)?;
+            }
+        } else {
+            let mut buf = Vec::new();
+            for i in 0..self.nchunks() {
+                buf.resize(self.chunk_nbytes(i)? as usize, 0);
+                self.decompress_chunk(i, &mut buf)?;
+                new.append_buffer(&buf)?;
+            }
         }
         // vlmetalayers are copied as c-blosc2 copies them: decompressed and
         // compressed again with the default parameters.
