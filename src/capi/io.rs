@@ -69,8 +69,11 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
             return Err(Error::PluginIo);
         }
         let mut r = registry().lock().unwrap_or_else(|e| e.into_inner());
-        if r.0.iter().any(|c| c.id == io.id) {
-            return Err(Error::PluginIo);
+        if let Some(old) = r.0.iter().find(|c| c.id == io.id) {
+            // Registering the same backend again is fine; another one under its id is not.
+            // SAFETY: registered names are NUL-terminated strings (or NULL).
+            let same = unsafe { super::ffi::c_str(old.name) == super::ffi::c_str(io.name) };
+            return if same { Ok(0) } else { Err(Error::PluginIo) };
         }
         if r.0.len() >= u8::MAX as usize {
             return Err(Error::PluginIo);

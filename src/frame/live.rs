@@ -230,11 +230,7 @@ impl Directory {
     }
 
     fn remove_chunk(&self, id: i64) -> Result<()> {
-        if self.backend.is_filesystem() {
-            std::fs::remove_file(self.chunk_path(id)).map_err(|_| Error::FileRemove)
-        } else {
-            self.backend.open(&self.chunk_path(id), Mode::Create).map(|_| ())
-        }
+        std::fs::remove_file(self.chunk_path(id)).map_err(|_| Error::FileRemove)
     }
 }
 
@@ -334,9 +330,8 @@ impl Frame {
 
     /// A new, empty sparse frame in directory `path` (which must not exist).
     pub fn new_sparse(path: &str, backend: Arc<dyn Backend>, info: &Info) -> Result<Frame> {
-        if backend.is_filesystem() {
-            std::fs::create_dir(path).map_err(|_| Error::FileOpen)?;
-        }
+        // The directory is made on the filesystem whatever the backend (as c-blosc2 does).
+        std::fs::create_dir(path).map_err(|_| Error::FileOpen)?;
         let stream = backend.open(&format!("{path}/{SPARSE_INDEX}"), Mode::Create)?;
         let dir = Directory { path: path.to_string(), backend };
         let mut f = Frame::empty(Bytes::Stream { stream, base: 0, writable: true }, Some(dir));

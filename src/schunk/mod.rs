@@ -121,7 +121,7 @@ fn is_dir(path: &str) -> bool {
 impl SuperChunk {
     // ----------------------------------------------------------------- creating
 
-    /// A new, empty super-chunk. An existing file or directory at the urlpath is replaced.
+    /// A new, empty super-chunk. Fails (`FileOpen`) when something exists at the urlpath.
     pub fn new(cparams: CParams, dparams: DParams, storage: Storage) -> Result<SuperChunk> {
         let mut info = Info::new(cparams);
         info.tdecomp = dparams.nthreads;
@@ -129,8 +129,9 @@ impl SuperChunk {
             (None, false) => Store::Memory(Vec::new()),
             (None, true) => Store::Frame(Frame::new_memory(&info)?),
             (Some(path), contiguous) => {
-                if storage.backend.is_filesystem() {
-                    remove_urlpath(path)?;
+                // Existing data is never overwritten (c-blosc2 3.3 refuses too).
+                if std::fs::symlink_metadata(path).is_ok() {
+                    return Err(Error::FileOpen);
                 }
                 if contiguous {
                     let s = storage.backend.open(path, Mode::Create)?;
@@ -176,7 +177,7 @@ impl SuperChunk {
 
     /// Open with explicit locking (or `BLOSC_LOCKING`).
     pub fn open_with(urlpath: &str, offset: u64, backend: Arc<dyn Backend>, writable: bool, locking: bool) -> Result<SuperChunk> {
-        let sparse = backend.is_filesystem() && is_dir(urlpath);
+        let sparse = is_dir(urlpath);
         let mut storage = Storage { contiguous: !sparse, urlpath: Some(urlpath.to_string()), backend: backend.clone(), locking };
         let mut lock = None;
         if backend.is_filesystem() && (locking || env_requests_locking()) {
@@ -1018,7 +1019,8 @@ impl SuperChunk {
         if self.meta_exists(name).is_some() || self.info.metalayers.len() >= MAX_METALAYERS {
             return Err(Error::InvalidParam);
         }
-        if self.cbytes() > 0 || self.info.nbytes > 0 {
+        // A frame header cannot grow once chunks follow it; without a frame it can.
+        if self.frame().is_some() && (self.cbytes() > 0 || self.info.nbytes > 0) {
             return Err(Error::InvalidParam);
         }
         i32::try_from(content.len()).map_err(|_| Error::InvalidParam)?;
@@ -1172,6 +1174,8 @@ impl Frame {
 
 /// Remove a file or a directory tree (what `urlpath` names), if present.
 pub fn remove_urlpath(urlpath: &str) -> Result<()> {
+    // The lock sidecar of a frame file goes with it.
+    let _ = std::fs::remove_file(lock_path(urlpath, false));
     let p = Path::new(urlpath);
     match std::fs::symlink_metadata(p) {
         Err(_) => Ok(()),
