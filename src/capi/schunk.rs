@@ -541,13 +541,10 @@ pub unsafe extern "C" fn blosc2_schunk_to_buffer(schunk: *mut blosc2_schunk, cfr
         // SAFETY: caller contract.
         let (_, sc) = unsafe { reader(schunk)? };
         let bytes = sc.to_cframe()?;
+        let len = bytes.len();
         let (p, free) = match bytes {
             Cow::Borrowed(b) => (b.as_ptr().cast_mut(), false),
             Cow::Owned(v) => (malloc_copy(&v)?, true),
-        };
-        let len = match sc.frame().and_then(|f| f.as_bytes()) {
-            Some(b) if !free => b.len(),
-            _ => sc.to_cframe()?.len(),
         };
         // SAFETY: checked non-NULL above.
         unsafe {
