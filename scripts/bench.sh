@@ -13,3 +13,8 @@ cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench.c -ldl -lm -o 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); date: $(date -u +%F)"
 ./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
   ../shared/testdata/raw/rainfall-grid-150x150.bin
+echo
+echo "super-chunks (64 chunks of 1 MiB, LZ4, 1 thread):"
+cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_schunk.c -ldl -o build/bench_schunk
+mkdir -p build/bench_scratch
+./build/bench_schunk "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" build/bench_scratch "${1:-5}"

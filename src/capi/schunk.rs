@@ -740,9 +740,6 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(schunk: *mut blosc2_schu
         if i >= sc.nchunks() {
             return Err(Error::InvalidIndex);
         }
-        if sc.chunk_nbytes(i)? > nbytes {
-            return Err(Error::InvalidParam);
-        }
         i32::try_from(sc.decompress_chunk(i, dst)?).map_err(|_| Error::Failure)
     })
 }

@@ -224,6 +224,22 @@ impl Directory {
         Ok(buf)
     }
 
+    /// The first bytes of a chunk file (up to 32), and the chunk's sizes.
+    fn read_head(&self, id: i64) -> Result<(Vec<u8>, i32, i32)> {
+        let s = self.backend.open(&self.chunk_path(id), Mode::Read)?;
+        let size = s.size()?;
+        if size < 16 || size > i32::MAX as u64 {
+            return Err(Error::InvalidHeader);
+        }
+        let mut head = vec![0u8; (size as usize).min(EXTENDED_HEADER_LENGTH)];
+        s.read_exact_at(0, &mut head)?;
+        let (nb, cb, _) = Header::sizes(&head)?;
+        if cb as u64 != size {
+            return Err(Error::InvalidHeader);
+        }
+        Ok((head, nb, cb))
+    }
+
     fn write_chunk(&self, id: i64, chunk: &[u8]) -> Result<()> {
         let s = self.backend.open(&self.chunk_path(id), Mode::Create)?;
         s.write_at(0, chunk)
@@ -469,10 +485,7 @@ impl Frame {
     /// The first 32 bytes (or fewer, for a short chunk) of a stored chunk, and its sizes.
     fn stored_head(&self, off: i64) -> Result<(Vec<u8>, i32, i32)> {
         if let Some(d) = &self.dir {
-            let c = d.read_chunk(off)?;
-            let (nb, cb, _) = Header::sizes(&c)?;
-            let n = c.len().min(EXTENDED_HEADER_LENGTH);
-            return Ok((c[..n].to_vec(), nb, cb));
+            return d.read_head(off);
         }
         let (pos, avail) = self.stored_span(off)?;
         let n = avail.min(EXTENDED_HEADER_LENGTH as u64) as usize;

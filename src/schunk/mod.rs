@@ -585,11 +585,12 @@ impl SuperChunk {
     }
 
     /// Decompress chunk `i` into `dst`; returns its size.
+    /// (`InvalidParam` when `dst` is too small, as in c-blosc2.)
     pub fn decompress_chunk(&self, i: usize, dst: &mut [u8]) -> Result<usize> {
         let c = self.chunk(i)?;
         let n = Header::sizes(&c)?.0;
         if n < 0 || n as usize > dst.len() {
-            return Err(Error::WriteBuffer);
+            return Err(Error::InvalidParam);
         }
         self.decompressor().decompress(&c, dst)
     }
@@ -793,24 +794,38 @@ impl SuperChunk {
     }
 
     fn insert_chunk_now(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
+        self.insert_cow(pos, Cow::Borrowed(chunk))
+    }
+
+    /// Insert a chunk; an in-memory super-chunk keeps an owned chunk as it is
+    /// (no copy).
+    fn insert_cow(&mut self, pos: usize, chunk: Cow<'_, [u8]>) -> Result<usize> {
         if pos > self.nchunks() {
             return Err(Error::InvalidIndex);
         }
-        let inc = inspect(chunk)?;
+        let inc = inspect(&chunk)?;
         self.check_vl(&inc)?;
+        let (len, nbytes, kind, vl_blocks) = (inc.bytes.len(), inc.nbytes, inc.kind, inc.vl_blocks);
         let mut info = self.info.clone();
-        info.chunksize = self.chunksize_after_insert(pos, inc.nbytes)?;
-        info.nbytes += i64::from(inc.nbytes);
+        info.chunksize = self.chunksize_after_insert(pos, nbytes)?;
+        info.nbytes += i64::from(nbytes);
         if self.nchunks() == 0 {
-            info.vl_blocks = inc.vl_blocks;
+            info.vl_blocks = vl_blocks;
         }
-        self.mutate(info, |store, new, old, mem_cbytes| match store {
+        self.mutate(info, move |store, new, old, mem_cbytes| match store {
             Store::Memory(c) => {
-                c.insert(pos, inc.bytes.to_vec());
-                *mem_cbytes += inc.bytes.len() as i64;
+                let bytes = match chunk {
+                    Cow::Owned(mut v) => {
+                        v.truncate(len);
+                        v
+                    }
+                    Cow::Borrowed(b) => b[..len].to_vec(),
+                };
+                c.insert(pos, bytes);
+                *mem_cbytes += len as i64;
                 Ok(())
             }
-            Store::Frame(f) => f.insert(new, old, pos, inc.bytes, inc.kind),
+            Store::Frame(f) => f.insert(new, old, pos, &chunk[..len], kind),
         })?;
         Ok(self.nchunks())
     }
@@ -914,7 +929,12 @@ impl SuperChunk {
         let mut c = vec![0u8; src.len() + MAX_OVERHEAD];
         let n = self.compressor()?.compress(src, &mut c)?;
         c.truncate(n);
-        self.append_chunk(&c)
+        let pos = self.nchunks();
+        if let Store::Memory(_) = self.store {
+            // The chunk list keeps this very buffer, shrunk (no second copy).
+            c.shrink_to_fit();
+        }
+        self.insert_cow(pos, Cow::Owned(c))
     }
 
     /// Fill an empty super-chunk with `nitems` items of special values, in
