@@ -15,6 +15,7 @@ use std::ffi::CString;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Registered backends; boxed so the pointers `blosc2_get_io_cb` returns stay valid.
+#[allow(clippy::vec_box)] // blosc2_get_io_cb hands out pointers that must survive pushes
 struct Registry(Vec<Box<blosc2_io_cb>>);
 // SAFETY: the callbacks and names are plain C function pointers and static strings.
 unsafe impl Send for Registry {}

@@ -32,7 +32,9 @@ pub struct SchunkHandle {
     urlpath: Option<CString>,
     metas: Vec<MirrorMeta>,
     vlmetas: Vec<MirrorMeta>,
+    #[allow(clippy::vec_box)] // C holds pointers to the boxed records
     meta_ptrs: Vec<Box<blosc2_metalayer>>,
+    #[allow(clippy::vec_box)]
     vlmeta_ptrs: Vec<Box<blosc2_metalayer>>,
     synced_tick: i64,
     data_ptrs: Vec<*mut u8>,
@@ -40,6 +42,8 @@ pub struct SchunkHandle {
     cframe_owned: Option<Arc<AtomicBool>>,
 }
 
+/// A (vl)metalayer as the public fields show it; `meta_ptrs` box the
+/// `blosc2_metalayer`s so that the pointers handed to C stay put.
 struct MirrorMeta {
     name: CString,
     content: Vec<u8>,
@@ -157,6 +161,7 @@ fn meta_mirror(list: &[crate::frame::Metalayer]) -> Vec<MirrorMeta> {
         .collect()
 }
 
+#[allow(clippy::vec_box)] // C holds pointers to the boxed records
 fn meta_ptrs(list: &mut [MirrorMeta]) -> Vec<Box<blosc2_metalayer>> {
     list.iter_mut()
         .map(|m| {
@@ -195,20 +200,20 @@ unsafe fn sync(schunk: *mut blosc2_schunk, sc: &SuperChunk) {
         (*p).cbytes = sc.cbytes();
         (*p).change_tick = sc.change_tick();
         if let Some(chunks) = sc.memory_chunks() {
-            let ptrs = &mut *(&raw mut (*h).data_ptrs);
+            let ptrs = &mut (*h).data_ptrs;
             ptrs.clear();
             ptrs.extend(chunks.iter().map(|c| c.as_ptr().cast_mut()));
             (*p).data = ptrs.as_mut_ptr();
             (*p).data_len = ptrs.len() * std::mem::size_of::<*mut u8>();
         }
         if (*h).synced_tick != sc.change_tick() || (*p).nmetalayers as usize != sc.metalayers().len() {
-            let metas = &mut *(&raw mut (*h).metas);
+            let metas = &mut (*h).metas;
             *metas = meta_mirror(sc.metalayers());
-            let vlmetas = &mut *(&raw mut (*h).vlmetas);
+            let vlmetas = &mut (*h).vlmetas;
             *vlmetas = meta_mirror(sc.vlmetalayers());
-            let mp = &mut *(&raw mut (*h).meta_ptrs);
+            let mp = &mut (*h).meta_ptrs;
             *mp = meta_ptrs(metas);
-            let vp = &mut *(&raw mut (*h).vlmeta_ptrs);
+            let vp = &mut (*h).vlmeta_ptrs;
             *vp = meta_ptrs(vlmetas);
             (*p).metalayers = [std::ptr::null_mut(); BLOSC2_MAX_METALAYERS];
             for (slot, m) in (*p).metalayers.iter_mut().zip(mp.iter_mut()) {
@@ -222,7 +227,7 @@ unsafe fn sync(schunk: *mut blosc2_schunk, sc: &SuperChunk) {
             (*p).nvlmetalayers = vp.len().min(BLOSC2_MAX_VLMETALAYERS) as i16;
             (*h).synced_tick = sc.change_tick();
         }
-        let c = &mut *(&raw mut (*h).cparams);
+        let c = &mut (*h).cparams;
         let keep = (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params);
         **c = c_cparams(&sc.context_cparams());
         (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params) = keep;

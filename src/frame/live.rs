@@ -641,6 +641,11 @@ impl Frame {
     /// Write `layout` as the new state; on failure put the old one back.
     fn commit(&mut self, info: &Info, old_info: &Info, mut layout: Layout) -> Result<()> {
         layout.run_length = false;
+        self.install(info, old_info, layout)
+    }
+
+    /// Write `layout` as it is (the index form included); on failure put the old one back.
+    fn install(&mut self, info: &Info, old_info: &Info, mut layout: Layout) -> Result<()> {
         match self.write_tail(info, &mut layout) {
             Ok(()) => {
                 self.layout = layout;
@@ -810,18 +815,8 @@ impl Frame {
             if self.layout.cbytes != 0 {
                 return Err(Error::InvalidParam);
             }
-            let mut layout = self.layout.clone();
-            return match self.write_tail(info, &mut layout) {
-                Ok(()) => {
-                    self.layout = layout;
-                    Ok(())
-                }
-                Err(e) => {
-                    let mut old = self.layout.clone();
-                    let _ = self.write_tail(old_info, &mut old);
-                    Err(e)
-                }
-            };
+            let layout = self.layout.clone();
+            return self.install(info, old_info, layout);
         }
         let layout = self.layout.clone();
         self.commit(info, old_info, layout)
@@ -838,17 +833,7 @@ impl Frame {
         layout.offsets = vec![special_offset(kind); n];
         layout.index_capacity = n;
         layout.run_length = true;
-        match self.write_tail(info, &mut layout) {
-            Ok(()) => {
-                self.layout = layout;
-                Ok(())
-            }
-            Err(e) => {
-                let mut old = self.layout.clone();
-                let _ = self.write_tail(old_info, &mut old);
-                Err(e)
-            }
-        }
+        self.install(info, old_info, layout)
     }
 
     /// Turn the offset-encoded special chunks into stored chunks (needed before
