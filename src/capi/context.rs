@@ -115,12 +115,22 @@ fn boxed(kind: Kind) -> *mut blosc2_context {
 #[no_mangle]
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
-        if cparams.prefilter.is_some() || cparams.tuner_id != 0 {
-            // Prefilters and external tuners are not supported: refuse rather than ignore them.
+        if cparams.tuner_id != 0 {
+            // External tuners are not supported: refuse rather than ignore them.
             return std::ptr::null_mut();
         }
         match core_cparams(&cparams).and_then(Compressor::sticky) {
-            Ok(core) => boxed(Kind::Compress { core, c: cparams }),
+            Ok(mut core) => {
+                let pre = super::hooks::CPrefilter::from_cparams(&cparams);
+                if let Some(p) = &pre {
+                    core.set_prefilter(Some(p.clone()));
+                }
+                let ctx = boxed(Kind::Compress { core, c: cparams });
+                if let Some(p) = pre {
+                    p.set_context(ctx);
+                }
+                ctx
+            }
             Err(_) => std::ptr::null_mut(),
         }
     })
@@ -130,11 +140,16 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
 #[no_mangle]
 pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
-        if dparams.postfilter.is_some() {
-            return std::ptr::null_mut();
+        let mut core = Decompressor::new(DParams { nthreads: dparams.nthreads.max(1), typesize: dparams.typesize });
+        let post = super::hooks::CPostfilter::from_dparams(&dparams);
+        if let Some(p) = &post {
+            core.set_postfilter(Some(p.clone()));
         }
-        let core = Decompressor::new(DParams { nthreads: dparams.nthreads.max(1), typesize: dparams.typesize });
-        boxed(Kind::Decompress { core, d: dparams })
+        let ctx = boxed(Kind::Decompress { core, d: dparams });
+        if let Some(p) = post {
+            p.set_context(ctx);
+        }
+        ctx
     })
 }
 

@@ -7,6 +7,7 @@ pub mod chunk;
 pub mod context;
 pub mod ffi;
 pub mod global;
+mod hooks;
 pub mod io;
 pub mod misc;
 pub mod plugins;

@@ -9,6 +9,7 @@
 use super::context::{blosc2_context, c_cparams, core_cparams, default_cparams, default_dparams, Kind};
 use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx};
 use super::ffi::{c_str, guard, guard_code, guard_code64, slice, slice_mut, write_opt};
+use super::hooks::{CPostfilter, CPrefilter};
 use super::io::{choose, CallbackBackend};
 use super::types::*;
 use crate::chunk::{DParams, Special};
@@ -137,6 +138,16 @@ unsafe fn change<T>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut SuperChunk) 
     // SAFETY: the write lock is held.
     unsafe { sync(schunk, &w) };
     r
+}
+
+/// Record the chunk an operation works on in the public `current_nchunk` (as
+/// c-blosc2 does; prefilters and postfilters read it). Written atomically:
+/// readers on other threads may do the same.
+unsafe fn set_current(schunk: *mut blosc2_schunk, n: i64) {
+    if !schunk.is_null() {
+        // SAFETY: a live handle; the field is an aligned i64.
+        unsafe { (*(&raw mut (*schunk).current_nchunk).cast::<std::sync::atomic::AtomicI64>()).store(n, std::sync::atomic::Ordering::Relaxed) };
+    }
 }
 
 fn index(n: i64) -> Result<usize> {
@@ -312,8 +323,20 @@ pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut
             let mut cp = core_cparams(&cparams)?;
             cp.nthreads = cparams.nthreads.max(1);
             let dp = DParams { nthreads: dparams.nthreads.max(1), typesize: cp.typesize };
-            let sc = SuperChunk::new(cp, dp, core)?;
-            publish(sc, cparams, dparams, io.io, io.callbacks)
+            let mut sc = SuperChunk::new(cp, dp, core)?;
+            let (pre, post) = (CPrefilter::from_cparams(&cparams), CPostfilter::from_dparams(&dparams));
+            sc.set_prefilter(pre.clone().map(|p| p as Arc<dyn crate::chunk::Prefilter>));
+            sc.set_postfilter(post.clone().map(|p| p as Arc<dyn crate::chunk::Postfilter>));
+            let p = publish(sc, cparams, dparams, io.io, io.callbacks)?;
+            // SAFETY: `p` was just published.
+            let (cctx, dctx) = unsafe { ((*p).cctx, (*p).dctx) };
+            if let Some(pre) = pre {
+                pre.set_context(cctx);
+            }
+            if let Some(post) = post {
+                post.set_context(dctx);
+            }
+            Ok::<_, Error>(p)
         })();
         r.unwrap_or(std::ptr::null_mut())
     })
@@ -666,7 +689,12 @@ unsafe fn consume(chunk: *mut u8, copy: bool, r: Result<usize>) -> i64 {
 pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, chunk: *mut u8, copy: bool) -> i64 {
     guard(i64::from(Error::Failure.code()), || {
         // SAFETY: caller contract.
-        let r = unsafe { incoming(chunk) }.and_then(|c| unsafe { change(schunk, |sc| sc.append_chunk(c)) });
+        let r = unsafe { incoming(chunk) }.and_then(|c| {
+            unsafe { change(schunk, |sc| {
+                set_current(schunk, sc.nchunks() as i64);
+                sc.append_chunk(c)
+            }) }
+        });
         unsafe { consume(chunk, copy, r) }
     })
 }
@@ -727,7 +755,12 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk,
     guard_code64(|| {
         // SAFETY: caller contract.
         let data = unsafe { slice(src.cast(), i64::from(nbytes))? };
-        Ok(unsafe { change(schunk, |sc| sc.append_buffer(data)) }? as i64)
+        Ok(unsafe {
+            change(schunk, |sc| {
+                set_current(schunk, sc.nchunks() as i64);
+                sc.append_buffer(data)
+            })
+        }? as i64)
     })
 }
 
@@ -742,6 +775,7 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(schunk: *mut blosc2_schu
         // SAFETY: caller contract.
         let (_, sc) = unsafe { reader(schunk)? };
         let dst = unsafe { slice_mut(dest.cast(), i64::from(nbytes))? };
+        unsafe { set_current(schunk, nchunk) };
         if i >= sc.nchunks() {
             return Err(Error::InvalidIndex);
         }

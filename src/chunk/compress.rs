@@ -12,6 +12,7 @@ use super::pool::{Scratch, Workers};
 use crate::codecs::{self, Codec, Dict};
 use crate::error::{Error, Result};
 use crate::plugins::{self, EncodeInfo, UserCodec};
+use super::hooks::{Prefilter, PrefilterBlock};
 use std::sync::{Arc, Mutex};
 
 /// Largest dictionary a chunk may hold.
@@ -28,6 +29,9 @@ pub struct Compressor {
     /// Keep each call's block size as the forced block size of the next call,
     /// as a reused c-blosc2 compression context does (see [`Compressor::sticky`]).
     sticky_blocksize: bool,
+    prefilter: Option<Arc<dyn Prefilter>>,
+    /// The number of the chunk being compressed in its super-chunk (for prefilters).
+    nchunk: Option<i64>,
 }
 
 /// The geometry of one compression call.
@@ -72,7 +76,7 @@ impl Compressor {
             return Err(Error::CodecParam);
         }
         let workers = Workers::new(params.nthreads);
-        Ok(Compressor { params, workers, blosc1_header: false, sticky_blocksize: false })
+        Ok(Compressor { params, workers, blosc1_header: false, sticky_blocksize: false, prefilter: None, nchunk: None })
     }
 
     /// A compressor that behaves like a reused c-blosc2 context: the block
@@ -93,6 +97,46 @@ impl Compressor {
     pub fn set_nthreads(&mut self, nthreads: i16) {
         self.params.nthreads = nthreads.max(1);
         self.workers.set_nthreads(nthreads);
+    }
+
+    /// Run `prefilter` on every block before the filter pipeline.
+    pub fn set_prefilter(&mut self, prefilter: Option<Arc<dyn Prefilter>>) {
+        self.prefilter = prefilter;
+    }
+
+    pub fn prefilter(&self) -> Option<&Arc<dyn Prefilter>> {
+        self.prefilter.as_ref()
+    }
+
+    /// The number of the next chunk in its super-chunk (told to prefilters).
+    pub fn set_nchunk(&mut self, nchunk: Option<i64>) {
+        self.nchunk = nchunk;
+    }
+
+    /// The blocks of `src` as the prefilter makes them, or `None` when its
+    /// output does not matter.
+    fn prefiltered(&mut self, pre: &Arc<dyn Prefilter>, src: &[u8], blocksize: usize) -> Result<Option<Vec<u8>>> {
+        let mut out = vec![0u8; src.len()];
+        let mut tmp = vec![0u8; 4 * blocksize + 64];
+        let disposable = pre.output_is_disposable();
+        for (j, (input, output)) in src.chunks(blocksize).zip(out.chunks_mut(blocksize)).enumerate() {
+            let mut b = PrefilterBlock {
+                input,
+                output,
+                typesize: self.params.typesize,
+                offset: j * blocksize,
+                nblock: j,
+                nchunk: self.nchunk,
+                tid: 0,
+                tmp: &mut tmp,
+            };
+            if let Err(e) = pre.apply(&mut b) {
+                if !disposable {
+                    return Err(e);
+                }
+            }
+        }
+        Ok(if disposable { None } else { Some(out) })
     }
 
     /// Compress `src` into `dst`. Returns the chunk length, or 0 when the
@@ -126,6 +170,22 @@ impl Compressor {
         }
         let typesize = if p.typesize > 255 { 1 } else { p.typesize };
         let bs = bs.max(1) as usize;
+        let prefiltered;
+        let src = match self.prefilter.clone() {
+            Some(pre) if !src.is_empty() => match self.prefiltered(&pre, src, bs)? {
+                Some(v) => {
+                    prefiltered = v;
+                    &prefiltered[..]
+                }
+                None => {
+                    // The prefilter's output is thrown away: the chunk holds zeros.
+                    let mut zp = p.clone();
+                    zp.blocksize = bs as i32;
+                    return super::special::make(&zp, super::header::Special::Zero, nbytes, None, dst);
+                }
+            },
+            _ => src,
+        };
         let n = src.len();
         let nblocks = n / bs + usize::from(n % bs != 0);
         let split = blocksize::split(p.splitmode, p.compcode, p.clevel, filter_flags, typesize, bs as i32);

@@ -9,13 +9,17 @@ use super::view::{ChunkView, LazySource, LazyTrailer};
 use crate::codecs::{self, DDict, ZstdDDict};
 use crate::error::{Error, Result};
 use crate::plugins::{self, DecodeInfo};
-use std::sync::Mutex;
+use super::hooks::{Postfilter, PostfilterBlock};
+use std::sync::{Arc, Mutex};
 
 /// A decompression context: parameters, worker threads and their scratch.
 pub struct Decompressor {
     params: DParams,
     workers: Workers,
     maskout: Option<Vec<bool>>,
+    postfilter: Option<Arc<dyn Postfilter>>,
+    /// The number of the chunk being decompressed in its super-chunk (for postfilters).
+    nchunk: Option<i64>,
 }
 
 /// The dictionary of a chunk, digested for its codec.
@@ -203,7 +207,7 @@ fn read_i32(data: &[u8], pos: usize) -> Option<i32> {
 impl Decompressor {
     pub fn new(params: DParams) -> Decompressor {
         let workers = Workers::new(params.nthreads);
-        Decompressor { params, workers, maskout: None }
+        Decompressor { params, workers, maskout: None, postfilter: None, nchunk: None }
     }
 
     pub fn params(&self) -> &DParams {
@@ -220,6 +224,45 @@ impl Decompressor {
         self.maskout = Some(mask.to_vec());
     }
 
+    /// Run `postfilter` on every decoded block.
+    pub fn set_postfilter(&mut self, postfilter: Option<Arc<dyn Postfilter>>) {
+        self.postfilter = postfilter;
+    }
+
+    pub fn postfilter(&self) -> Option<&Arc<dyn Postfilter>> {
+        self.postfilter.as_ref()
+    }
+
+    /// The number of the next chunk in its super-chunk (told to postfilters).
+    pub fn set_nchunk(&mut self, nchunk: Option<i64>) {
+        self.nchunk = nchunk;
+    }
+
+    /// Pass every decoded block of `dst` (the whole chunk) through the postfilter.
+    fn postfiltered(&self, post: &Arc<dyn Postfilter>, dst: &mut [u8], blocksize: usize, typesize: i32, mask: Option<&[bool]>) -> Result<()> {
+        let mut input = vec![0u8; blocksize.min(dst.len())];
+        let mut tmp = vec![0u8; 4 * blocksize + 64];
+        for (j, out) in dst.chunks_mut(blocksize).enumerate() {
+            if mask.is_some_and(|m| m.get(j).copied().unwrap_or(false)) {
+                continue;
+            }
+            let input = &mut input[..out.len()];
+            input.copy_from_slice(out);
+            let mut b = PostfilterBlock {
+                input,
+                output: out,
+                typesize,
+                offset: j * blocksize,
+                nblock: j,
+                nchunk: self.nchunk,
+                tid: 0,
+                tmp: &mut tmp,
+            };
+            post.apply(&mut b).map_err(|_| Error::Postfilter)?;
+        }
+        Ok(())
+    }
+
     /// Decompress a whole chunk into `dst`; returns the number of bytes written.
     /// Lazy chunks need [`Decompressor::decompress_lazy`].
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
@@ -228,6 +271,19 @@ impl Decompressor {
 
     /// Decompress a chunk that may be lazy, reading its blocks from `source`.
     pub fn decompress_lazy(&mut self, src: &[u8], dst: &mut [u8], source: Option<&dyn LazySource>) -> Result<usize> {
+        let Some(post) = self.postfilter.clone() else {
+            return self.decompress_plain(src, dst, source);
+        };
+        let mask = self.maskout.clone();
+        let n = self.decompress_plain(src, dst, source)?;
+        let h = super::header::Header::parse(src)?;
+        if n > 0 && !h.vlblocks() {
+            self.postfiltered(&post, &mut dst[..n], h.blocksize.max(1) as usize, i32::from(h.typesize), mask.as_deref())?;
+        }
+        Ok(n)
+    }
+
+    fn decompress_plain(&mut self, src: &[u8], dst: &mut [u8], source: Option<&dyn LazySource>) -> Result<usize> {
         let maskout = self.maskout.take();
         if super::header::Header::parse(src)?.nbytes as usize > dst.len() {
             return Err(Error::WriteBuffer);
@@ -323,6 +379,22 @@ impl Decompressor {
         dst: &mut [u8],
         source: Option<&dyn LazySource>,
     ) -> Result<usize> {
+        if self.postfilter.is_some() && nbytes > 0 {
+            // Postfilters see whole blocks: decode the chunk, then copy the range.
+            let n = ChunkView::open(src)?.header.nbytes.max(0) as usize;
+            let start = usize::try_from(start).map_err(|_| Error::InvalidParam)?;
+            let len = usize::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
+            if start.checked_add(len).is_none_or(|e| e > n) {
+                return Err(Error::InvalidParam);
+            }
+            if len > dst.len() {
+                return Err(Error::WriteBuffer);
+            }
+            let mut all = vec![0u8; n];
+            self.decompress_lazy(src, &mut all, source)?;
+            dst[..len].copy_from_slice(&all[start..start + len]);
+            return Ok(len);
+        }
         let view = ChunkView::open(src)?;
         let h = view.header;
         if nbytes == 0 {

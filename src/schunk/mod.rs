@@ -12,7 +12,7 @@ pub use lock::{env_requests_locking, lock_path};
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::chunk::view::{ChunkView, LazySource};
-use crate::chunk::{CParams, Compressor, DParams, Decompressor};
+use crate::chunk::{CParams, Compressor, DParams, Decompressor, Postfilter, Prefilter};
 use crate::error::{Error, Result};
 use crate::frame::live::{Frame, Opened};
 use crate::frame::writer::Info;
@@ -82,6 +82,8 @@ pub struct SuperChunk {
     /// The compressor of `append_buffer` and `set_slice`, kept from call to
     /// call like c-blosc2's `schunk->cctx` (its block size carries over).
     comp: Option<Compressor>,
+    prefilter: Option<Arc<dyn Prefilter>>,
+    postfilter: Option<Arc<dyn Postfilter>>,
 }
 
 /// A chunk checked before it goes into a super-chunk.
@@ -141,7 +143,7 @@ impl SuperChunk {
                 }
             }
         };
-        let mut sc = SuperChunk { info, dparams, store, storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None };
+        let mut sc = SuperChunk { info, dparams, store, storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None };
         sc.init_lock()?;
         Ok(sc)
     }
@@ -162,7 +164,7 @@ impl SuperChunk {
         let mut info = o.info;
         info.cparams.nthreads = 1;
         let dparams = DParams { nthreads: 1, typesize: info.cparams.typesize };
-        SuperChunk { info, dparams, store: Store::Frame(o.frame), storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None }
+        SuperChunk { info, dparams, store: Store::Frame(o.frame), storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None }
     }
 
     /// Open the frame at `urlpath` (a contiguous frame file or a sparse frame directory).
@@ -239,7 +241,9 @@ impl SuperChunk {
         if cp.blocksize == 0 {
             cp.blocksize = src.blocksize;
         }
-        let same = cp.typesize == src.typesize
+        let same = self.prefilter.is_none()
+            && self.postfilter.is_none()
+            && cp.typesize == src.typesize
             && cp.clevel == src.clevel
             && cp.compcode == src.compcode
             && cp.use_dict == src.use_dict
@@ -311,6 +315,8 @@ impl SuperChunk {
             lock: None,
             change_tick: 0,
             comp: None,
+            prefilter: None,
+            postfilter: None,
         })
     }
 
@@ -357,9 +363,24 @@ impl SuperChunk {
 
     fn compressor(&mut self) -> Result<&mut Compressor> {
         if self.comp.is_none() {
-            self.comp = Some(Compressor::sticky(self.info.cparams.clone())?);
+            let mut c = Compressor::sticky(self.info.cparams.clone())?;
+            c.set_prefilter(self.prefilter.clone());
+            self.comp = Some(c);
         }
         self.comp.as_mut().ok_or(Error::Failure)
+    }
+
+    /// Run `prefilter` on every block of the buffers this super-chunk compresses.
+    pub fn set_prefilter(&mut self, prefilter: Option<Arc<dyn Prefilter>>) {
+        if let Some(c) = self.comp.as_mut() {
+            c.set_prefilter(prefilter.clone());
+        }
+        self.prefilter = prefilter;
+    }
+
+    /// Run `postfilter` on every block this super-chunk decompresses.
+    pub fn set_postfilter(&mut self, postfilter: Option<Arc<dyn Postfilter>>) {
+        self.postfilter = postfilter;
     }
 
     pub fn dparams(&self) -> &DParams {
@@ -581,7 +602,16 @@ impl SuperChunk {
     fn decompressor(&self) -> Decompressor {
         let mut d = self.dparams.clone();
         d.typesize = self.info.cparams.typesize;
-        Decompressor::new(d)
+        let mut d = Decompressor::new(d);
+        d.set_postfilter(self.postfilter.clone());
+        d
+    }
+
+    /// A decompressor for chunk `i` (postfilters are told the chunk number).
+    fn decompressor_for(&self, i: usize) -> Decompressor {
+        let mut d = self.decompressor();
+        d.set_nchunk(Some(i as i64));
+        d
     }
 
     /// Decompress chunk `i` into `dst`; returns its size.
@@ -592,7 +622,7 @@ impl SuperChunk {
         if n < 0 || n as usize > dst.len() {
             return Err(Error::InvalidParam);
         }
-        self.decompressor().decompress(&c, dst)
+        self.decompressor_for(i).decompress(&c, dst)
     }
 
     /// Decompress block `nblock` of the VL-block chunk `i`.
@@ -645,6 +675,7 @@ impl SuperChunk {
                 return Err(Error::InvalidHeader);
             }
             let dst = &mut dst[out..out + take as usize];
+            d.set_nchunk(Some(i as i64));
             if off == 0 && take == n {
                 let c = self.chunk(i)?;
                 d.decompress(&c, dst)?;
@@ -700,7 +731,9 @@ impl SuperChunk {
             }
             buf[off as usize..off as usize + take].copy_from_slice(&src[used..used + take]);
             let mut c = vec![0u8; n + MAX_OVERHEAD];
-            let cb = self.compressor()?.compress(&buf, &mut c)?;
+            let comp = self.compressor()?;
+            comp.set_nchunk(Some(i as i64));
+            let cb = comp.compress(&buf, &mut c)?;
             c.truncate(cb);
             self.update_chunk(i, &c)?;
             used += take;
@@ -927,9 +960,11 @@ impl SuperChunk {
 
     fn append_buffer_now(&mut self, src: &[u8]) -> Result<usize> {
         let mut c = vec![0u8; src.len() + MAX_OVERHEAD];
-        let n = self.compressor()?.compress(src, &mut c)?;
-        c.truncate(n);
         let pos = self.nchunks();
+        let comp = self.compressor()?;
+        comp.set_nchunk(Some(pos as i64));
+        let n = comp.compress(src, &mut c)?;
+        c.truncate(n);
         if let Store::Memory(_) = self.store {
             // The chunk list keeps this very buffer, shrunk (no second copy).
             c.shrink_to_fit();
