@@ -1,6 +1,8 @@
 /* Prefilters and postfilters through contexts and super-chunks: what each
    block's call receives, what it produces, errors, disposable output.
    Built against libb2nd and (with REF_BLOSC2_PREFIX) against c-blosc2 3.3.5: both pass. */
+#include <pthread.h>
+
 #include "blosc2.h"
 #include "test_common.h"
 
@@ -188,10 +190,179 @@ static void superchunks(void) {
   free(back);
 }
 
+/* A threads callback running each job on its own pthread. */
+typedef struct {
+  int calls, jobs;
+  pthread_mutex_t mutex;
+} pool_stats;
+
+typedef struct {
+  void (*dojob)(void *);
+  void *data;
+} job_arg;
+
+static void *job_thread(void *arg) {
+  job_arg *a = arg;
+  a->dojob(a->data);
+  return NULL;
+}
+
+static void threads_callback(void *callback_data, void (*dojob)(void *), int numjobs, size_t jobdata_elsize,
+                             void *jobdata) {
+  pool_stats *st = callback_data;
+  pthread_mutex_lock(&st->mutex);
+  st->calls++;
+  st->jobs += numjobs;
+  pthread_mutex_unlock(&st->mutex);
+  pthread_t th[64];
+  job_arg args[64];
+  int n = numjobs < 64 ? numjobs : 64;
+  for (int i = 0; i < n; i++) {
+    args[i].dojob = dojob;
+    args[i].data = (uint8_t *)jobdata + (size_t)i * jobdata_elsize;
+    pthread_create(&th[i], NULL, job_thread, &args[i]);
+  }
+  for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
+}
+
+static void threads(void) {
+  pool_stats st = {0, 0, PTHREAD_MUTEX_INITIALIZER};
+  blosc2_set_threads_callback(threads_callback, &st);
+  int32_t *src = malloc(N * 40), *back = malloc(N * 40);
+  uint8_t *chunk = malloc(N * 40 + BLOSC2_MAX_OVERHEAD);
+  for (int i = 0; i < N * 10; i++) src[i] = i / 3;
+  blosc2_cparams cp = base_cparams();
+  cp.nthreads = 4;
+  blosc2_context *cctx = blosc2_create_cctx(cp);
+  int cb = blosc2_compress_ctx(cctx, src, N * 40, chunk, N * 40 + BLOSC2_MAX_OVERHEAD);
+  CHECK(cb > 0);
+  CHECK(st.calls >= 1);
+  CHECK_EQ(st.jobs, 4 * st.calls);
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp.nthreads = 4;
+  blosc2_context *dctx = blosc2_create_dctx(dp);
+  int calls = st.calls;
+  CHECK_EQ(blosc2_decompress_ctx(dctx, chunk, cb, back, N * 40), N * 40);
+  CHECK(memcmp(src, back, N * 40) == 0);
+  CHECK(st.calls > calls);
+  /* single-threaded contexts do not use it */
+  calls = st.calls;
+  CHECK_EQ(blosc2_decompress(chunk, cb, back, N * 40), N * 40);
+  CHECK(memcmp(src, back, N * 40) == 0);
+  CHECK_EQ(st.calls, calls);
+  /* Back to the library's threads, for contexts made from now on (c-blosc2 3.3.5
+     crashes when a context made with the callback set is used after it is unset). */
+  blosc2_set_threads_callback(NULL, NULL);
+  blosc2_free_ctx(dctx);
+  dctx = blosc2_create_dctx(dp);
+  memset(back, 0, N * 40);
+  CHECK_EQ(blosc2_decompress_ctx(dctx, chunk, cb, back, N * 40), N * 40);
+  CHECK(memcmp(src, back, N * 40) == 0);
+  CHECK_EQ(st.calls, calls);
+  blosc2_free_ctx(cctx);
+  blosc2_free_ctx(dctx);
+  free(src);
+  free(back);
+  free(chunk);
+}
+
+/* A user tuner that counts its hook calls. */
+typedef struct {
+  int init, next_blocksize, next_cparams, update, free, bad;
+} tuner_calls;
+
+static tuner_calls g_tc;
+
+static int t_init(void *config, blosc2_context *cctx, blosc2_context *dctx) {
+  g_tc.init++;
+  if (cctx == NULL || dctx != NULL) g_tc.bad++;
+  (void)config;
+  return 0;
+}
+static int t_next_blocksize(blosc2_context *ctx) {
+  g_tc.next_blocksize++;
+  return ctx != NULL ? 0 : -1;
+}
+static int t_next_cparams(blosc2_context *ctx) {
+  g_tc.next_cparams++;
+  blosc2_cparams cp;
+  if (blosc2_ctx_get_cparams(ctx, &cp) < 0 || cp.typesize != 4) g_tc.bad++;
+  return 0;
+}
+static int t_update(blosc2_context *ctx, double ctime) {
+  g_tc.update++;
+  if (ctx == NULL || ctime < 0) g_tc.bad++;
+  return 0;
+}
+static int t_free(blosc2_context *ctx) {
+  g_tc.free++;
+  return ctx != NULL ? 0 : -1;
+}
+
+static void tuners(void) {
+  blosc2_tuner t = {t_init, t_next_blocksize, t_next_cparams, t_update, t_free, 170, "counting-tuner"};
+  CHECK_EQ(blosc2_register_tuner(&t), 0);
+  CHECK_EQ(blosc2_register_tuner(&t), 0); /* the same again is fine */
+  blosc2_tuner other = t;
+  other.name = "another-tuner";
+  CHECK(blosc2_register_tuner(&other) < 0);
+  other.id = 100; /* below the user range */
+  CHECK(blosc2_register_tuner(&other) < 0);
+
+  int32_t *src = malloc(N * 4);
+  uint8_t *chunk = malloc(N * 4 + BLOSC2_MAX_OVERHEAD);
+  for (int i = 0; i < N; i++) src[i] = i;
+  int params = 1;
+  blosc2_cparams cp = base_cparams();
+  cp.tuner_id = 170;
+  cp.tuner_params = &params;
+  blosc2_context *cctx = blosc2_create_cctx(cp);
+  CHECK(cctx != NULL);
+  if (cctx != NULL) {
+    CHECK_EQ(g_tc.init, 1);
+    for (int k = 0; k < 2; k++) {
+      int cb = blosc2_compress_ctx(cctx, src, N * 4, chunk, N * 4 + BLOSC2_MAX_OVERHEAD);
+      CHECK(cb > 0);
+      int32_t back[100];
+      CHECK_EQ(blosc2_getitem(chunk, cb, 500, 100, back, sizeof(back)), 400);
+      CHECK_EQ(back[0], 500);
+    }
+    /* the context's private tuner state is never set through the public API:
+       next_blocksize before each compression, no next_cparams/update/free */
+    CHECK_EQ(g_tc.next_blocksize, 2);
+    CHECK_EQ(g_tc.next_cparams, 0);
+    CHECK_EQ(g_tc.update, 0);
+    blosc2_free_ctx(cctx);
+    CHECK_EQ(g_tc.free, 0);
+  }
+  /* without tuner_params: next_blocksize before each compression, nothing else */
+  cp.tuner_params = NULL;
+  cctx = blosc2_create_cctx(cp);
+  CHECK(cctx != NULL);
+  if (cctx != NULL) {
+    CHECK(blosc2_compress_ctx(cctx, src, N * 4, chunk, N * 4 + BLOSC2_MAX_OVERHEAD) > 0);
+    CHECK_EQ(g_tc.next_blocksize, 3);
+    CHECK_EQ(g_tc.update, 0);
+    blosc2_free_ctx(cctx);
+    CHECK_EQ(g_tc.free, 0);
+  }
+  CHECK_EQ(g_tc.init, 2);
+  CHECK_EQ(g_tc.bad, 0);
+  /* an unknown tuner makes no context */
+  cp.tuner_id = 171;
+  cctx = blosc2_create_cctx(cp);
+  CHECK(cctx == NULL);
+  if (cctx != NULL) blosc2_free_ctx(cctx);
+  free(src);
+  free(chunk);
+}
+
 int main(void) {
   blosc2_init();
+  tuners();
   contexts();
   superchunks();
+  threads();
   blosc2_destroy();
   return report("test_hooks");
 }

@@ -534,6 +534,15 @@ typedef struct blosc2_dparams {
 } blosc2_dparams;
 
 /**
+ * The callback type of `blosc2_set_threads_callback`.
+ */
+typedef void (*blosc_threads_callback)(void *callback_data,
+                                       void (*dojob)(void*),
+                                       int numjobs,
+                                       size_t jobdata_elsize,
+                                       void *jobdata);
+
+/**
  * Which I/O backend a storage uses, and its parameters.
  */
 typedef struct blosc2_io {
@@ -605,6 +614,19 @@ typedef struct blosc2_filter {
   blosc2_filter_forward_cb forward;
   blosc2_filter_backward_cb backward;
 } blosc2_filter;
+
+/**
+ * A tuner: the hooks that choose block sizes and parameters.
+ */
+typedef struct blosc2_tuner {
+  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
+  int (*next_blocksize)(blosc2_context *context);
+  int (*next_cparams)(blosc2_context *context);
+  int (*update)(blosc2_context *context, double ctime);
+  int (*free)(blosc2_context *context);
+  int id;
+  char *name;
+} blosc2_tuner;
 
 typedef void *(*blosc2_open_cb)(const char *urlpath, const char *mode, void *params);
 
@@ -697,28 +719,6 @@ typedef struct blosc2_instr {
   uint8_t flags[4];
 } blosc2_instr;
 
-/**
- * A tuner: the hooks that choose block sizes and parameters.
- */
-typedef struct blosc2_tuner {
-  int (*init)(void *config, blosc2_context *cctx, blosc2_context *dctx);
-  int (*next_blocksize)(blosc2_context *context);
-  int (*next_cparams)(blosc2_context *context);
-  int (*update)(blosc2_context *context, double ctime);
-  int (*free)(blosc2_context *context);
-  int id;
-  char *name;
-} blosc2_tuner;
-
-/**
- * The callback type of `blosc2_set_threads_callback`.
- */
-typedef void (*blosc_threads_callback)(void *callback_data,
-                                       void (*dojob)(void*),
-                                       int numjobs,
-                                       size_t jobdata_elsize,
-                                       void *jobdata);
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -794,6 +794,14 @@ BLOSC_EXPORT int blosc2_free_resources(void);
  * The number of threads of the global API.
  */
 BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
+
+/**
+ * Run the jobs of multi-threaded contexts through `callback` instead of the
+ * library's own threads (NULL: back to the library's threads). The callback
+ * must call `dojob` on each of the `numjobs` elements of `jobdata` (each
+ * `jobdata_elsize` bytes) and return when all have returned.
+ */
+BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
 /**
  * Set the number of threads of the global API; returns the previous number.
@@ -1256,6 +1264,18 @@ BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
  * `filter` must be NULL or point to a valid `blosc2_filter` whose name is a C string.
  */
 BLOSC_EXPORT int blosc2_register_filter(struct blosc2_filter *filter);
+
+/**
+ * Register a user tuner (ids from `BLOSC2_USER_REGISTERED_TUNER_START` on). A
+ * compression context whose `cparams.tuner_id` names it calls the tuner's
+ * `init` (with `cparams.tuner_params`) when made, and `next_blocksize` before
+ * each compression, as c-blosc2 does for tuners that see the context through
+ * the public API (`blosc2_ctx_get_cparams`, ...).
+ *
+ * # Safety
+ * `tuner` must be NULL or a valid tuner whose callbacks and name stay valid.
+ */
+BLOSC_EXPORT int blosc2_register_tuner(struct blosc2_tuner *tuner);
 
 /**
  * Register a user-defined I/O backend (ids from `BLOSC2_IO_REGISTERED` on).

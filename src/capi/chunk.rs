@@ -132,7 +132,20 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
-        len32(ctx.compressor()?.compress(src, dst)?)
+        let Some(tuner) = super::context::context_tuner(ctx) else {
+            return len32(ctx.compressor()?.compress(src, dst)?);
+        };
+        // A registered tuner: as in c-blosc2, `next_blocksize` runs before every
+        // compression. (Its `next_cparams`, `update` and `free` run only once the
+        // tuner has set the context's private tuner state, which a tuner can only
+        // do from inside c-blosc2; through the public API that never happens.)
+        if let Some(hook) = tuner.next_blocksize {
+            // SAFETY: the registered tuner's hook, given the live context.
+            if unsafe { hook(context) } < 0 {
+                return Err(Error::Tuner);
+            }
+        }
+        len32(unsafe { &mut *context }.compressor()?.compress(src, dst)?)
     })
 }
 

@@ -115,10 +115,39 @@ fn boxed(kind: Kind) -> *mut blosc2_context {
 #[no_mangle]
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
-        if cparams.tuner_id != 0 {
-            // External tuners are not supported: refuse rather than ignore them.
-            return std::ptr::null_mut();
+        // A registered tuner (id 0 is the built-in one, whose choices the core makes).
+        let tuner = match cparams.tuner_id {
+            0 => None,
+            id => match super::plugins::tuner(id) {
+                Some(t) => Some(t),
+                None => return std::ptr::null_mut(),
+            },
+        };
+        let ctx = make_cctx(cparams);
+        if let (Some(t), false) = (tuner, ctx.is_null()) {
+            if let Some(init) = t.init {
+                // SAFETY: the registered tuner's hook, given the new context.
+                if unsafe { init(cparams.tuner_params, ctx, std::ptr::null_mut()) } < 0 {
+                    // SAFETY: made just above, not handed out.
+                    drop(unsafe { Box::from_raw(ctx) });
+                    return std::ptr::null_mut();
+                }
+            }
         }
+        ctx
+    })
+}
+
+/// The registered tuner of a compression context, if it has one.
+pub(crate) fn context_tuner(ctx: &blosc2_context) -> Option<blosc2_tuner> {
+    match &ctx.kind {
+        Kind::Compress { c, .. } if c.tuner_id != 0 => super::plugins::tuner(c.tuner_id),
+        _ => None,
+    }
+}
+
+fn make_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+    {
         match core_cparams(&cparams).and_then(Compressor::sticky) {
             Ok(mut core) => {
                 let pre = super::hooks::CPrefilter::from_cparams(&cparams);
@@ -133,7 +162,7 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
             }
             Err(_) => std::ptr::null_mut(),
         }
-    })
+    }
 }
 
 /// Create a decompression context (NULL on invalid parameters).

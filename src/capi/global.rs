@@ -4,6 +4,7 @@
 //! codec listing functions.
 
 use super::ffi::{c_str, guard, guard_code, write_opt};
+use super::types::blosc_threads_callback;
 use crate::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 use crate::codecs::{Codec, Library, ALL};
 use crate::error::Error;
@@ -204,6 +205,58 @@ pub extern "C" fn blosc2_free_resources() -> c_int {
 #[no_mangle]
 pub extern "C" fn blosc2_get_nthreads() -> i16 {
     guard(1, || globals().nthreads)
+}
+
+/// The job of one worker handed to a threads callback.
+#[repr(C)]
+struct ThreadJob<'a> {
+    job: &'a (dyn Fn(usize) + Sync),
+    tid: usize,
+}
+
+/// What a threads callback calls for each job.
+unsafe extern "C" fn run_thread_job(jobdata: *mut libc::c_void) {
+    // SAFETY: `jobdata` points at one ThreadJob of the array `CallbackExecutor::run`
+    // handed to the callback, alive until the callback returns.
+    if let Some(j) = unsafe { jobdata.cast::<ThreadJob>().as_ref() } {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (j.job)(j.tid)));
+    }
+}
+
+/// Runs contexts' jobs through the caller's threads callback.
+struct CallbackExecutor {
+    callback: unsafe extern "C" fn(*mut libc::c_void, Option<unsafe extern "C" fn(*mut libc::c_void)>, c_int, libc::size_t, *mut libc::c_void),
+    data: usize,
+}
+
+impl crate::chunk::Executor for CallbackExecutor {
+    fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync)) {
+        let mut jobs: Vec<ThreadJob> = (0..njobs).map(|tid| ThreadJob { job, tid }).collect();
+        // SAFETY: the caller's callback, given jobs that stay alive until it returns.
+        unsafe {
+            (self.callback)(
+                self.data as *mut libc::c_void,
+                Some(run_thread_job),
+                njobs as c_int,
+                std::mem::size_of::<ThreadJob>(),
+                jobs.as_mut_ptr().cast(),
+            )
+        };
+    }
+}
+
+/// Run the jobs of multi-threaded contexts through `callback` instead of the
+/// library's own threads (NULL: back to the library's threads). The callback
+/// must call `dojob` on each of the `numjobs` elements of `jobdata` (each
+/// `jobdata_elsize` bytes) and return when all have returned.
+#[no_mangle]
+pub extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut libc::c_void) {
+    guard((), || {
+        let ex = callback.map(|cb| {
+            std::sync::Arc::new(CallbackExecutor { callback: cb, data: callback_data as usize }) as std::sync::Arc<dyn crate::chunk::Executor>
+        });
+        crate::chunk::set_executor(ex);
+    })
 }
 
 /// Set the number of threads of the global API; returns the previous number.

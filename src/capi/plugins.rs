@@ -120,3 +120,45 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
         Ok(0)
     })
 }
+
+/// Registered tuners (their callbacks are C functions).
+struct Tuners(Vec<blosc2_tuner>);
+// SAFETY: the entries are C function pointers and the caller's static name strings.
+unsafe impl Send for Tuners {}
+
+static TUNERS: std::sync::Mutex<Tuners> = std::sync::Mutex::new(Tuners(Vec::new()));
+
+/// The registered tuner with this id.
+pub(crate) fn tuner(id: c_int) -> Option<blosc2_tuner> {
+    TUNERS.lock().unwrap_or_else(|e| e.into_inner()).0.iter().find(|t| t.id == id).copied()
+}
+
+/// Register a user tuner (ids from `BLOSC2_USER_REGISTERED_TUNER_START` on). A
+/// compression context whose `cparams.tuner_id` names it calls the tuner's
+/// `init` (with `cparams.tuner_params`) when made, and `next_blocksize` before
+/// each compression, as c-blosc2 does for tuners that see the context through
+/// the public API (`blosc2_ctx_get_cparams`, ...).
+///
+/// # Safety
+/// `tuner` must be NULL or a valid tuner whose callbacks and name stay valid.
+#[no_mangle]
+pub unsafe extern "C" fn blosc2_register_tuner(tuner: *mut blosc2_tuner) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let t = unsafe { reference(tuner.cast_const()) }.map_err(|_| Error::InvalidParam)?;
+        if t.id < BLOSC2_USER_REGISTERED_TUNER_START as c_int {
+            return Err(Error::Failure);
+        }
+        let mut all = TUNERS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = all.0.iter().find(|o| o.id == t.id) {
+            // SAFETY: registered names are NUL-terminated strings (or NULL).
+            let same = unsafe { c_str(old.name) == c_str(t.name) };
+            return if same { Ok(0) } else { Err(Error::Failure) };
+        }
+        if all.0.len() >= u8::MAX as usize {
+            return Err(Error::CodecSupport);
+        }
+        all.0.push(*t);
+        Ok(0)
+    })
+}

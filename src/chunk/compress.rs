@@ -289,8 +289,7 @@ impl Compressor {
         let ebsize = layout.blocksize + 4 * layout.typesize + 8;
         let hl = layout.header_len;
         self.workers.ready()?;
-        let pool = self.workers.pool();
-        if pool.is_none() || nblocks < 2 {
+        if !self.workers.parallel() || nblocks < 2 {
             let mut ntbytes = start;
             let mut s = self.workers.scratch();
             s.reserve(ebsize);
@@ -308,18 +307,13 @@ impl Compressor {
         }
         // Parallel: blocks are compressed into each worker's scratch and
         // appended to the destination in completion order (bstarts say where).
-        let pool = pool.expect("checked above");
-        let workers = &self.workers;
         let shared = Mutex::new((dst, start, false));
         let error: Mutex<Option<Error>> = Mutex::new(None);
-        pool.install(|| {
-            use rayon::prelude::*;
-            (0..nblocks).into_par_iter().for_each(|j| {
-                let mut s = workers.scratch();
+        self.workers.for_each(nblocks, &|j, s| {
                 s.reserve(ebsize);
                 let mut staging = std::mem::take(&mut s.tmp4);
                 let out = BlockOut { room: staging.len(), buf: &mut staging };
-                let res = job.run(j, out, &mut s);
+                let res = job.run(j, out, s);
                 let mut g = shared.lock().unwrap_or_else(|e| e.into_inner());
                 let (dst, ntbytes, full) = &mut *g;
                 match res {
@@ -335,7 +329,6 @@ impl Compressor {
                 }
                 drop(g);
                 s.tmp4 = staging;
-            });
         });
         if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             return Err(e);

@@ -322,22 +322,19 @@ impl Decompressor {
         }
         let reference: &[u8] = first;
         self.workers.ready()?;
-        match self.workers.pool() {
-            Some(pool) if dec.nblocks > 2 => {
-                let workers = &self.workers;
+        match self.workers.parallel() {
+            true if dec.nblocks > 2 => {
                 let error: Mutex<Option<Error>> = Mutex::new(None);
-                pool.install(|| {
-                    use rayon::prelude::*;
-                    rest.par_chunks_mut(bs).enumerate().for_each(|(i, out)| {
-                        if masked(i + skip) {
-                            return;
-                        }
-                        let mut s = workers.scratch();
-                        s.reserve(ebsize);
-                        if let Err(e) = dec.block(i + skip, out, reference, &mut s) {
-                            *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                        }
-                    });
+                let outs: Vec<Mutex<&mut [u8]>> = rest.chunks_mut(bs).map(Mutex::new).collect();
+                self.workers.for_each(outs.len(), &|i, s| {
+                    if masked(i + skip) {
+                        return;
+                    }
+                    s.reserve(ebsize);
+                    let mut out = outs[i].lock().unwrap_or_else(|e| e.into_inner());
+                    if let Err(e) = dec.block(i + skip, &mut out, reference, s) {
+                        *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                    }
                 });
                 if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
                     return Err(e);
@@ -463,19 +460,16 @@ impl Decompressor {
             }
             let full = &mut dst[first_full * bs - start..(end_full * bs).min(stop) - start];
             self.workers.ready()?;
-            match self.workers.pool() {
-                Some(pool) if end_full - first_full > 2 => {
-                    let workers = &self.workers;
+            match self.workers.parallel() {
+                true if end_full - first_full > 2 => {
                     let error: Mutex<Option<Error>> = Mutex::new(None);
-                    pool.install(|| {
-                        use rayon::prelude::*;
-                        full.par_chunks_mut(bs).enumerate().for_each(|(i, out)| {
-                            let mut s = workers.scratch();
-                            s.reserve(bs + 8);
-                            if let Err(e) = dec.block(first_full + i, out, &reference, &mut s) {
-                                *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                            }
-                        });
+                    let outs: Vec<Mutex<&mut [u8]>> = full.chunks_mut(bs).map(Mutex::new).collect();
+                    self.workers.for_each(outs.len(), &|i, s| {
+                        s.reserve(bs + 8);
+                        let mut out = outs[i].lock().unwrap_or_else(|e| e.into_inner());
+                        if let Err(e) = dec.block(first_full + i, &mut out, &reference, s) {
+                            *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        }
                     });
                     error.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
                 }

@@ -18,4 +18,5 @@ pub use decompress::Decompressor;
 pub use header::{Header, Special};
 pub use hooks::{Postfilter, PostfilterBlock, Prefilter, PrefilterBlock};
 pub use params::{CParams, DParams, SplitMode};
+pub use pool::{set_executor, Executor};
 pub use view::{LazySource, LazyTrailer};

@@ -5,7 +5,28 @@
 use crate::codecs::CodecState;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+
+/// Something other than the library's own threads that runs a context's jobs
+/// (c-blosc2's `blosc2_set_threads_callback`).
+pub trait Executor: Send + Sync {
+    /// Call `job(i)` for every `i` in `0..njobs` (in any order, on any threads)
+    /// and return when all calls have returned.
+    fn run(&self, njobs: usize, job: &(dyn Fn(usize) + Sync));
+}
+
+static EXECUTOR: RwLock<Option<Arc<dyn Executor>>> = RwLock::new(None);
+
+/// Run multi-threaded contexts' jobs through `executor` instead of the
+/// library's worker pools (`None`: back to the pools).
+pub fn set_executor(executor: Option<Arc<dyn Executor>>) {
+    *EXECUTOR.write().unwrap_or_else(|e| e.into_inner()) = executor;
+}
+
+fn executor() -> Option<Arc<dyn Executor>> {
+    EXECUTOR.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
 
 /// Pools shared by every context with the same number of threads: creating
 /// a context (or many) never spawns threads once a pool of that size exists.
@@ -114,9 +135,44 @@ impl Workers {
         Ok(())
     }
 
-    /// The pool (after [`Workers::ready`]); `None` when single-threaded.
-    pub fn pool(&self) -> Option<&rayon::ThreadPool> {
-        self.pool.as_deref()
+    /// Whether jobs run on several threads (after [`Workers::ready`]).
+    pub fn parallel(&self) -> bool {
+        self.nthreads > 1
+    }
+
+    /// Run `f(j, scratch)` for every `j` in `0..n`, spread over the context's
+    /// threads: the pool, or the executor installed with [`set_executor`].
+    pub fn for_each(&self, n: usize, f: &(dyn Fn(usize, &mut Scratch) + Sync)) {
+        if let Some(ex) = executor() {
+            let next = AtomicUsize::new(0);
+            let last = self.scratch.len() - 1;
+            let work = |tid: usize| {
+                let mut s = self.scratch[tid.min(last)].lock().unwrap_or_else(|e| e.into_inner());
+                loop {
+                    let j = next.fetch_add(1, Ordering::Relaxed);
+                    if j >= n {
+                        break;
+                    }
+                    f(j, &mut s);
+                }
+            };
+            ex.run(self.nthreads, &|tid| work(tid + 1));
+            // Whatever the executor did not run (it should run every job) runs here.
+            work(0);
+            return;
+        }
+        match self.pool.as_deref() {
+            Some(pool) => pool.install(|| {
+                use rayon::prelude::*;
+                (0..n).into_par_iter().for_each(|j| f(j, &mut self.scratch()));
+            }),
+            None => {
+                let mut s = self.scratch();
+                for j in 0..n {
+                    f(j, &mut s);
+                }
+            }
+        }
     }
 
     /// The scratch of the current thread (a pool worker, or the caller).
