@@ -3,6 +3,7 @@
 //! Layers, data flowing down: [`capi`] (the only home of raw pointers) →
 //! [`chunk`] → [`filters`], [`codecs`].
 
+pub mod b2nd;
 pub mod capi;
 pub mod chunk;
 pub mod codecs;

@@ -953,6 +953,18 @@ impl SuperChunk {
         })
     }
 
+    /// `src` compressed with the super-chunk's parameters (and compressor, whose
+    /// block size carries over as in c-blosc2).
+    pub fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        let mut c = vec![0u8; src.len() + MAX_OVERHEAD];
+        let n = self.compressor()?.compress(src, &mut c)?;
+        if n == 0 {
+            return Err(Error::WriteBuffer);
+        }
+        c.truncate(n);
+        Ok(c)
+    }
+
     /// Compress `src` with the super-chunk's parameters and append it.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<usize> {
         self.writing(|s| s.append_buffer_now(src))

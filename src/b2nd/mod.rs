@@ -1,0 +1,328 @@
+//! n-dimensional arrays on super-chunks (the b2nd format): the array is cut
+//! into chunks of `chunkshape` (in C order over the chunk grid, edge chunks
+//! padded), every chunk into blocks of `blockshape` (in C order over the
+//! chunk's block grid), and the items of a block are in C order. The shapes
+//! live in the `b2nd` metalayer ([`meta`]).
+
+pub mod meta;
+
+pub use meta::Meta;
+
+use crate::chunk::{CParams, Special};
+use crate::error::{Error, Result};
+use crate::schunk::{Storage, SuperChunk};
+
+/// The derived sizes of an array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Geometry {
+    pub shape: Vec<i64>,
+    pub chunkshape: Vec<i64>,
+    pub blockshape: Vec<i64>,
+    /// The chunk shape rounded up to whole blocks.
+    pub extchunkshape: Vec<i64>,
+    /// The number of chunks along each dimension.
+    pub chunks: Vec<i64>,
+    /// Items of a (padded) chunk, and of a block.
+    pub chunk_items: i64,
+    pub block_items: i64,
+}
+
+fn c_index(coords: &[i64], shape: &[i64]) -> i64 {
+    coords.iter().zip(shape).fold(0, |acc, (&c, &s)| acc * s + c)
+}
+
+fn product(v: &[i64]) -> Option<i64> {
+    v.iter().try_fold(1i64, |acc, &x| acc.checked_mul(x))
+}
+
+/// Call `f` with every index tuple of the box `lo..hi` (C order).
+fn for_each_index(lo: &[i64], hi: &[i64], mut f: impl FnMut(&[i64]) -> Result<()>) -> Result<()> {
+    if lo.iter().zip(hi).any(|(a, b)| a >= b) {
+        return Ok(());
+    }
+    let mut idx = lo.to_vec();
+    loop {
+        f(&idx)?;
+        let mut d = idx.len();
+        loop {
+            if d == 0 {
+                return Ok(());
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < hi[d] {
+                break;
+            }
+            idx[d] = lo[d];
+        }
+    }
+}
+
+impl Geometry {
+    pub fn new(meta: &Meta) -> Result<Geometry> {
+        meta.check()?;
+        let shape = meta.shape.clone();
+        let chunkshape: Vec<i64> = meta.chunkshape.iter().map(|&c| i64::from(c)).collect();
+        let blockshape: Vec<i64> = meta.blockshape.iter().map(|&b| i64::from(b)).collect();
+        let extchunkshape: Vec<i64> = chunkshape.iter().zip(&blockshape).map(|(&c, &b)| (c + b - 1) / b * b).collect();
+        let chunks: Vec<i64> = shape.iter().zip(&chunkshape).map(|(&s, &c)| (s + c - 1) / c).collect();
+        let chunk_items = product(&extchunkshape).ok_or(Error::InvalidParam)?;
+        let block_items = product(&blockshape).ok_or(Error::InvalidParam)?;
+        product(&chunks).ok_or(Error::InvalidParam)?;
+        Ok(Geometry { shape, chunkshape, blockshape, extchunkshape, chunks, chunk_items, block_items })
+    }
+
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn nitems(&self) -> i64 {
+        product(&self.shape).unwrap_or(0)
+    }
+
+    pub fn nchunks(&self) -> i64 {
+        product(&self.chunks).unwrap_or(0)
+    }
+
+    /// The blocks along each dimension of a chunk.
+    fn chunk_blocks(&self) -> Vec<i64> {
+        self.extchunkshape.iter().zip(&self.blockshape).map(|(&e, &b)| e / b).collect()
+    }
+
+    /// Item offset, inside its chunk, of the item at chunk-local `coords`.
+    fn offset_in_chunk(&self, local: &[i64]) -> i64 {
+        let nd = self.ndim();
+        let mut block = Vec::with_capacity(nd);
+        let mut inner = Vec::with_capacity(nd);
+        for i in 0..nd {
+            block.push(local[i] / self.blockshape[i]);
+            inner.push(local[i] % self.blockshape[i]);
+        }
+        c_index(&block, &self.chunk_blocks()) * self.block_items + c_index(&inner, &self.blockshape)
+    }
+}
+
+/// How the items of a new array start out.
+pub enum Fill<'a> {
+    Zeros,
+    Uninit,
+    Nans,
+    /// Every item is this value (typesize bytes).
+    Value(&'a [u8]),
+}
+
+/// An n-dimensional array.
+pub struct Array {
+    pub sc: SuperChunk,
+    pub meta: Meta,
+    pub geom: Geometry,
+}
+
+impl Array {
+    /// The array stored in `sc` (which must have a `b2nd` metalayer).
+    pub fn from_schunk(sc: SuperChunk) -> Result<Array> {
+        let meta = Meta::deserialize(sc.meta_get("b2nd").map_err(|_| Error::MetalayerNotFound)?)?;
+        let geom = Geometry::new(&meta)?;
+        Ok(Array { sc, meta, geom })
+    }
+
+    pub fn typesize(&self) -> usize {
+        self.sc.typesize().max(1) as usize
+    }
+
+    /// A new array of `meta`'s shapes in `storage`, its items set by `fill`.
+    /// The block size of `cparams` is set to the block shape's.
+    pub fn new(meta: Meta, mut cparams: CParams, storage: Storage, fill: Fill) -> Result<Array> {
+        let geom = Geometry::new(&meta)?;
+        let ts = i64::from(cparams.typesize);
+        if ts <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        cparams.blocksize = i32::try_from(geom.block_items * ts).map_err(|_| Error::InvalidParam)?;
+        let chunkbytes = geom.chunk_items.checked_mul(ts).filter(|&b| b <= i64::from(crate::chunk::header::MAX_BUFFERSIZE)).ok_or(Error::MaxBufsizeExceeded)?;
+        let mut sc = SuperChunk::new(cparams.clone(), crate::chunk::DParams::default(), storage)?;
+        sc.meta_add("b2nd", &meta.serialize()?)?;
+        let nchunks = if geom.nitems() == 0 { 0 } else { geom.nchunks() };
+        match fill {
+            Fill::Value(v) => {
+                if v.len() != ts as usize {
+                    return Err(Error::InvalidParam);
+                }
+                let mut chunk = vec![0u8; 64 + ts as usize];
+                let n = crate::chunk::special::make(&cparams, Special::Value, chunkbytes as i32, Some(v), &mut chunk)?;
+                for _ in 0..nchunks {
+                    sc.append_chunk(&chunk[..n])?;
+                }
+            }
+            f if nchunks > 0 => {
+                let kind = match f {
+                    Fill::Zeros => Special::Zero,
+                    Fill::Nans => Special::Nan,
+                    _ => Special::Uninit,
+                };
+                sc.fill_special(nchunks * geom.chunk_items, kind, chunkbytes as i32)?;
+            }
+            _ => {}
+        }
+        Ok(Array { sc, meta, geom })
+    }
+
+    /// A new array holding `buffer` (the items in C order).
+    pub fn from_buffer(meta: Meta, cparams: CParams, storage: Storage, buffer: &[u8]) -> Result<Array> {
+        let geom = Geometry::new(&meta)?;
+        let ts = cparams.typesize.max(1) as usize;
+        if (buffer.len() as u64) < (geom.nitems() as u64).saturating_mul(ts as u64) {
+            return Err(Error::InvalidParam);
+        }
+        let mut a = Array::new(meta, cparams, storage, Fill::Uninit)?;
+        let start = vec![0; a.geom.ndim()];
+        let stop = a.geom.shape.clone();
+        a.set_slice(&start, &stop, buffer)?;
+        Ok(a)
+    }
+
+    fn check_slice(&self, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
+        let nd = self.geom.ndim();
+        if start.len() != nd || stop.len() != nd {
+            return Err(Error::InvalidParam);
+        }
+        let mut shape = Vec::with_capacity(nd);
+        for i in 0..nd {
+            if start[i] < 0 || stop[i] < start[i] || stop[i] > self.geom.shape[i] {
+                return Err(Error::InvalidParam);
+            }
+            shape.push(stop[i] - start[i]);
+        }
+        Ok(shape)
+    }
+
+    /// The chunk at grid position `c`: its number and its box in the array.
+    fn chunk_box(&self, c: &[i64]) -> (usize, Vec<i64>, Vec<i64>) {
+        let g = &self.geom;
+        let lo: Vec<i64> = c.iter().zip(&g.chunkshape).map(|(&c, &s)| c * s).collect();
+        let hi: Vec<i64> = lo.iter().zip(&g.chunkshape).zip(&g.shape).map(|((&l, &s), &n)| (l + s).min(n)).collect();
+        (c_index(c, &g.chunks) as usize, lo, hi)
+    }
+
+    /// The chunks that hold part of `start..stop`, as grid boxes.
+    fn chunk_range(&self, start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i64>) {
+        let g = &self.geom;
+        let lo = start.iter().zip(&g.chunkshape).map(|(&s, &c)| s / c).collect();
+        let hi = stop.iter().zip(&g.chunkshape).map(|(&s, &c)| (s + c - 1) / c).collect();
+        (lo, hi)
+    }
+
+    /// Call `f(chunk_offset, buffer_offset, len)` (bytes) for every run of
+    /// items of the box `lo..hi` that is contiguous both in the chunk whose box
+    /// starts at `chunk_lo` and in a C-order buffer of the slice that starts at
+    /// `start` and has shape `slice_shape`.
+    #[allow(clippy::too_many_arguments)]
+    fn for_each_run(
+        &self,
+        chunk_lo: &[i64],
+        lo: &[i64],
+        hi: &[i64],
+        start: &[i64],
+        slice_shape: &[i64],
+        mut f: impl FnMut(usize, usize, usize) -> Result<()>,
+    ) -> Result<()> {
+        let ts = self.typesize();
+        let nd = self.geom.ndim();
+        if nd == 0 {
+            return f(0, 0, ts);
+        }
+        let last = nd - 1;
+        // Rows along the last dimension, cut at block boundaries.
+        let bs = self.geom.blockshape[last];
+        let mut outer_hi = hi.to_vec();
+        outer_hi[last] = lo[last] + 1;
+        let mut local = vec![0i64; nd];
+        let mut rel = vec![0i64; nd];
+        for_each_index(lo, &outer_hi, |idx| {
+            let mut x = lo[last];
+            while x < hi[last] {
+                let end = (((x - chunk_lo[last]) / bs + 1) * bs + chunk_lo[last]).min(hi[last]);
+                for i in 0..nd {
+                    let v = if i == last { x } else { idx[i] };
+                    local[i] = v - chunk_lo[i];
+                    rel[i] = v - start[i];
+                }
+                let co = self.geom.offset_in_chunk(&local) as usize * ts;
+                let bo = c_index(&rel, slice_shape) as usize * ts;
+                f(co, bo, (end - x) as usize * ts)?;
+                x = end;
+            }
+            Ok(())
+        })
+    }
+
+    /// The items of `start..stop` into `buffer`, in C order.
+    pub fn get_slice(&self, start: &[i64], stop: &[i64], buffer: &mut [u8]) -> Result<()> {
+        let shape = self.check_slice(start, stop)?;
+        let ts = self.typesize();
+        let need = product(&shape).ok_or(Error::InvalidParam)? as usize * ts;
+        if buffer.len() < need {
+            return Err(Error::WriteBuffer);
+        }
+        if need == 0 {
+            return Ok(());
+        }
+        let (clo, chi) = self.chunk_range(start, stop);
+        let mut chunk = vec![0u8; self.geom.chunk_items as usize * ts];
+        for_each_index(&clo, &chi, |c| {
+            let (n, lo, hi) = self.chunk_box(c);
+            self.sc.decompress_chunk(n, &mut chunk)?;
+            let rlo: Vec<i64> = lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect();
+            let rhi: Vec<i64> = hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect();
+            self.for_each_run(&lo, &rlo, &rhi, start, &shape, |co, bo, n| {
+                let src = chunk.get(co..co + n).ok_or(Error::Data)?;
+                buffer.get_mut(bo..bo + n).ok_or(Error::WriteBuffer)?.copy_from_slice(src);
+                Ok(())
+            })
+        })
+    }
+
+    /// Overwrite the items of `start..stop` with `buffer` (C order).
+    pub fn set_slice(&mut self, start: &[i64], stop: &[i64], buffer: &[u8]) -> Result<()> {
+        let shape = self.check_slice(start, stop)?;
+        let ts = self.typesize();
+        let need = product(&shape).ok_or(Error::InvalidParam)? as usize * ts;
+        if buffer.len() < need {
+            return Err(Error::ReadBuffer);
+        }
+        if need == 0 {
+            return Ok(());
+        }
+        let (clo, chi) = self.chunk_range(start, stop);
+        let mut chunk = vec![0u8; self.geom.chunk_items as usize * ts];
+        let mut boxes = Vec::new();
+        for_each_index(&clo, &chi, |c| {
+            boxes.push(self.chunk_box(c));
+            Ok(())
+        })?;
+        for (n, lo, hi) in boxes {
+            let rlo: Vec<i64> = lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect();
+            let rhi: Vec<i64> = hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect();
+            let whole = rlo == lo && rhi == hi && lo.iter().zip(&hi).zip(&self.geom.extchunkshape).all(|((&l, &h), &e)| h - l == e);
+            if whole {
+                chunk.fill(0);
+            } else {
+                self.sc.decompress_chunk(n, &mut chunk)?;
+            }
+            self.for_each_run(&lo, &rlo, &rhi, start, &shape, |co, bo, len| {
+                let src = buffer.get(bo..bo + len).ok_or(Error::ReadBuffer)?;
+                chunk.get_mut(co..co + len).ok_or(Error::Data)?.copy_from_slice(src);
+                Ok(())
+            })?;
+            let c = self.sc.compress(&chunk)?;
+            self.sc.update_chunk(n, &c)?;
+        }
+        Ok(())
+    }
+
+    /// All items, in C order.
+    pub fn to_buffer(&self, buffer: &mut [u8]) -> Result<()> {
+        let start = vec![0; self.geom.ndim()];
+        self.get_slice(&start, &self.geom.shape.clone(), buffer)
+    }
+}
