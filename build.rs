@@ -29,7 +29,11 @@ const HEADERS: &[Header] = &[
             "src/capi/schunk.rs",
         ],
     },
-    Header { output: "include/b2nd.h", config: "cbindgen/b2nd.toml", sources: &["src/capi/b2nd_types.rs"] },
+    Header {
+        output: "include/b2nd.h",
+        config: "cbindgen/b2nd.toml",
+        sources: &["src/capi/b2nd_types.rs", "src/capi/b2nd.rs"],
+    },
     Header {
         output: "include/blosc2/blosc2-stdio.h",
         config: "cbindgen/blosc2-stdio.toml",

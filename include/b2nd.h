@@ -43,6 +43,27 @@
 #define DTYPE_NUMPY_FORMAT 0
 
 /**
+ * Parameters for creating an array (published in full, field for field as
+ * c-blosc2 keeps it, because programs read `ctx->ndim` and `ctx->shape`).
+ */
+typedef struct b2nd_context_s {
+  int8_t ndim;
+  int64_t shape[B2ND_MAX_DIM];
+  int32_t chunkshape[B2ND_MAX_DIM];
+  int32_t blockshape[B2ND_MAX_DIM];
+  char *dtype;
+  int8_t dtype_format;
+  blosc2_storage *b2_storage;
+  blosc2_metalayer metalayers[B2ND_MAX_METALAYERS];
+  int32_t nmetalayers;
+} b2nd_context_s;
+
+/**
+ * The name programs use for [`b2nd_context_s`].
+ */
+typedef struct b2nd_context_s b2nd_context_t;
+
+/**
  * The decompressed chunk an array keeps at hand.
  */
 typedef struct chunk_cache_s {
@@ -78,26 +99,250 @@ typedef struct b2nd_array_t {
   int64_t last_tick;
 } b2nd_array_t;
 
-/**
- * Parameters for creating an array (published in full, field for field as
- * c-blosc2 keeps it, because programs read `ctx->ndim` and `ctx->shape`).
- */
-typedef struct b2nd_context_s {
-  int8_t ndim;
-  int64_t shape[B2ND_MAX_DIM];
-  int32_t chunkshape[B2ND_MAX_DIM];
-  int32_t blockshape[B2ND_MAX_DIM];
-  char *dtype;
-  int8_t dtype_format;
-  blosc2_storage *b2_storage;
-  blosc2_metalayer metalayers[B2ND_MAX_METALAYERS];
-  int32_t nmetalayers;
-} b2nd_context_s;
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
 
 /**
- * The name programs use for [`b2nd_context_s`].
+ * Create the parameters of a new array. `b2_storage` (copied; NULL: in
+ * memory, default parameters) says where and how; its cparams' block size is
+ * set to the block shape's.
+ *
+ * # Safety
+ * Pointers NULL or valid for `ndim` items (`nmetalayers` for `metalayers`); strings NUL-terminated.
  */
-typedef struct b2nd_context_s b2nd_context_t;
+BLOSC_EXPORT
+b2nd_context_t *b2nd_create_ctx(const blosc2_storage *b2_storage,
+                                int8_t ndim,
+                                const int64_t *shape,
+                                const int32_t *chunkshape,
+                                const int32_t *blockshape,
+                                const char *dtype,
+                                int8_t dtype_format,
+                                const blosc2_metalayer *metalayers,
+                                int32_t nmetalayers);
+
+/**
+ * Free a context made by `b2nd_create_ctx` (NULL is ignored).
+ *
+ * # Safety
+ * `ctx` NULL or a live context from `b2nd_create_ctx`, not used afterwards.
+ */
+BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
+
+/**
+ * A new array whose items are not set.
+ *
+ * # Safety
+ * `ctx` from `b2nd_create_ctx`; `array` valid for a write.
+ */
+BLOSC_EXPORT int b2nd_uninit(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+/**
+ * A new array whose items are not set (as `b2nd_uninit`).
+ *
+ * # Safety
+ * As for `b2nd_uninit`.
+ */
+BLOSC_EXPORT int b2nd_empty(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+/**
+ * A new array of zeros.
+ *
+ * # Safety
+ * As for `b2nd_uninit`.
+ */
+BLOSC_EXPORT int b2nd_zeros(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+/**
+ * A new array of NaNs (typesize 4 or 8).
+ *
+ * # Safety
+ * As for `b2nd_uninit`.
+ */
+BLOSC_EXPORT int b2nd_nans(b2nd_context_t *ctx, struct b2nd_array_t **array);
+
+/**
+ * A new array whose items all are `fill_value` (typesize bytes).
+ *
+ * # Safety
+ * As for `b2nd_uninit`; `fill_value` typesize readable bytes.
+ */
+BLOSC_EXPORT int b2nd_full(b2nd_context_t *ctx, struct b2nd_array_t **array, const void *fill_value);
+
+/**
+ * Free an array and its super-chunk (NULL is ignored).
+ *
+ * # Safety
+ * `array` NULL or a live array of this library, not used afterwards.
+ */
+BLOSC_EXPORT int b2nd_free(struct b2nd_array_t *array);
+
+/**
+ * An array over an existing super-chunk (which the array then owns).
+ *
+ * # Safety
+ * `schunk` NULL or a live super-chunk of this library; `array` valid for a write.
+ */
+BLOSC_EXPORT int b2nd_from_schunk(blosc2_schunk *schunk, struct b2nd_array_t **array);
+
+/**
+ * Open the array stored in a frame file (or sparse directory).
+ *
+ * # Safety
+ * `urlpath` NULL or NUL-terminated; `array` valid for a write.
+ */
+BLOSC_EXPORT int b2nd_open(const char *urlpath, struct b2nd_array_t **array);
+
+/**
+ * Open the array stored in a frame `offset` bytes into a file.
+ *
+ * # Safety
+ * As for `b2nd_open`.
+ */
+BLOSC_EXPORT int b2nd_open_offset(const char *urlpath, struct b2nd_array_t **array, int64_t offset);
+
+/**
+ * An array over the contiguous frame in `cframe` (see `blosc2_schunk_from_buffer`).
+ *
+ * # Safety
+ * `cframe` NULL or `cframe_len` readable bytes; `array` valid for a write.
+ */
+BLOSC_EXPORT
+int b2nd_from_cframe(uint8_t *cframe,
+                     int64_t cframe_len,
+                     bool copy,
+                     struct b2nd_array_t **array);
+
+/**
+ * The array as a contiguous frame (see `blosc2_schunk_to_buffer`).
+ *
+ * # Safety
+ * `array` live; the out pointers valid for writes.
+ */
+BLOSC_EXPORT
+int b2nd_to_cframe(const struct b2nd_array_t *array,
+                   uint8_t **cframe,
+                   int64_t *cframe_len,
+                   bool *needs_free);
+
+/**
+ * Save the array as a contiguous frame file.
+ *
+ * # Safety
+ * `array` live; `urlpath` NULL or NUL-terminated.
+ */
+BLOSC_EXPORT int b2nd_save(const struct b2nd_array_t *array, char *urlpath);
+
+/**
+ * Append the array as a contiguous frame to a file; returns where it starts.
+ *
+ * # Safety
+ * As for `b2nd_save`.
+ */
+BLOSC_EXPORT int64_t b2nd_save_append(const struct b2nd_array_t *array, const char *urlpath);
+
+/**
+ * A new array holding the C-order items of `buffer`.
+ *
+ * # Safety
+ * `ctx` from `b2nd_create_ctx`; `array` valid for a write; `buffer` `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_from_cbuffer(b2nd_context_t *ctx,
+                      struct b2nd_array_t **array,
+                      const void *buffer,
+                      int64_t buffersize);
+
+/**
+ * All items of the array into `buffer`, in C order.
+ *
+ * # Safety
+ * `array` live; `buffer` `buffersize` writable bytes.
+ */
+BLOSC_EXPORT int b2nd_to_cbuffer(const struct b2nd_array_t *array, void *buffer, int64_t buffersize);
+
+/**
+ * The items of `[start, stop)` into `buffer`, a C-order array of shape `buffershape`.
+ *
+ * # Safety
+ * `array` live; `start`, `stop`, `buffershape` ndim items; `buffer` `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_get_slice_cbuffer(const struct b2nd_array_t *array,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize);
+
+/**
+ * Overwrite the items of `[start, stop)` with those at the origin of `buffer`,
+ * a C-order array of shape `buffershape`.
+ *
+ * # Safety
+ * As for `b2nd_get_slice_cbuffer`.
+ */
+BLOSC_EXPORT
+int b2nd_set_slice_cbuffer(const void *buffer,
+                           const int64_t *buffershape,
+                           int64_t buffersize,
+                           const int64_t *start,
+                           const int64_t *stop,
+                           struct b2nd_array_t *array);
+
+/**
+ * Print the array's metalayer to standard output.
+ *
+ * # Safety
+ * `array` NULL or live.
+ */
+BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
+
+/**
+ * Pick up shape changes another handle made to an on-disk array: 1 if
+ * re-synced, 0 if current.
+ *
+ * # Safety
+ * `array` NULL or live.
+ */
+BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
+
+/**
+ * The b2nd metalayer for these shapes, in a malloc'd buffer; returns its length.
+ *
+ * # Safety
+ * Shapes `ndim` items; `dtype` NULL or NUL-terminated; `smeta` valid for a write.
+ */
+BLOSC_EXPORT
+int b2nd_serialize_meta(int8_t ndim,
+                        const int64_t *shape,
+                        const int32_t *chunkshape,
+                        const int32_t *blockshape,
+                        const char *dtype,
+                        int8_t dtype_format,
+                        uint8_t **smeta);
+
+/**
+ * Read a b2nd metalayer; returns the number of bytes read. The dtype (when
+ * the metalayer has one and `dtype` is not NULL) comes in a malloc'd string.
+ *
+ * # Safety
+ * `smeta` `smeta_len` bytes; out pointers NULL or valid (shapes for up to 16 items).
+ */
+BLOSC_EXPORT
+int b2nd_deserialize_meta(const uint8_t *smeta,
+                          int32_t smeta_len,
+                          int8_t *ndim,
+                          int64_t *shape,
+                          int32_t *chunkshape,
+                          int32_t *blockshape,
+                          char **dtype,
+                          int8_t *dtype_format);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
 
 
 #endif  /* BLOSC_B2ND_H */

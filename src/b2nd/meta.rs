@@ -57,6 +57,12 @@ impl Meta {
 
     /// Read a metalayer (also the older 6-element form, which has no dtype).
     pub fn deserialize(bytes: &[u8]) -> Result<Meta> {
+        Self::deserialize_parts(bytes).map(|(m, _, _)| m)
+    }
+
+    /// [`Meta::deserialize`], also telling how many bytes were read and whether
+    /// the metalayer holds a dtype.
+    pub fn deserialize_parts(bytes: &[u8]) -> Result<(Meta, usize, bool)> {
         let mut r = Reader { b: bytes, pos: 0 };
         let n = r.u8()?;
         if n != 0x96 && n != 0x97 {
@@ -98,7 +104,7 @@ impl Meta {
         };
         let m = Meta { shape, chunkshape, blockshape, dtype, dtype_format };
         m.check()?;
-        Ok(m)
+        Ok((m, r.pos, n == 0x97))
     }
 
     /// Shapes that make a valid geometry: non-negative shape, positive chunk

@@ -89,6 +89,197 @@ impl Geometry {
         self.extchunkshape.iter().zip(&self.blockshape).map(|(&e, &b)| e / b).collect()
     }
 
+    fn check_slice(&self, start: &[i64], stop: &[i64], buffer_shape: &[i64]) -> Result<Vec<i64>> {
+        let nd = self.ndim();
+        if start.len() != nd || stop.len() != nd || buffer_shape.len() != nd {
+            return Err(Error::InvalidParam);
+        }
+        let mut shape = Vec::with_capacity(nd);
+        for i in 0..nd {
+            if start[i] < 0 || stop[i] < start[i] || stop[i] > self.shape[i] || buffer_shape[i] < stop[i] - start[i] {
+                return Err(Error::InvalidParam);
+            }
+            shape.push(stop[i] - start[i]);
+        }
+        Ok(shape)
+    }
+
+    /// The chunk at grid position `c`: its number and its box in the array.
+    fn chunk_box(&self, c: &[i64]) -> (usize, Vec<i64>, Vec<i64>) {
+        let g = self;
+        let lo: Vec<i64> = c.iter().zip(&g.chunkshape).map(|(&c, &s)| c * s).collect();
+        let hi: Vec<i64> = lo.iter().zip(&g.chunkshape).zip(&g.shape).map(|((&l, &s), &n)| (l + s).min(n)).collect();
+        (c_index(c, &g.chunks) as usize, lo, hi)
+    }
+
+    /// The chunks that hold part of `start..stop`, as grid boxes.
+    fn chunk_range(&self, start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i64>) {
+        let g = self;
+        let lo = start.iter().zip(&g.chunkshape).map(|(&s, &c)| s / c).collect();
+        let hi = stop.iter().zip(&g.chunkshape).map(|(&s, &c)| (s + c - 1) / c).collect();
+        (lo, hi)
+    }
+
+    /// Call `f(chunk_offset, buffer_offset, len)` (bytes) for every run of
+    /// items of the box `lo..hi` that is contiguous both in the chunk whose box
+    /// starts at `chunk_lo` and in a C-order buffer of the slice that starts at
+    /// `start` and has shape `slice_shape`.
+    #[allow(clippy::too_many_arguments)]
+    fn for_each_run(
+        &self,
+        chunk_lo: &[i64],
+        lo: &[i64],
+        hi: &[i64],
+        start: &[i64],
+        slice_shape: &[i64],
+        ts: usize,
+        mut f: impl FnMut(usize, usize, usize) -> Result<()>,
+    ) -> Result<()> {
+        let nd = self.ndim();
+        if nd == 0 {
+            return f(0, 0, ts);
+        }
+        let last = nd - 1;
+        // Rows along the last dimension, cut at block boundaries.
+        let bs = self.blockshape[last];
+        let mut outer_hi = hi.to_vec();
+        outer_hi[last] = lo[last] + 1;
+        let mut local = vec![0i64; nd];
+        let mut rel = vec![0i64; nd];
+        for_each_index(lo, &outer_hi, |idx| {
+            let mut x = lo[last];
+            while x < hi[last] {
+                let end = (((x - chunk_lo[last]) / bs + 1) * bs + chunk_lo[last]).min(hi[last]);
+                for i in 0..nd {
+                    let v = if i == last { x } else { idx[i] };
+                    local[i] = v - chunk_lo[i];
+                    rel[i] = v - start[i];
+                }
+                let co = self.offset_in_chunk(&local) as usize * ts;
+                let bo = c_index(&rel, slice_shape) as usize * ts;
+                f(co, bo, (end - x) as usize * ts)?;
+                x = end;
+            }
+            Ok(())
+        })
+    }
+
+    /// The items of `start..stop` of the array in `sc` into `buffer`, a C-order
+    /// array of shape `buffer_shape` (at least the slice's shape; the slice goes
+    /// at its origin).
+    pub fn get_slice(&self, sc: &SuperChunk, start: &[i64], stop: &[i64], buffer: &mut [u8], buffer_shape: &[i64]) -> Result<()> {
+        let shape = self.check_slice(start, stop, buffer_shape)?;
+        let ts = sc.typesize().max(1) as usize;
+        let need = product(buffer_shape).ok_or(Error::InvalidParam)? as usize * ts;
+        if buffer.len() < need {
+            return Err(Error::WriteBuffer);
+        }
+        if shape.contains(&0) {
+            return Ok(());
+        }
+        let (clo, chi) = self.chunk_range(start, stop);
+        let mut chunk = vec![0u8; self.chunk_items as usize * ts];
+        for_each_index(&clo, &chi, |c| {
+            let (n, lo, hi) = self.chunk_box(c);
+            sc.decompress_chunk(n, &mut chunk)?;
+            let rlo: Vec<i64> = lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect();
+            let rhi: Vec<i64> = hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect();
+            self.for_each_run(&lo, &rlo, &rhi, start, buffer_shape, ts, |co, bo, n| {
+                let src = chunk.get(co..co + n).ok_or(Error::Data)?;
+                buffer.get_mut(bo..bo + n).ok_or(Error::WriteBuffer)?.copy_from_slice(src);
+                Ok(())
+            })
+        })
+    }
+
+    /// Overwrite the items of `start..stop` of the array in `sc` with those at
+    /// the origin of `buffer`, a C-order array of shape `buffer_shape`.
+    pub fn set_slice(&self, sc: &mut SuperChunk, start: &[i64], stop: &[i64], buffer: &[u8], buffer_shape: &[i64]) -> Result<()> {
+        let shape = self.check_slice(start, stop, buffer_shape)?;
+        let ts = sc.typesize().max(1) as usize;
+        let need = product(buffer_shape).ok_or(Error::InvalidParam)? as usize * ts;
+        if buffer.len() < need {
+            return Err(Error::ReadBuffer);
+        }
+        if shape.contains(&0) {
+            return Ok(());
+        }
+        let (clo, chi) = self.chunk_range(start, stop);
+        let mut chunk = vec![0u8; self.chunk_items as usize * ts];
+        let mut boxes = Vec::new();
+        for_each_index(&clo, &chi, |c| {
+            boxes.push(self.chunk_box(c));
+            Ok(())
+        })?;
+        for (n, lo, hi) in boxes {
+            let rlo: Vec<i64> = lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect();
+            let rhi: Vec<i64> = hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect();
+            let whole = rlo == lo && rhi == hi && lo.iter().zip(&hi).zip(&self.extchunkshape).all(|((&l, &h), &e)| h - l == e);
+            // Items a chunk leaves undefined (uninitialized chunks, padding) are zeros.
+            chunk.fill(0);
+            if !whole {
+                sc.decompress_chunk(n, &mut chunk)?;
+            }
+            self.for_each_run(&lo, &rlo, &rhi, start, buffer_shape, ts, |co, bo, len| {
+                let src = buffer.get(bo..bo + len).ok_or(Error::ReadBuffer)?;
+                chunk.get_mut(co..co + len).ok_or(Error::Data)?.copy_from_slice(src);
+                Ok(())
+            })?;
+            let c = sc.compress(&chunk)?;
+            sc.update_chunk(n, &c)?;
+        }
+        Ok(())
+    }
+
+    /// The block size (bytes) of an array of items of `typesize` bytes.
+    pub fn block_bytes(&self, typesize: i32) -> Result<i32> {
+        if typesize <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        i32::try_from(self.block_items * i64::from(typesize)).map_err(|_| Error::InvalidParam)
+    }
+
+    /// Make the empty super-chunk `sc` hold an array: the `b2nd` metalayer, the
+    /// other metalayers, and every chunk with its items set by `fill`.
+    pub fn init(&self, sc: &mut SuperChunk, meta: &Meta, metalayers: &[crate::frame::Metalayer], fill: Fill) -> Result<()> {
+        let ts = i64::from(sc.typesize());
+        if ts <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let chunkbytes = self
+            .chunk_items
+            .checked_mul(ts)
+            .filter(|&b| b <= i64::from(crate::chunk::header::MAX_BUFFERSIZE))
+            .ok_or(Error::MaxBufsizeExceeded)?;
+        sc.meta_add("b2nd", &meta.serialize()?)?;
+        for m in metalayers {
+            sc.meta_add(&m.name, &m.content)?;
+        }
+        let nchunks = if self.nitems() == 0 { 0 } else { self.nchunks() };
+        match fill {
+            Fill::Value(v) => {
+                if v.len() != ts as usize {
+                    return Err(Error::InvalidParam);
+                }
+                let mut chunk = vec![0u8; 64 + ts as usize];
+                let n = crate::chunk::special::make(&sc.context_cparams(), Special::Value, chunkbytes as i32, Some(v), &mut chunk)?;
+                for _ in 0..nchunks {
+                    sc.append_chunk(&chunk[..n])?;
+                }
+            }
+            f if nchunks > 0 => {
+                let kind = match f {
+                    Fill::Zeros => Special::Zero,
+                    Fill::Nans => Special::Nan,
+                    _ => Special::Uninit,
+                };
+                sc.fill_special(nchunks * self.chunk_items, kind, chunkbytes as i32)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// Item offset, inside its chunk, of the item at chunk-local `coords`.
     fn offset_in_chunk(&self, local: &[i64]) -> i64 {
         let nd = self.ndim();
@@ -134,36 +325,9 @@ impl Array {
     /// The block size of `cparams` is set to the block shape's.
     pub fn new(meta: Meta, mut cparams: CParams, storage: Storage, fill: Fill) -> Result<Array> {
         let geom = Geometry::new(&meta)?;
-        let ts = i64::from(cparams.typesize);
-        if ts <= 0 {
-            return Err(Error::InvalidParam);
-        }
-        cparams.blocksize = i32::try_from(geom.block_items * ts).map_err(|_| Error::InvalidParam)?;
-        let chunkbytes = geom.chunk_items.checked_mul(ts).filter(|&b| b <= i64::from(crate::chunk::header::MAX_BUFFERSIZE)).ok_or(Error::MaxBufsizeExceeded)?;
-        let mut sc = SuperChunk::new(cparams.clone(), crate::chunk::DParams::default(), storage)?;
-        sc.meta_add("b2nd", &meta.serialize()?)?;
-        let nchunks = if geom.nitems() == 0 { 0 } else { geom.nchunks() };
-        match fill {
-            Fill::Value(v) => {
-                if v.len() != ts as usize {
-                    return Err(Error::InvalidParam);
-                }
-                let mut chunk = vec![0u8; 64 + ts as usize];
-                let n = crate::chunk::special::make(&cparams, Special::Value, chunkbytes as i32, Some(v), &mut chunk)?;
-                for _ in 0..nchunks {
-                    sc.append_chunk(&chunk[..n])?;
-                }
-            }
-            f if nchunks > 0 => {
-                let kind = match f {
-                    Fill::Zeros => Special::Zero,
-                    Fill::Nans => Special::Nan,
-                    _ => Special::Uninit,
-                };
-                sc.fill_special(nchunks * geom.chunk_items, kind, chunkbytes as i32)?;
-            }
-            _ => {}
-        }
+        cparams.blocksize = geom.block_bytes(cparams.typesize)?;
+        let mut sc = SuperChunk::new(cparams, crate::chunk::DParams::default(), storage)?;
+        geom.init(&mut sc, &meta, &[], fill)?;
         Ok(Array { sc, meta, geom })
     }
 
@@ -181,143 +345,16 @@ impl Array {
         Ok(a)
     }
 
-    fn check_slice(&self, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
-        let nd = self.geom.ndim();
-        if start.len() != nd || stop.len() != nd {
-            return Err(Error::InvalidParam);
-        }
-        let mut shape = Vec::with_capacity(nd);
-        for i in 0..nd {
-            if start[i] < 0 || stop[i] < start[i] || stop[i] > self.geom.shape[i] {
-                return Err(Error::InvalidParam);
-            }
-            shape.push(stop[i] - start[i]);
-        }
-        Ok(shape)
-    }
-
-    /// The chunk at grid position `c`: its number and its box in the array.
-    fn chunk_box(&self, c: &[i64]) -> (usize, Vec<i64>, Vec<i64>) {
-        let g = &self.geom;
-        let lo: Vec<i64> = c.iter().zip(&g.chunkshape).map(|(&c, &s)| c * s).collect();
-        let hi: Vec<i64> = lo.iter().zip(&g.chunkshape).zip(&g.shape).map(|((&l, &s), &n)| (l + s).min(n)).collect();
-        (c_index(c, &g.chunks) as usize, lo, hi)
-    }
-
-    /// The chunks that hold part of `start..stop`, as grid boxes.
-    fn chunk_range(&self, start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i64>) {
-        let g = &self.geom;
-        let lo = start.iter().zip(&g.chunkshape).map(|(&s, &c)| s / c).collect();
-        let hi = stop.iter().zip(&g.chunkshape).map(|(&s, &c)| (s + c - 1) / c).collect();
-        (lo, hi)
-    }
-
-    /// Call `f(chunk_offset, buffer_offset, len)` (bytes) for every run of
-    /// items of the box `lo..hi` that is contiguous both in the chunk whose box
-    /// starts at `chunk_lo` and in a C-order buffer of the slice that starts at
-    /// `start` and has shape `slice_shape`.
-    #[allow(clippy::too_many_arguments)]
-    fn for_each_run(
-        &self,
-        chunk_lo: &[i64],
-        lo: &[i64],
-        hi: &[i64],
-        start: &[i64],
-        slice_shape: &[i64],
-        mut f: impl FnMut(usize, usize, usize) -> Result<()>,
-    ) -> Result<()> {
-        let ts = self.typesize();
-        let nd = self.geom.ndim();
-        if nd == 0 {
-            return f(0, 0, ts);
-        }
-        let last = nd - 1;
-        // Rows along the last dimension, cut at block boundaries.
-        let bs = self.geom.blockshape[last];
-        let mut outer_hi = hi.to_vec();
-        outer_hi[last] = lo[last] + 1;
-        let mut local = vec![0i64; nd];
-        let mut rel = vec![0i64; nd];
-        for_each_index(lo, &outer_hi, |idx| {
-            let mut x = lo[last];
-            while x < hi[last] {
-                let end = (((x - chunk_lo[last]) / bs + 1) * bs + chunk_lo[last]).min(hi[last]);
-                for i in 0..nd {
-                    let v = if i == last { x } else { idx[i] };
-                    local[i] = v - chunk_lo[i];
-                    rel[i] = v - start[i];
-                }
-                let co = self.geom.offset_in_chunk(&local) as usize * ts;
-                let bo = c_index(&rel, slice_shape) as usize * ts;
-                f(co, bo, (end - x) as usize * ts)?;
-                x = end;
-            }
-            Ok(())
-        })
-    }
-
     /// The items of `start..stop` into `buffer`, in C order.
     pub fn get_slice(&self, start: &[i64], stop: &[i64], buffer: &mut [u8]) -> Result<()> {
-        let shape = self.check_slice(start, stop)?;
-        let ts = self.typesize();
-        let need = product(&shape).ok_or(Error::InvalidParam)? as usize * ts;
-        if buffer.len() < need {
-            return Err(Error::WriteBuffer);
-        }
-        if need == 0 {
-            return Ok(());
-        }
-        let (clo, chi) = self.chunk_range(start, stop);
-        let mut chunk = vec![0u8; self.geom.chunk_items as usize * ts];
-        for_each_index(&clo, &chi, |c| {
-            let (n, lo, hi) = self.chunk_box(c);
-            self.sc.decompress_chunk(n, &mut chunk)?;
-            let rlo: Vec<i64> = lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect();
-            let rhi: Vec<i64> = hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect();
-            self.for_each_run(&lo, &rlo, &rhi, start, &shape, |co, bo, n| {
-                let src = chunk.get(co..co + n).ok_or(Error::Data)?;
-                buffer.get_mut(bo..bo + n).ok_or(Error::WriteBuffer)?.copy_from_slice(src);
-                Ok(())
-            })
-        })
+        let shape: Vec<i64> = start.iter().zip(stop).map(|(a, b)| (b - a).max(0)).collect();
+        self.geom.get_slice(&self.sc, start, stop, buffer, &shape)
     }
 
     /// Overwrite the items of `start..stop` with `buffer` (C order).
     pub fn set_slice(&mut self, start: &[i64], stop: &[i64], buffer: &[u8]) -> Result<()> {
-        let shape = self.check_slice(start, stop)?;
-        let ts = self.typesize();
-        let need = product(&shape).ok_or(Error::InvalidParam)? as usize * ts;
-        if buffer.len() < need {
-            return Err(Error::ReadBuffer);
-        }
-        if need == 0 {
-            return Ok(());
-        }
-        let (clo, chi) = self.chunk_range(start, stop);
-        let mut chunk = vec![0u8; self.geom.chunk_items as usize * ts];
-        let mut boxes = Vec::new();
-        for_each_index(&clo, &chi, |c| {
-            boxes.push(self.chunk_box(c));
-            Ok(())
-        })?;
-        for (n, lo, hi) in boxes {
-            let rlo: Vec<i64> = lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect();
-            let rhi: Vec<i64> = hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect();
-            let whole = rlo == lo && rhi == hi && lo.iter().zip(&hi).zip(&self.geom.extchunkshape).all(|((&l, &h), &e)| h - l == e);
-            if whole {
-                chunk.fill(0);
-            } else {
-                self.sc.decompress_chunk(n, &mut chunk)?;
-            }
-            self.for_each_run(&lo, &rlo, &rhi, start, &shape, |co, bo, len| {
-                let src = buffer.get(bo..bo + len).ok_or(Error::ReadBuffer)?;
-                chunk.get_mut(co..co + len).ok_or(Error::Data)?.copy_from_slice(src);
-                Ok(())
-            })?;
-            let c = self.sc.compress(&chunk)?;
-            self.sc.update_chunk(n, &c)?;
-        }
-        Ok(())
+        let shape: Vec<i64> = start.iter().zip(stop).map(|(a, b)| (b - a).max(0)).collect();
+        self.geom.set_slice(&mut self.sc, start, stop, buffer, &shape)
     }
 
     /// All items, in C order.

@@ -3,6 +3,7 @@
 //! pointers and C mirrors; every export runs inside [`ffi::guard`].
 #![allow(non_camel_case_types, clippy::missing_safety_doc)]
 
+pub mod b2nd;
 pub mod chunk;
 pub mod context;
 pub mod ffi;

@@ -95,7 +95,7 @@ fn write(h: &SchunkHandle) -> RwLockWriteGuard<'_, SuperChunk> {
 ///
 /// # Safety
 /// `schunk` as for [`handle`].
-unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, Reading<'a>)> {
+pub(crate) unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, Reading<'a>)> {
     // SAFETY: caller contract.
     let h = unsafe { handle(schunk)? };
     let stale = read(h).needs_refresh();
@@ -112,7 +112,7 @@ unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, Re
 }
 
 /// Read access to a super-chunk: the read guard, and the shared frame lock when locking.
-struct Reading<'a> {
+pub(crate) struct Reading<'a> {
     _lock: crate::schunk::ReadLock,
     guard: RwLockReadGuard<'a, SuperChunk>,
 }
@@ -130,7 +130,7 @@ impl std::ops::Deref for Reading<'_> {
 ///
 /// # Safety
 /// `schunk` as for [`handle`].
-unsafe fn change<T>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut SuperChunk) -> Result<T>) -> Result<T> {
+pub(crate) unsafe fn change<T>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut SuperChunk) -> Result<T>) -> Result<T> {
     // SAFETY: caller contract.
     let h = unsafe { handle(schunk)? };
     let mut w = write(h);

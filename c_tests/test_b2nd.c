@@ -1,0 +1,246 @@
+/* b2nd arrays through the C API: creation (zeros, full, NaNs, from a buffer),
+   slices in and out of C buffers (also into a larger buffer), frames and files,
+   the metalayer. Modes:
+     test_b2nd DIR              self-contained checks
+     test_b2nd write DIR        write arrays for another library to read
+     test_b2nd check DIR        read the arrays `write` made and check them
+   Built against libb2nd and against c-blosc2 3.3.5 (both must pass, and each
+   must read what the other wrote). */
+#include "b2nd.h"
+#include "test_common.h"
+
+static const int64_t SHAPE[3] = {13, 7, 29};
+static const int32_t CHUNKSHAPE[3] = {5, 4, 10};
+static const int32_t BLOCKSHAPE[3] = {2, 3, 4};
+#define NITEMS (13 * 7 * 29)
+
+static int32_t value_at(int64_t i, int64_t j, int64_t k) { return (int32_t)(i * 10000 + j * 100 + k); }
+
+static b2nd_context_t *make_ctx(const char *urlpath, bool contiguous, int typesize) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = typesize;
+  cp.compcode = BLOSC_LZ4;
+  cp.nthreads = 1;
+  /* c-blosc2 keeps the storage's dparams pointer (it copies only the cparams): static */
+  static blosc2_dparams dp;
+  dp = (blosc2_dparams)BLOSC2_DPARAMS_DEFAULTS;
+  blosc2_storage st = {.contiguous = contiguous, .urlpath = (char *)urlpath, .cparams = &cp, .dparams = &dp};
+  /* c-blosc2 keeps the metalayers' pointers too */
+  static uint8_t content[3] = {1, 2, 3};
+  blosc2_metalayer meta = {.name = "user", .content = content, .content_len = 3};
+  return b2nd_create_ctx(&st, 3, SHAPE, CHUNKSHAPE, BLOCKSHAPE, typesize == 4 ? "<i4" : "<f8", 0, &meta, 1);
+}
+
+static int32_t *model(void) {
+  int32_t *m = malloc(NITEMS * 4);
+  for (int64_t i = 0; i < 13; i++)
+    for (int64_t j = 0; j < 7; j++)
+      for (int64_t k = 0; k < 29; k++) m[(i * 7 + j) * 29 + k] = value_at(i, j, k);
+  return m;
+}
+
+/* Check every item of an array against the model. */
+static void check_array(b2nd_array_t *a, const int32_t *m) {
+  CHECK_EQ(a->ndim, 3);
+  CHECK_EQ(a->shape[0], 13);
+  CHECK_EQ(a->shape[2], 29);
+  CHECK_EQ(a->chunkshape[1], 4);
+  CHECK_EQ(a->blockshape[2], 4);
+  CHECK_EQ(a->extchunkshape[0], 6); /* 5 rounded up to blocks of 2 */
+  CHECK_EQ(a->nitems, NITEMS);
+  CHECK_EQ(a->sc->nchunks, 3 * 2 * 3);
+  CHECK(blosc2_meta_exists(a->sc, "b2nd") >= 0);
+  CHECK(blosc2_meta_exists(a->sc, "user") >= 0);
+  int32_t *all = malloc(NITEMS * 4);
+  CHECK_EQ(b2nd_to_cbuffer(a, all, NITEMS * 4), 0);
+  CHECK(memcmp(all, m, NITEMS * 4) == 0);
+  /* a window, into a larger buffer */
+  int64_t start[3] = {3, 1, 7}, stop[3] = {11, 6, 26}, bshape[3] = {9, 6, 20};
+  int32_t *win = calloc(9 * 6 * 20, 4);
+  CHECK_EQ(b2nd_get_slice_cbuffer(a, start, stop, win, bshape, 9 * 6 * 20 * 4), 0);
+  int ok = 1;
+  for (int64_t i = 0; i < 9; i++)
+    for (int64_t j = 0; j < 6; j++)
+      for (int64_t k = 0; k < 20; k++) {
+        int32_t want = (i < 8 && j < 5 && k < 19) ? value_at(3 + i, 1 + j, 7 + k) : 0;
+        ok &= win[(i * 6 + j) * 20 + k] == want;
+      }
+  CHECK(ok);
+  free(win);
+  free(all);
+}
+
+static void self_checks(const char *dir) {
+  int32_t *m = model();
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/self.b2nd", dir);
+  blosc2_remove_urlpath(path);
+  for (int kind = 0; kind < 3; kind++) {
+    b2nd_context_t *ctx = make_ctx(kind == 2 ? path : NULL, kind >= 1, 4);
+    CHECK(ctx != NULL);
+    if (ctx == NULL) continue;
+    b2nd_array_t *a = NULL;
+    CHECK_EQ(b2nd_from_cbuffer(ctx, &a, m, NITEMS * 4), 0);
+    if (a == NULL) continue;
+    check_array(a, m);
+    /* write a window, then read everything back */
+    int64_t start[3] = {4, 0, 9}, stop[3] = {6, 7, 21}, bshape[3] = {2, 7, 12};
+    int32_t patch[2 * 7 * 12];
+    for (int i = 0; i < 2 * 7 * 12; i++) patch[i] = -i;
+    CHECK_EQ(b2nd_set_slice_cbuffer(patch, bshape, sizeof(patch), start, stop, a), 0);
+    int32_t *all = malloc(NITEMS * 4);
+    CHECK_EQ(b2nd_to_cbuffer(a, all, NITEMS * 4), 0);
+    int ok = 1;
+    for (int64_t i = 0; i < 13; i++)
+      for (int64_t j = 0; j < 7; j++)
+        for (int64_t k = 0; k < 29; k++) {
+          int32_t want = value_at(i, j, k);
+          if (i >= 4 && i < 6 && k >= 9 && k < 21) want = -(int32_t)(((i - 4) * 7 + j) * 12 + (k - 9));
+          ok &= all[(i * 7 + j) * 29 + k] == want;
+        }
+    CHECK(ok);
+    /* through a frame and back */
+    uint8_t *frame;
+    int64_t flen;
+    bool nf;
+    CHECK_EQ(b2nd_to_cframe(a, &frame, &flen, &nf), 0);
+    b2nd_array_t *b = NULL;
+    CHECK_EQ(b2nd_from_cframe(frame, flen, true, &b), 0);
+    if (b != NULL) {
+      int32_t *again = malloc(NITEMS * 4);
+      CHECK_EQ(b2nd_to_cbuffer(b, again, NITEMS * 4), 0);
+      CHECK(memcmp(again, all, NITEMS * 4) == 0);
+      free(again);
+      b2nd_free(b);
+    }
+    if (nf) free(frame);
+    free(all);
+    CHECK_EQ(b2nd_free(a), 0);
+    CHECK_EQ(b2nd_free_ctx(ctx), 0);
+  }
+  /* the file array reopens */
+  b2nd_array_t *r = NULL;
+  CHECK_EQ(b2nd_open(path, &r), 0);
+  if (r != NULL) {
+    CHECK_EQ(r->shape[1], 7);
+    CHECK_EQ(b2nd_refresh(r), 0);
+    b2nd_free(r);
+  }
+  blosc2_remove_urlpath(path);
+
+  /* filled arrays */
+  b2nd_context_t *ctx = make_ctx(NULL, false, 8);
+  b2nd_array_t *a = NULL;
+  double *d = malloc(NITEMS * 8);
+  CHECK_EQ(b2nd_zeros(ctx, &a), 0);
+  if (a != NULL) {
+    CHECK_EQ(b2nd_to_cbuffer(a, d, NITEMS * 8), 0);
+    int ok = 1;
+    for (int i = 0; i < NITEMS; i++) ok &= d[i] == 0.0;
+    CHECK(ok);
+    b2nd_free(a);
+  }
+  double v = 2.5;
+  CHECK_EQ(b2nd_full(ctx, &a, &v), 0);
+  if (a != NULL) {
+    CHECK_EQ(b2nd_to_cbuffer(a, d, NITEMS * 8), 0);
+    int ok = 1;
+    for (int i = 0; i < NITEMS; i++) ok &= d[i] == 2.5;
+    CHECK(ok);
+    b2nd_free(a);
+  }
+  CHECK_EQ(b2nd_nans(ctx, &a), 0);
+  if (a != NULL) {
+    CHECK_EQ(b2nd_to_cbuffer(a, d, NITEMS * 8), 0);
+    int ok = 1;
+    for (int i = 0; i < NITEMS; i++) ok &= d[i] != d[i];
+    CHECK(ok);
+    b2nd_free(a);
+  }
+  b2nd_free_ctx(ctx);
+  free(d);
+
+  /* the metalayer */
+  uint8_t *smeta;
+  int len = b2nd_serialize_meta(3, SHAPE, CHUNKSHAPE, BLOCKSHAPE, "<i4", 0, &smeta);
+  CHECK(len > 0);
+  int8_t nd;
+  int64_t shape[B2ND_MAX_DIM];
+  int32_t cs[B2ND_MAX_DIM], bs[B2ND_MAX_DIM];
+  char *dtype;
+  int8_t fmt;
+  CHECK_EQ(b2nd_deserialize_meta(smeta, len, &nd, shape, cs, bs, &dtype, &fmt), len);
+  CHECK_EQ(nd, 3);
+  CHECK_EQ(shape[2], 29);
+  CHECK_EQ(cs[0], 5);
+  CHECK_EQ(bs[1], 3);
+  CHECK(dtype != NULL && strcmp(dtype, "<i4") == 0);
+  free(dtype);
+  CHECK(b2nd_deserialize_meta(smeta, len - 3, &nd, shape, cs, bs, &dtype, &fmt) < 0);
+  free(smeta);
+  free(m);
+}
+
+static void write_arrays(const char *dir) {
+  int32_t *m = model();
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/array.b2nd", dir);
+  blosc2_remove_urlpath(path);
+  b2nd_context_t *ctx = make_ctx(path, true, 4);
+  b2nd_array_t *a = NULL;
+  CHECK_EQ(b2nd_from_cbuffer(ctx, &a, m, NITEMS * 4), 0);
+  b2nd_free(a);
+  b2nd_free_ctx(ctx);
+  free(m);
+}
+
+static void check_arrays(const char *dir) {
+  int32_t *m = model();
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/array.b2nd", dir);
+  b2nd_array_t *a = NULL;
+  CHECK_EQ(b2nd_open(path, &a), 0);
+  if (a != NULL) {
+    check_array(a, m);
+    b2nd_free(a);
+  }
+  free(m);
+}
+
+/* Byte comparison of the arrays two `write` runs made. */
+static int compare(const char *a, const char *b) {
+  char pa[1024], pb[1024];
+  snprintf(pa, sizeof(pa), "%s/array.b2nd", a);
+  snprintf(pb, sizeof(pb), "%s/array.b2nd", b);
+  FILE *fa = fopen(pa, "rb"), *fb = fopen(pb, "rb");
+  CHECK(fa != NULL && fb != NULL);
+  if (fa == NULL || fb == NULL) return report("test_b2nd compare");
+  int ca, cb;
+  long pos = 0;
+  do {
+    ca = fgetc(fa);
+    cb = fgetc(fb);
+    pos++;
+  } while (ca == cb && ca != EOF);
+  CHECK(ca == cb);
+  if (ca != cb) fprintf(stderr, "array.b2nd differs at byte %ld\n", pos - 1);
+  fclose(fa);
+  fclose(fb);
+  return report("test_b2nd compare");
+}
+
+int main(int argc, char **argv) {
+  blosc2_init();
+  if (argc == 4 && strcmp(argv[1], "compare") == 0) {
+    return compare(argv[2], argv[3]);
+  }
+  if (argc == 3 && strcmp(argv[1], "write") == 0) {
+    write_arrays(argv[2]);
+  } else if (argc == 3 && strcmp(argv[1], "check") == 0) {
+    check_arrays(argv[2]);
+  } else {
+    self_checks(argc > 1 ? argv[1] : ".");
+  }
+  blosc2_destroy();
+  return report("test_b2nd");
+}

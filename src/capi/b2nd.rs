@@ -1,0 +1,711 @@
+//! The b2nd C API (`b2nd.h`) over [`crate::b2nd`]: contexts, array creation,
+//! opening and saving, slices to and from C buffers, the metalayer.
+//!
+//! A `b2nd_array_t*` handed to C is the first field of an [`ArrayHandle`];
+//! its `sc` is a super-chunk handle of this library, owned by the array.
+
+use super::b2nd_types::*;
+use super::ffi::{c_str, guard, guard_code, slice, slice_mut};
+use super::schunk::{blosc2_schunk_append_file, blosc2_schunk_free, blosc2_schunk_from_buffer, blosc2_schunk_new};
+use super::schunk::{blosc2_schunk_open_offset, blosc2_schunk_to_buffer, blosc2_schunk_to_file, change, reader};
+use super::types::*;
+use crate::b2nd::{Fill, Geometry, Meta};
+use crate::error::{Error, Result};
+use crate::frame::Metalayer;
+use libc::{c_char, c_int, c_void};
+use std::ffi::CString;
+
+/// A context as C sees it, and the memory its pointers point to.
+#[repr(C)]
+struct ContextHandle {
+    public: b2nd_context_s,
+    storage: Box<blosc2_storage>,
+    cparams: Box<blosc2_cparams>,
+    dparams: Option<Box<blosc2_dparams>>,
+    urlpath: Option<CString>,
+    dtype: CString,
+    names: Vec<CString>,
+    contents: Vec<Vec<u8>>,
+}
+
+/// An array as C sees it, and what it is made of.
+#[repr(C)]
+struct ArrayHandle {
+    public: b2nd_array_t,
+    meta: Meta,
+    geom: Geometry,
+    dtype: CString,
+}
+
+fn shapes<'a>(ndim: i8, shape: *const i64, chunkshape: *const i32, blockshape: *const i32) -> Result<(&'a [i64], &'a [i32], &'a [i32])> {
+    let nd = usize::try_from(ndim).ok().filter(|&n| n <= B2ND_MAX_DIM).ok_or(Error::InvalidParam)?;
+    // SAFETY: caller contract: `ndim` items behind each pointer.
+    unsafe {
+        Ok((
+            std::slice::from_raw_parts(nonnull(shape, nd)?, nd),
+            std::slice::from_raw_parts(nonnull(chunkshape, nd)?, nd),
+            std::slice::from_raw_parts(nonnull(blockshape, nd)?, nd),
+        ))
+    }
+}
+
+fn nonnull<T>(p: *const T, n: usize) -> Result<*const T> {
+    if n == 0 {
+        Ok(std::ptr::NonNull::dangling().as_ptr())
+    } else if p.is_null() {
+        Err(Error::NullPointer)
+    } else {
+        Ok(p)
+    }
+}
+
+/// Create the parameters of a new array. `b2_storage` (copied; NULL: in
+/// memory, default parameters) says where and how; its cparams' block size is
+/// set to the block shape's.
+///
+/// # Safety
+/// Pointers NULL or valid for `ndim` items (`nmetalayers` for `metalayers`); strings NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_create_ctx(
+    b2_storage: *const blosc2_storage,
+    ndim: i8,
+    shape: *const i64,
+    chunkshape: *const i32,
+    blockshape: *const i32,
+    dtype: *const c_char,
+    dtype_format: i8,
+    metalayers: *const blosc2_metalayer,
+    nmetalayers: i32,
+) -> *mut b2nd_context_t {
+    guard(std::ptr::null_mut(), || {
+        let r = (|| {
+            let (shape, chunkshape, blockshape) = shapes(ndim, shape, chunkshape, blockshape)?;
+            // SAFETY: caller contract.
+            let st = unsafe { b2_storage.as_ref() };
+            let mut cparams = st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(super::context::default_cparams);
+            let dparams = st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().map(Box::new);
+            let dtype = match unsafe { c_str(dtype) } {
+                Some(d) => d.to_string(),
+                None => format!("|S{}", cparams.typesize),
+            };
+            let meta = Meta { shape: shape.to_vec(), chunkshape: chunkshape.to_vec(), blockshape: blockshape.to_vec(), dtype: dtype.clone(), dtype_format: u8::try_from(dtype_format).map_err(|_| Error::InvalidParam)? };
+            let geom = Geometry::new(&meta)?;
+            cparams.blocksize = geom.block_bytes(cparams.typesize)?;
+            let n = usize::try_from(nmetalayers).map_err(|_| Error::InvalidParam)?;
+            if n > B2ND_MAX_METALAYERS {
+                return Err(Error::InvalidParam);
+            }
+            let ms = unsafe { std::slice::from_raw_parts(nonnull(metalayers, n)?, n) };
+            let mut names = Vec::with_capacity(n);
+            let mut contents = Vec::with_capacity(n);
+            for m in ms {
+                names.push(CString::new(unsafe { c_str(m.name) }.ok_or(Error::InvalidParam)?).map_err(|_| Error::InvalidParam)?);
+                contents.push(unsafe { slice(m.content, i64::from(m.content_len)) }?.to_vec());
+            }
+            let urlpath = match st.map(|s| s.urlpath) {
+                Some(u) if !u.is_null() => Some(CString::new(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?).map_err(|_| Error::InvalidParam)?),
+                _ => None,
+            };
+            let mut h = Box::new(ContextHandle {
+                // SAFETY: plain data; all-zero is a valid (empty) value.
+                public: unsafe { std::mem::zeroed() },
+                storage: Box::new(st.copied().unwrap_or(blosc2_storage {
+                    contiguous: false,
+                    urlpath: std::ptr::null_mut(),
+                    cparams: std::ptr::null_mut(),
+                    dparams: std::ptr::null_mut(),
+                    io: std::ptr::null_mut(),
+                })),
+                cparams: Box::new(cparams),
+                dparams,
+                urlpath,
+                dtype: CString::new(dtype).map_err(|_| Error::InvalidParam)?,
+                names,
+                contents,
+            });
+            h.storage.cparams = &mut *h.cparams;
+            h.storage.dparams = h.dparams.as_deref_mut().map_or(std::ptr::null_mut(), |d| d as *mut blosc2_dparams);
+            h.storage.urlpath = h.urlpath.as_ref().map_or(std::ptr::null_mut(), |u| u.as_ptr().cast_mut());
+            let p = &mut h.public;
+            p.ndim = ndim;
+            p.shape[..shape.len()].copy_from_slice(shape);
+            p.chunkshape[..shape.len()].copy_from_slice(chunkshape);
+            p.blockshape[..shape.len()].copy_from_slice(blockshape);
+            p.dtype = h.dtype.as_ptr().cast_mut();
+            p.dtype_format = dtype_format;
+            p.b2_storage = &mut *h.storage;
+            for i in 0..n {
+                p.metalayers[i] = blosc2_metalayer {
+                    name: h.names[i].as_ptr().cast_mut(),
+                    content: h.contents[i].as_mut_ptr(),
+                    content_len: h.contents[i].len() as i32,
+                };
+            }
+            p.nmetalayers = n as i32;
+            Ok(Box::into_raw(h).cast::<b2nd_context_t>())
+        })();
+        r.unwrap_or(std::ptr::null_mut())
+    })
+}
+
+/// Free a context made by `b2nd_create_ctx` (NULL is ignored).
+///
+/// # Safety
+/// `ctx` NULL or a live context from `b2nd_create_ctx`, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_free_ctx(ctx: *mut b2nd_context_t) -> c_int {
+    guard_code(|| {
+        if !ctx.is_null() {
+            // SAFETY: made by Box::into_raw in b2nd_create_ctx.
+            drop(unsafe { Box::from_raw(ctx.cast::<ContextHandle>()) });
+        }
+        Ok(0)
+    })
+}
+
+fn c_strides(shape: &[i64]) -> [i64; B2ND_MAX_DIM] {
+    let mut s = [0i64; B2ND_MAX_DIM];
+    let mut acc = 1i64;
+    for i in (0..shape.len()).rev() {
+        s[i] = acc;
+        acc = acc.saturating_mul(shape[i]);
+    }
+    s
+}
+
+/// Fill the public fields of an array from its geometry.
+fn fill_public(h: &mut ArrayHandle, sc: *mut blosc2_schunk) {
+    let g = &h.geom;
+    let nd = g.ndim();
+    // SAFETY: plain data; all-zero is a valid (empty) value.
+    let mut p: b2nd_array_t = unsafe { std::mem::zeroed() };
+    p.sc = sc;
+    p.ndim = nd as i8;
+    let extshape: Vec<i64> = g.shape.iter().zip(&g.chunkshape).map(|(&s, &c)| (s + c - 1) / c * c).collect();
+    let blocks: Vec<i64> = g.extchunkshape.iter().zip(&g.blockshape).map(|(&e, &b)| e / b).collect();
+    for i in 0..nd {
+        p.shape[i] = g.shape[i];
+        p.chunkshape[i] = g.chunkshape[i] as i32;
+        p.extshape[i] = extshape[i];
+        p.blockshape[i] = g.blockshape[i] as i32;
+        p.extchunkshape[i] = g.extchunkshape[i];
+    }
+    p.nitems = g.nitems();
+    p.chunknitems = g.chunkshape.iter().product::<i64>() as i32;
+    p.extnitems = extshape.iter().product();
+    p.blocknitems = g.block_items as i32;
+    p.extchunknitems = g.chunk_items;
+    p.chunk_cache = chunk_cache_s { data: std::ptr::null_mut(), nchunk: -1 };
+    p.item_array_strides = c_strides(&g.shape);
+    p.item_chunk_strides = c_strides(&g.chunkshape);
+    p.item_extchunk_strides = c_strides(&g.extchunkshape);
+    p.item_block_strides = c_strides(&g.blockshape);
+    p.block_chunk_strides = c_strides(&blocks);
+    p.chunk_array_strides = c_strides(&g.chunks);
+    p.dtype = h.dtype.as_ptr().cast_mut();
+    p.dtype_format = h.meta.dtype_format as i8;
+    h.public = p;
+}
+
+/// An array over the super-chunk handle `sc` (taken over on success).
+unsafe fn wrap(sc: *mut blosc2_schunk, array: *mut *mut b2nd_array_t) -> Result<i32> {
+    if array.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: caller contract: `sc` is a live handle of this library.
+    let (_, r) = unsafe { reader(sc)? };
+    let meta = Meta::deserialize(r.meta_get("b2nd").map_err(|_| Error::MetalayerNotFound)?)?;
+    let tick = r.change_tick();
+    drop(r);
+    let geom = Geometry::new(&meta)?;
+    let dtype = CString::new(meta.dtype.clone()).map_err(|_| Error::InvalidHeader)?;
+    let mut h = Box::new(ArrayHandle {
+        // SAFETY: plain data; replaced by fill_public.
+        public: unsafe { std::mem::zeroed() },
+        meta,
+        geom,
+        dtype,
+    });
+    fill_public(&mut h, sc);
+    h.public.last_tick = tick;
+    // SAFETY: checked non-NULL.
+    unsafe { *array = Box::into_raw(h).cast() };
+    Ok(0)
+}
+
+/// The handle behind an array pointer.
+unsafe fn array_handle<'a>(array: *const b2nd_array_t) -> Result<&'a ArrayHandle> {
+    // SAFETY: caller contract: NULL or an array of this library.
+    unsafe { array.cast::<ArrayHandle>().as_ref() }.ok_or(Error::NullPointer)
+}
+
+/// Make a new array as `ctx` says, its items set by `fill`.
+unsafe fn create(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, fill: Fill) -> Result<i32> {
+    // SAFETY: caller contract.
+    let c = unsafe { ctx.cast::<ContextHandle>().as_mut() }.ok_or(Error::NullPointer)?;
+    if array.is_null() {
+        return Err(Error::NullPointer);
+    }
+    let nd = usize::try_from(c.public.ndim).map_err(|_| Error::InvalidParam)?;
+    let meta = Meta {
+        shape: c.public.shape[..nd].to_vec(),
+        chunkshape: c.public.chunkshape[..nd].to_vec(),
+        blockshape: c.public.blockshape[..nd].to_vec(),
+        dtype: c.dtype.to_string_lossy().into_owned(),
+        dtype_format: c.public.dtype_format as u8,
+    };
+    let geom = Geometry::new(&meta)?;
+    let metas: Vec<Metalayer> = (0..c.public.nmetalayers.max(0) as usize)
+        .map(|i| Metalayer { name: c.names[i].to_string_lossy().into_owned(), content: c.contents[i].clone() })
+        .collect();
+    // SAFETY: the context's storage is valid.
+    let sc = unsafe { blosc2_schunk_new(c.public.b2_storage) };
+    if sc.is_null() {
+        return Err(Error::Failure);
+    }
+    // SAFETY: `sc` was just made.
+    if let Err(e) = unsafe { change(sc, |s| geom.init(s, &meta, &metas, fill)) } {
+        // SAFETY: not handed out.
+        unsafe { blosc2_schunk_free(sc) };
+        return Err(e);
+    }
+    // SAFETY: `sc` is live; on failure it is freed here.
+    unsafe { wrap(sc, array) }.inspect_err(|_| unsafe {
+        blosc2_schunk_free(sc);
+    })
+}
+
+/// A new array whose items are not set.
+///
+/// # Safety
+/// `ctx` from `b2nd_create_ctx`; `array` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_uninit(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t) -> c_int {
+    // SAFETY: caller contract.
+    guard_code(|| unsafe { create(ctx, array, Fill::Uninit) })
+}
+
+/// A new array whose items are not set (as `b2nd_uninit`).
+///
+/// # Safety
+/// As for `b2nd_uninit`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_empty(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t) -> c_int {
+    // SAFETY: caller contract. (c-blosc2 3.3 makes empty arrays of zeros.)
+    guard_code(|| unsafe { create(ctx, array, Fill::Zeros) })
+}
+
+/// A new array of zeros.
+///
+/// # Safety
+/// As for `b2nd_uninit`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_zeros(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t) -> c_int {
+    // SAFETY: caller contract.
+    guard_code(|| unsafe { create(ctx, array, Fill::Zeros) })
+}
+
+/// A new array of NaNs (typesize 4 or 8).
+///
+/// # Safety
+/// As for `b2nd_uninit`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_nans(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t) -> c_int {
+    // SAFETY: caller contract.
+    guard_code(|| unsafe { create(ctx, array, Fill::Nans) })
+}
+
+/// A new array whose items all are `fill_value` (typesize bytes).
+///
+/// # Safety
+/// As for `b2nd_uninit`; `fill_value` typesize readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_full(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, fill_value: *const c_void) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let c = unsafe { ctx.cast::<ContextHandle>().as_ref() }.ok_or(Error::NullPointer)?;
+        let v = unsafe { slice(fill_value.cast(), i64::from(c.cparams.typesize)) }?;
+        unsafe { create(ctx, array, Fill::Value(v)) }
+    })
+}
+
+/// Free an array and its super-chunk (NULL is ignored).
+///
+/// # Safety
+/// `array` NULL or a live array of this library, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
+    guard_code(|| {
+        if array.is_null() {
+            return Ok(0);
+        }
+        // SAFETY: made by Box::into_raw in `wrap`.
+        let h = unsafe { Box::from_raw(array.cast::<ArrayHandle>()) };
+        if !h.public.sc.is_null() {
+            // SAFETY: the array owns its super-chunk.
+            unsafe { blosc2_schunk_free(h.public.sc) };
+        }
+        Ok(0)
+    })
+}
+
+/// An array over an existing super-chunk (which the array then owns).
+///
+/// # Safety
+/// `schunk` NULL or a live super-chunk of this library; `array` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_from_schunk(schunk: *mut blosc2_schunk, array: *mut *mut b2nd_array_t) -> c_int {
+    // SAFETY: caller contract.
+    guard_code(|| unsafe { wrap(schunk, array) })
+}
+
+/// Open the array stored in a frame file (or sparse directory).
+///
+/// # Safety
+/// `urlpath` NULL or NUL-terminated; `array` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
+    // SAFETY: caller contract.
+    unsafe { b2nd_open_offset(urlpath, array, 0) }
+}
+
+/// Open the array stored in a frame `offset` bytes into a file.
+///
+/// # Safety
+/// As for `b2nd_open`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_open_offset(urlpath: *const c_char, array: *mut *mut b2nd_array_t, offset: i64) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let sc = unsafe { blosc2_schunk_open_offset(urlpath, offset) };
+        if sc.is_null() {
+            return Err(Error::FileOpen);
+        }
+        unsafe { wrap(sc, array) }.inspect_err(|_| unsafe {
+            blosc2_schunk_free(sc);
+        })
+    })
+}
+
+/// An array over the contiguous frame in `cframe` (see `blosc2_schunk_from_buffer`).
+///
+/// # Safety
+/// `cframe` NULL or `cframe_len` readable bytes; `array` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_from_cframe(cframe: *mut u8, cframe_len: i64, copy: bool, array: *mut *mut b2nd_array_t) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let sc = unsafe { blosc2_schunk_from_buffer(cframe, cframe_len, copy) };
+        if sc.is_null() {
+            return Err(Error::Failure);
+        }
+        unsafe { wrap(sc, array) }.inspect_err(|_| unsafe {
+            blosc2_schunk_free(sc);
+        })
+    })
+}
+
+/// The array as a contiguous frame (see `blosc2_schunk_to_buffer`).
+///
+/// # Safety
+/// `array` live; the out pointers valid for writes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_to_cframe(array: *const b2nd_array_t, cframe: *mut *mut u8, cframe_len: *mut i64, needs_free: *mut bool) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        if cframe_len.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let n = unsafe { blosc2_schunk_to_buffer(h.public.sc, cframe, needs_free) };
+        if n < 0 {
+            return Err(Error::from_code(n as i32).unwrap_or(Error::Failure));
+        }
+        unsafe { *cframe_len = n };
+        Ok(0)
+    })
+}
+
+/// Save the array as a contiguous frame file.
+///
+/// # Safety
+/// `array` live; `urlpath` NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let n = unsafe { blosc2_schunk_to_file(h.public.sc, urlpath) };
+        if n < 0 {
+            return Err(Error::from_code(n as i32).unwrap_or(Error::Failure));
+        }
+        Ok(0)
+    })
+}
+
+/// Append the array as a contiguous frame to a file; returns where it starts.
+///
+/// # Safety
+/// As for `b2nd_save`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_save_append(array: *const b2nd_array_t, urlpath: *const c_char) -> i64 {
+    guard(i64::from(Error::Failure.code()), || {
+        // SAFETY: caller contract.
+        match unsafe { array_handle(array) } {
+            Ok(h) => unsafe { blosc2_schunk_append_file(h.public.sc, urlpath) },
+            Err(e) => i64::from(e.code()),
+        }
+    })
+}
+
+/// Shapes of a slice call, checked.
+unsafe fn slice_args<'a>(h: &ArrayHandle, start: *const i64, stop: *const i64, buffershape: *const i64) -> Result<(&'a [i64], &'a [i64], &'a [i64])> {
+    let nd = h.geom.ndim();
+    // SAFETY: caller contract: ndim items each.
+    unsafe {
+        Ok((
+            std::slice::from_raw_parts(nonnull(start, nd)?, nd),
+            std::slice::from_raw_parts(nonnull(stop, nd)?, nd),
+            std::slice::from_raw_parts(nonnull(buffershape, nd)?, nd),
+        ))
+    }
+}
+
+/// A new array holding the C-order items of `buffer`.
+///
+/// # Safety
+/// `ctx` from `b2nd_create_ctx`; `array` valid for a write; `buffer` `buffersize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_from_cbuffer(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, buffer: *const c_void, buffersize: i64) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let src = unsafe { slice(buffer.cast(), buffersize)? };
+        unsafe { create(ctx, array, Fill::Uninit)? };
+        let a = unsafe { *array };
+        let r = (|| {
+            let h = unsafe { array_handle(a)? };
+            let ts = i64::from(unsafe { (*h.public.sc).typesize });
+            if (src.len() as i64) < h.geom.nitems().saturating_mul(ts) {
+                return Err(Error::InvalidParam);
+            }
+            let start = vec![0i64; h.geom.ndim()];
+            let shape = h.geom.shape.clone();
+            unsafe { change(h.public.sc, |s| h.geom.set_slice(s, &start, &shape, src, &shape)) }
+        })();
+        if let Err(e) = r {
+            unsafe {
+                b2nd_free(a);
+                *array = std::ptr::null_mut();
+            }
+            return Err(e);
+        }
+        Ok(0)
+    })
+}
+
+/// All items of the array into `buffer`, in C order.
+///
+/// # Safety
+/// `array` live; `buffer` `buffersize` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_to_cbuffer(array: *const b2nd_array_t, buffer: *mut c_void, buffersize: i64) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
+        let (_, r) = unsafe { reader(h.public.sc)? };
+        let start = vec![0i64; h.geom.ndim()];
+        h.geom.get_slice(&r, &start, &h.geom.shape, dst, &h.geom.shape)?;
+        Ok(0)
+    })
+}
+
+/// The items of `[start, stop)` into `buffer`, a C-order array of shape `buffershape`.
+///
+/// # Safety
+/// `array` live; `start`, `stop`, `buffershape` ndim items; `buffer` `buffersize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
+    array: *const b2nd_array_t,
+    start: *const i64,
+    stop: *const i64,
+    buffer: *mut c_void,
+    buffershape: *const i64,
+    buffersize: i64,
+) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let (start, stop, bshape) = unsafe { slice_args(h, start, stop, buffershape)? };
+        let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
+        let (_, r) = unsafe { reader(h.public.sc)? };
+        h.geom.get_slice(&r, start, stop, dst, bshape)?;
+        Ok(0)
+    })
+}
+
+/// Overwrite the items of `[start, stop)` with those at the origin of `buffer`,
+/// a C-order array of shape `buffershape`.
+///
+/// # Safety
+/// As for `b2nd_get_slice_cbuffer`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
+    buffer: *const c_void,
+    buffershape: *const i64,
+    buffersize: i64,
+    start: *const i64,
+    stop: *const i64,
+    array: *mut b2nd_array_t,
+) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let (start, stop, bshape) = unsafe { slice_args(h, start, stop, buffershape)? };
+        let src = unsafe { slice(buffer.cast(), buffersize)? };
+        unsafe { change(h.public.sc, |s| h.geom.set_slice(s, start, stop, src, bshape)) }?;
+        Ok(0)
+    })
+}
+
+/// Print the array's metalayer to standard output.
+///
+/// # Safety
+/// `array` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let m = &h.meta;
+        let join = |v: Vec<String>| v.join(", ");
+        println!("b2nd metalayer parameters:");
+        println!(" Ndim:       {}", m.ndim());
+        println!(" shape:      {}", join(m.shape.iter().map(|x| x.to_string()).collect()));
+        println!(" chunkshape: {}", join(m.chunkshape.iter().map(|x| x.to_string()).collect()));
+        println!(" dtype: {}", m.dtype);
+        println!(" blockshape: {}", join(m.blockshape.iter().map(|x| x.to_string()).collect()));
+        Ok(0)
+    })
+}
+
+/// Pick up shape changes another handle made to an on-disk array: 1 if
+/// re-synced, 0 if current.
+///
+/// # Safety
+/// `array` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array.cast::<ArrayHandle>().as_mut() }.ok_or(Error::NullPointer)?;
+        let sc = h.public.sc;
+        let changed = unsafe { change(sc, |s| s.refresh()) }?;
+        let (_, r) = unsafe { reader(sc)? };
+        if !changed && r.change_tick() == h.public.last_tick {
+            return Ok(0);
+        }
+        let meta = Meta::deserialize(r.meta_get("b2nd").map_err(|_| Error::MetalayerNotFound)?)?;
+        let tick = r.change_tick();
+        drop(r);
+        if meta.ndim() != h.meta.ndim() || meta.chunkshape != h.meta.chunkshape || meta.blockshape != h.meta.blockshape {
+            return Err(Error::Data);
+        }
+        h.geom = Geometry::new(&meta)?;
+        h.meta = meta;
+        fill_public(h, sc);
+        h.public.last_tick = tick;
+        Ok(1)
+    })
+}
+
+/// The b2nd metalayer for these shapes, in a malloc'd buffer; returns its length.
+///
+/// # Safety
+/// Shapes `ndim` items; `dtype` NULL or NUL-terminated; `smeta` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_serialize_meta(
+    ndim: i8,
+    shape: *const i64,
+    chunkshape: *const i32,
+    blockshape: *const i32,
+    dtype: *const c_char,
+    dtype_format: i8,
+    smeta: *mut *mut u8,
+) -> c_int {
+    guard_code(|| {
+        if smeta.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let (shape, chunkshape, blockshape) = shapes(ndim, shape, chunkshape, blockshape)?;
+        let meta = Meta {
+            shape: shape.to_vec(),
+            chunkshape: chunkshape.to_vec(),
+            blockshape: blockshape.to_vec(),
+            // SAFETY: caller contract.
+            dtype: unsafe { c_str(dtype) }.unwrap_or(crate::b2nd::meta::DEFAULT_DTYPE).to_string(),
+            dtype_format: u8::try_from(dtype_format).map_err(|_| Error::Failure)?,
+        };
+        let bytes = meta.serialize()?;
+        // SAFETY: plain allocation of the metalayer's size.
+        let p = unsafe { libc::malloc(bytes.len()) }.cast::<u8>();
+        if p.is_null() {
+            return Err(Error::MemoryAlloc);
+        }
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+            *smeta = p;
+        }
+        Ok(bytes.len() as i32)
+    })
+}
+
+/// Read a b2nd metalayer; returns the number of bytes read. The dtype (when
+/// the metalayer has one and `dtype` is not NULL) comes in a malloc'd string.
+///
+/// # Safety
+/// `smeta` `smeta_len` bytes; out pointers NULL or valid (shapes for up to 16 items).
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_deserialize_meta(
+    smeta: *const u8,
+    smeta_len: i32,
+    ndim: *mut i8,
+    shape: *mut i64,
+    chunkshape: *mut i32,
+    blockshape: *mut i32,
+    dtype: *mut *mut c_char,
+    dtype_format: *mut i8,
+) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let bytes = unsafe { slice(smeta, i64::from(smeta_len))? };
+        let (m, used, has_dtype) = Meta::deserialize_parts(bytes).map_err(|_| Error::Failure)?;
+        let nd = m.ndim();
+        unsafe {
+            if !ndim.is_null() {
+                *ndim = nd as i8;
+            }
+            for i in 0..nd {
+                if !shape.is_null() {
+                    *shape.add(i) = m.shape[i];
+                }
+                if !chunkshape.is_null() {
+                    *chunkshape.add(i) = m.chunkshape[i];
+                }
+                if !blockshape.is_null() {
+                    *blockshape.add(i) = m.blockshape[i];
+                }
+            }
+            if !dtype.is_null() && !dtype_format.is_null() {
+                if has_dtype {
+                    *dtype = super::global::malloc_str(&m.dtype);
+                    *dtype_format = m.dtype_format as i8;
+                } else {
+                    *dtype = std::ptr::null_mut();
+                    *dtype_format = 0;
+                }
+            }
+        }
+        Ok(used as i32)
+    })
+}
