@@ -177,6 +177,18 @@ static void self_checks(const char *dir) {
   CHECK(dtype != NULL && strcmp(dtype, "<i4") == 0);
   free(dtype);
   CHECK(b2nd_deserialize_meta(smeta, len - 3, &nd, shape, cs, bs, &dtype, &fmt) < 0);
+  /* the header-only twin reads the same */
+  int64_t shape2[B2ND_MAX_DIM];
+  int32_t cs2[B2ND_MAX_DIM], bs2[B2ND_MAX_DIM];
+  int8_t nd2;
+  CHECK_EQ(b2nd_deserialize_meta_inline(smeta, len, &nd2, shape2, cs2, bs2, &dtype, &fmt), len);
+  CHECK_EQ(nd2, 3);
+  CHECK(memcmp(shape2, SHAPE, sizeof(SHAPE)) == 0 && memcmp(cs2, CHUNKSHAPE, sizeof(CHUNKSHAPE)) == 0);
+  CHECK(memcmp(bs2, BLOCKSHAPE, sizeof(BLOCKSHAPE)) == 0);
+  CHECK(dtype != NULL && strcmp(dtype, "<i4") == 0 && fmt == 0);
+  free(dtype);
+  CHECK(b2nd_deserialize_meta_inline(smeta, len - 3, &nd2, shape2, cs2, bs2, &dtype, &fmt) < 0);
+  CHECK(b2nd_deserialize_meta(NULL, len, &nd2, shape2, cs2, bs2, &dtype, &fmt) < 0);
   free(smeta);
   free(m);
 }

@@ -344,5 +344,83 @@ int b2nd_deserialize_meta(const uint8_t *smeta,
 }  // extern "C"
 #endif  // __cplusplus
 
+/**
+ * @brief Read the b2nd metalayer without linking the library (header-only
+ * twin of b2nd_deserialize_meta, for plugins).
+ *
+ * @return The number of bytes read, or a negative error code. The dtype (when
+ * present and @p dtype and @p dtype_format are not NULL) is malloc'd.
+ */
+static inline int b2nd_deserialize_meta_inline(const uint8_t *smeta, int32_t smeta_len, int8_t *ndim, int64_t *shape,
+                                               int32_t *chunkshape, int32_t *blockshape, char **dtype,
+                                               int8_t *dtype_format) {
+  if (smeta == NULL || ndim == NULL || shape == NULL || chunkshape == NULL || blockshape == NULL) {
+    return BLOSC2_ERROR_NULL_POINTER;
+  }
+  if (dtype != NULL) {
+    *dtype = NULL;
+  }
+  if (dtype_format != NULL) {
+    *dtype_format = 0;
+  }
+  int32_t at = 0;
+  /* array marker, version, ndim */
+  if (smeta_len < 3) {
+    return BLOSC2_ERROR_FAILURE;
+  }
+  int nd = smeta[2];
+  if (nd > B2ND_MAX_DIM) {
+    return BLOSC2_ERROR_FAILURE;
+  }
+  *ndim = (int8_t)nd;
+  at = 3;
+  /* shape: fixarray of int64; chunkshape and blockshape: fixarrays of int32 */
+  if (smeta_len - at < 1 + 9 * nd) {
+    return BLOSC2_ERROR_FAILURE;
+  }
+  at += 1;
+  for (int i = 0; i < nd; i++, at += 9) {
+    uint64_t v = 0;
+    for (int b = 1; b <= 8; b++) {
+      v = (v << 8) | smeta[at + b];
+    }
+    shape[i] = (int64_t)v;
+  }
+  for (int part = 0; part < 2; part++) {
+    int32_t *out = part == 0 ? chunkshape : blockshape;
+    if (smeta_len - at < 1 + 5 * nd) {
+      return BLOSC2_ERROR_FAILURE;
+    }
+    at += 1;
+    for (int i = 0; i < nd; i++, at += 5) {
+      uint32_t v = ((uint32_t)smeta[at + 1] << 24) | ((uint32_t)smeta[at + 2] << 16) |
+                   ((uint32_t)smeta[at + 3] << 8) | (uint32_t)smeta[at + 4];
+      out[i] = (int32_t)v;
+    }
+  }
+  if (dtype == NULL || dtype_format == NULL || at >= smeta_len) {
+    return at;
+  }
+  /* dtype format, then a str32 */
+  if (smeta_len - at < 6 || smeta[at + 1] != 0xdb) {
+    return BLOSC2_ERROR_FAILURE;
+  }
+  int8_t format = (int8_t)smeta[at];
+  uint32_t len = ((uint32_t)smeta[at + 2] << 24) | ((uint32_t)smeta[at + 3] << 16) |
+                 ((uint32_t)smeta[at + 4] << 8) | (uint32_t)smeta[at + 5];
+  at += 6;
+  if (len > (uint32_t)(smeta_len - at)) {
+    return BLOSC2_ERROR_FAILURE;
+  }
+  char *s = (char *)malloc((size_t)len + 1);
+  if (s == NULL) {
+    return BLOSC2_ERROR_MEMORY_ALLOC;
+  }
+  memcpy(s, smeta + at, len);
+  s[len] = '\0';
+  *dtype = s;
+  *dtype_format = format;
+  return at + (int32_t)len;
+}
 
 #endif  /* BLOSC_B2ND_H */

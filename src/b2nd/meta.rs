@@ -57,11 +57,13 @@ impl Meta {
 
     /// Read a metalayer (also the older 6-element form, which has no dtype).
     pub fn deserialize(bytes: &[u8]) -> Result<Meta> {
-        Self::deserialize_parts(bytes).map(|(m, _, _)| m)
+        let (m, _, _) = Self::deserialize_parts(bytes)?;
+        m.check()?;
+        Ok(m)
     }
 
-    /// [`Meta::deserialize`], also telling how many bytes were read and whether
-    /// the metalayer holds a dtype.
+    /// [`Meta::deserialize`] without checking that the shapes make an array,
+    /// also telling how many bytes were read and whether there is a dtype.
     pub fn deserialize_parts(bytes: &[u8]) -> Result<(Meta, usize, bool)> {
         let mut r = Reader { b: bytes, pos: 0 };
         let n = r.u8()?;
@@ -103,7 +105,6 @@ impl Meta {
             (DEFAULT_DTYPE.to_string(), DTYPE_NUMPY_FORMAT)
         };
         let m = Meta { shape, chunkshape, blockshape, dtype, dtype_format };
-        m.check()?;
         Ok((m, r.pos, n == 0x97))
     }
 

@@ -677,24 +677,23 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
     dtype_format: *mut i8,
 ) -> c_int {
     guard_code(|| {
+        if smeta.is_null() || ndim.is_null() || shape.is_null() || chunkshape.is_null() || blockshape.is_null() {
+            return Err(Error::NullPointer);
+        }
         // SAFETY: caller contract.
-        let bytes = unsafe { slice(smeta, i64::from(smeta_len))? };
+        unsafe {
+            super::ffi::write_opt(dtype, std::ptr::null_mut());
+            super::ffi::write_opt(dtype_format, 0);
+        }
+        let bytes = unsafe { slice(smeta, i64::from(smeta_len)) }.map_err(|_| Error::Failure)?;
         let (m, used, has_dtype) = Meta::deserialize_parts(bytes).map_err(|_| Error::Failure)?;
         let nd = m.ndim();
         unsafe {
-            if !ndim.is_null() {
-                *ndim = nd as i8;
-            }
+            *ndim = nd as i8;
             for i in 0..nd {
-                if !shape.is_null() {
-                    *shape.add(i) = m.shape[i];
-                }
-                if !chunkshape.is_null() {
-                    *chunkshape.add(i) = m.chunkshape[i];
-                }
-                if !blockshape.is_null() {
-                    *blockshape.add(i) = m.blockshape[i];
-                }
+                *shape.add(i) = m.shape[i];
+                *chunkshape.add(i) = m.chunkshape[i];
+                *blockshape.add(i) = m.blockshape[i];
             }
             if !dtype.is_null() && !dtype_format.is_null() {
                 if has_dtype {
