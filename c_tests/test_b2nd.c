@@ -160,6 +160,70 @@ static void self_checks(const char *dir) {
   b2nd_free_ctx(ctx);
   free(d);
 
+  /* buffers, points, orthogonal selections, slices and copies */
+  {
+    int64_t ss[3] = {13, 7, 29}, s0[3] = {2, 1, 3}, s1[3] = {5, 4, 9}, ds[3] = {4, 4, 8}, d0[3] = {1, 0, 2};
+    int32_t *dst = calloc(4 * 4 * 8, 4);
+    CHECK_EQ(b2nd_copy_buffer2(3, 4, m, ss, s0, s1, dst, ds, d0), 0);
+    int ok = 1;
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 8; k++) {
+          int in = i >= 1 && j < 3 && k >= 2 && k < 8;
+          int32_t want = in ? value_at(2 + i - 1, 1 + j, 3 + k - 2) : 0;
+          ok &= dst[(i * 4 + j) * 8 + k] == want;
+        }
+    CHECK(ok);
+    free(dst);
+    b2nd_context_t *c4 = make_ctx(NULL, false, 4);
+    b2nd_array_t *a = NULL, *b = NULL;
+    CHECK_EQ(b2nd_from_cbuffer(c4, &a, m, NITEMS * 4), 0);
+    int64_t pts[3] = {0, (12 * 7 + 6) * 29 + 28, (7 * 7 + 3) * 29 + 15}; /* flat C-order indices */
+    int32_t got[3];
+    CHECK_EQ(b2nd_get_sparse_cbuffer(a, 3, pts, got, sizeof(got)), 0);
+    CHECK(got[0] == value_at(0, 0, 0) && got[1] == value_at(12, 6, 28) && got[2] == value_at(7, 3, 15));
+    int64_t s_i[2] = {12, 0}, s_j[3] = {1, 5, 6}, s_k[2] = {28, 11};
+    int64_t *sel[3] = {s_i, s_j, s_k};
+    int64_t sizes[3] = {2, 3, 2}, bshape[3] = {2, 3, 2};
+    int32_t o[12];
+    CHECK_EQ(b2nd_get_orthogonal_selection(a, sel, sizes, o, bshape, sizeof(o)), 0);
+    ok = 1;
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 2; k++) ok &= o[(i * 3 + j) * 2 + k] == value_at(s_i[i], s_j[j], s_k[k]);
+    CHECK(ok);
+    for (int i = 0; i < 12; i++) o[i] = -1 - i;
+    CHECK_EQ(b2nd_set_orthogonal_selection(a, sel, sizes, o, bshape, sizeof(o)), 0);
+    int32_t p1;
+    int64_t pt = (0 * 7 + 5) * 29 + 11;
+    CHECK_EQ(b2nd_get_sparse_cbuffer(a, 1, &pt, &p1, 4), 0);
+    CHECK_EQ(p1, -1 - ((1 * 3 + 1) * 2 + 1));
+    /* a new array from a slice, and a copy */
+    int64_t g0[3] = {1, 2, 3}, g1[3] = {9, 7, 20};
+    CHECK_EQ(b2nd_get_slice(c4, &b, a, g0, g1), 0);
+    if (b != NULL) {
+      CHECK_EQ(b->shape[0], 8);
+      CHECK_EQ(b->shape[2], 17);
+      int32_t *w = malloc(8 * 5 * 17 * 4), *w2 = malloc(8 * 5 * 17 * 4);
+      int64_t wshape[3] = {8, 5, 17};
+      CHECK_EQ(b2nd_to_cbuffer(b, w, 8 * 5 * 17 * 4), 0);
+      CHECK_EQ(b2nd_get_slice_cbuffer(a, g0, g1, w2, wshape, 8 * 5 * 17 * 4), 0);
+      CHECK(memcmp(w, w2, 8 * 5 * 17 * 4) == 0);
+      b2nd_array_t *cp = NULL;
+      CHECK_EQ(b2nd_copy(c4, b, &cp), 0);
+      if (cp != NULL) {
+        CHECK_EQ(b2nd_to_cbuffer(cp, w2, 8 * 5 * 17 * 4), 0);
+        CHECK(memcmp(w, w2, 8 * 5 * 17 * 4) == 0);
+        b2nd_free(cp);
+      }
+      free(w);
+      free(w2);
+      b2nd_free(b);
+    }
+    b2nd_free(a);
+    b2nd_free_ctx(c4);
+  }
+
   /* the metalayer */
   uint8_t *smeta;
   int len = b2nd_serialize_meta(3, SHAPE, CHUNKSHAPE, BLOCKSHAPE, "<i4", 0, &smeta);

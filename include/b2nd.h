@@ -340,6 +340,103 @@ int b2nd_deserialize_meta(const uint8_t *smeta,
                           char **dtype,
                           int8_t *dtype_format);
 
+/**
+ * Copy a box of a C-order buffer into another (`itemsize` bytes per item).
+ *
+ * # Safety
+ * Shapes and coordinates `ndim` items; `src` and `dst` hold their padded shapes.
+ */
+BLOSC_EXPORT
+int b2nd_copy_buffer2(int8_t ndim,
+                      int32_t itemsize,
+                      const void *src,
+                      const int64_t *src_pad_shape,
+                      const int64_t *src_start,
+                      const int64_t *src_stop,
+                      void *dst,
+                      const int64_t *dst_pad_shape,
+                      const int64_t *dst_start);
+
+/**
+ * [`b2nd_copy_buffer2`] with a one-byte item size.
+ *
+ * # Safety
+ * As for `b2nd_copy_buffer2`.
+ */
+BLOSC_EXPORT
+int b2nd_copy_buffer(int8_t ndim,
+                     uint8_t itemsize,
+                     const void *src,
+                     const int64_t *src_pad_shape,
+                     const int64_t *src_start,
+                     const int64_t *src_stop,
+                     void *dst,
+                     const int64_t *dst_pad_shape,
+                     const int64_t *dst_start);
+
+/**
+ * The items at `ncoords` flat C-order indices into `buffer`, in order.
+ *
+ * # Safety
+ * `array` live; `coords` `ncoords` items; `buffer` `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_get_sparse_cbuffer(const struct b2nd_array_t *array,
+                            int64_t ncoords,
+                            const int64_t *coords,
+                            void *buffer,
+                            int64_t buffersize);
+
+/**
+ * The items of an orthogonal selection into `buffer` (C order, shape `buffershape`).
+ *
+ * # Safety
+ * `array` live; `selection[i]` `selection_size[i]` items; `buffer` `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_get_orthogonal_selection(const struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+/**
+ * Set the items of an orthogonal selection from `buffer` (C order, shape `buffershape`).
+ *
+ * # Safety
+ * As for `b2nd_get_orthogonal_selection`.
+ */
+BLOSC_EXPORT
+int b2nd_set_orthogonal_selection(struct b2nd_array_t *array,
+                                  int64_t **selection,
+                                  int64_t *selection_size,
+                                  const void *buffer,
+                                  int64_t *buffershape,
+                                  int64_t buffersize);
+
+/**
+ * A new array (made as `ctx` says, with the slice's shape) holding the items
+ * of `[start, stop)` of `src`.
+ *
+ * # Safety
+ * `ctx` from `b2nd_create_ctx`; `src` live; `start`/`stop` ndim items; `array` valid for a write.
+ */
+BLOSC_EXPORT
+int b2nd_get_slice(b2nd_context_t *ctx,
+                   struct b2nd_array_t **array,
+                   const struct b2nd_array_t *src,
+                   const int64_t *start,
+                   const int64_t *stop);
+
+/**
+ * A copy of `src`, made as `ctx` says (its shape becomes `src`'s).
+ *
+ * # Safety
+ * `ctx` from `b2nd_create_ctx`; `src` live; `array` valid for a write.
+ */
+BLOSC_EXPORT int b2nd_copy(b2nd_context_t *ctx, const struct b2nd_array_t *src, struct b2nd_array_t **array);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -363,3 +363,125 @@ impl Array {
         self.get_slice(&start, &self.geom.shape.clone(), buffer)
     }
 }
+
+/// Copy the box `src_start..src_stop` of `src` (a C-order array of `src_shape`
+/// items of `itemsize` bytes) to `dst` (of `dst_shape`) at `dst_start`.
+#[allow(clippy::too_many_arguments)]
+pub fn copy_box(
+    itemsize: usize,
+    src: &[u8],
+    src_shape: &[i64],
+    src_start: &[i64],
+    src_stop: &[i64],
+    dst: &mut [u8],
+    dst_shape: &[i64],
+    dst_start: &[i64],
+) -> Result<()> {
+    let nd = src_shape.len();
+    if [src_start.len(), src_stop.len(), dst_shape.len(), dst_start.len()].iter().any(|&l| l != nd) || itemsize == 0 {
+        return Err(Error::InvalidParam);
+    }
+    for i in 0..nd {
+        let len = src_stop[i] - src_start[i];
+        if src_start[i] < 0 || len < 0 || src_stop[i] > src_shape[i] || dst_start[i] < 0 || dst_start[i] + len > dst_shape[i] {
+            return Err(Error::InvalidParam);
+        }
+    }
+    let need = |shape: &[i64]| product(shape).and_then(|n| usize::try_from(n).ok()).and_then(|n| n.checked_mul(itemsize));
+    if need(src_shape).is_none_or(|n| n > src.len()) || need(dst_shape).is_none_or(|n| n > dst.len()) {
+        return Err(Error::InvalidParam);
+    }
+    if nd == 0 {
+        dst[..itemsize].copy_from_slice(&src[..itemsize]);
+        return Ok(());
+    }
+    let last = nd - 1;
+    let run = (src_stop[last] - src_start[last]) as usize * itemsize;
+    let mut outer_hi = src_stop.to_vec();
+    outer_hi[last] = src_start[last] + 1;
+    let mut d = vec![0i64; nd];
+    for_each_index(src_start, &outer_hi, |idx| {
+        for i in 0..nd {
+            d[i] = idx[i] - src_start[i] + dst_start[i];
+        }
+        let so = c_index(idx, src_shape) as usize * itemsize;
+        let dof = c_index(&d, dst_shape) as usize * itemsize;
+        dst[dof..dof + run].copy_from_slice(&src[so..so + run]);
+        Ok(())
+    })
+}
+
+impl Geometry {
+    /// The items at `coords` (one `ndim`-tuple per item) of the array in `sc`,
+    /// one after the other into `buffer`.
+    pub fn get_points(&self, sc: &SuperChunk, coords: &[i64], buffer: &mut [u8]) -> Result<()> {
+        let nd = self.ndim().max(1);
+        let ts = sc.typesize().max(1) as usize;
+        if coords.len() % nd != 0 || buffer.len() < coords.len() / nd * ts {
+            return Err(Error::InvalidParam);
+        }
+        let ones = vec![1i64; self.ndim()];
+        for (k, c) in coords.chunks(nd).enumerate() {
+            let c = &c[..self.ndim()];
+            let stop: Vec<i64> = c.iter().map(|&x| x.saturating_add(1)).collect();
+            self.get_slice(sc, c, &stop, &mut buffer[k * ts..(k + 1) * ts], &ones)?;
+        }
+        Ok(())
+    }
+
+    /// Visit the items of an orthogonal selection (`selection[i]`: indices
+    /// along dimension `i`) chunk by chunk: `f(chunk_number, offsets)` gets the
+    /// (item offset in the chunk, item index in a C-order result of shape
+    /// `buffer_shape`) pairs.
+    pub fn for_each_selected(
+        &self,
+        selection: &[Vec<i64>],
+        buffer_shape: &[i64],
+        mut f: impl FnMut(usize, &[(usize, usize)]) -> Result<()>,
+    ) -> Result<()> {
+        let nd = self.ndim();
+        if selection.len() != nd || buffer_shape.len() != nd || selection.iter().zip(buffer_shape).any(|(s, &b)| (s.len() as i64) > b) {
+            return Err(Error::InvalidParam);
+        }
+        for (i, sel) in selection.iter().enumerate() {
+            if sel.iter().any(|&x| x < 0 || x >= self.shape[i]) {
+                return Err(Error::InvalidParam);
+            }
+        }
+        // Per dimension: the selected positions grouped by chunk coordinate.
+        let mut groups: Vec<Vec<(i64, Vec<usize>)>> = Vec::with_capacity(nd);
+        for (i, sel) in selection.iter().enumerate() {
+            let mut g: Vec<(i64, Vec<usize>)> = Vec::new();
+            for (p, &x) in sel.iter().enumerate() {
+                let c = x / self.chunkshape[i];
+                match g.iter_mut().find(|(cc, _)| *cc == c) {
+                    Some((_, v)) => v.push(p),
+                    None => g.push((c, vec![p])),
+                }
+            }
+            groups.push(g);
+        }
+        let counts: Vec<i64> = groups.iter().map(|g| g.len() as i64).collect();
+        let zeros = vec![0i64; nd];
+        let mut pairs = Vec::new();
+        for_each_index(&zeros, &counts, |gi| {
+            let chunk: Vec<i64> = (0..nd).map(|i| groups[i][gi[i] as usize].0).collect();
+            let n = c_index(&chunk, &self.chunks) as usize;
+            pairs.clear();
+            let lens: Vec<i64> = (0..nd).map(|i| groups[i][gi[i] as usize].1.len() as i64).collect();
+            let z = vec![0i64; nd];
+            let mut local = vec![0i64; nd];
+            let mut out = vec![0i64; nd];
+            for_each_index(&z, &lens, |pi| {
+                for i in 0..nd {
+                    let p = groups[i][gi[i] as usize].1[pi[i] as usize];
+                    out[i] = p as i64;
+                    local[i] = selection[i][p] - chunk[i] * self.chunkshape[i];
+                }
+                pairs.push((self.offset_in_chunk(&local) as usize, c_index(&out, buffer_shape) as usize));
+                Ok(())
+            })?;
+            f(n, &pairs)
+        })
+    }
+}

@@ -708,3 +708,260 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
         Ok(used as i32)
     })
 }
+
+/// `n` items of type `T` from a C pointer (NULL allowed when `n` is 0).
+unsafe fn items<'a, T>(p: *const T, n: usize) -> Result<&'a [T]> {
+    // SAFETY: caller contract: `n` readable items.
+    Ok(unsafe { std::slice::from_raw_parts(nonnull(p, n)?, n) })
+}
+
+/// Copy a box of a C-order buffer into another (`itemsize` bytes per item).
+///
+/// # Safety
+/// Shapes and coordinates `ndim` items; `src` and `dst` hold their padded shapes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_copy_buffer2(
+    ndim: i8,
+    itemsize: i32,
+    src: *const c_void,
+    src_pad_shape: *const i64,
+    src_start: *const i64,
+    src_stop: *const i64,
+    dst: *mut c_void,
+    dst_pad_shape: *const i64,
+    dst_start: *const i64,
+) -> c_int {
+    guard_code(|| {
+        let nd = usize::try_from(ndim).ok().filter(|&n| n <= B2ND_MAX_DIM).ok_or(Error::InvalidParam)?;
+        let is = usize::try_from(itemsize).ok().filter(|&i| i > 0).ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract.
+        let (ss, s0, s1, ds, d0) = unsafe {
+            (items(src_pad_shape, nd)?, items(src_start, nd)?, items(src_stop, nd)?, items(dst_pad_shape, nd)?, items(dst_start, nd)?)
+        };
+        let count = |shape: &[i64]| shape.iter().try_fold(is as i64, |a, &x| a.checked_mul(x)).ok_or(Error::InvalidParam);
+        let src = unsafe { slice(src.cast(), count(ss)?)? };
+        let dst = unsafe { slice_mut(dst.cast(), count(ds)?)? };
+        crate::b2nd::copy_box(is, src, ss, s0, s1, dst, ds, d0)?;
+        Ok(0)
+    })
+}
+
+/// [`b2nd_copy_buffer2`] with a one-byte item size.
+///
+/// # Safety
+/// As for `b2nd_copy_buffer2`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_copy_buffer(
+    ndim: i8,
+    itemsize: u8,
+    src: *const c_void,
+    src_pad_shape: *const i64,
+    src_start: *const i64,
+    src_stop: *const i64,
+    dst: *mut c_void,
+    dst_pad_shape: *const i64,
+    dst_start: *const i64,
+) -> c_int {
+    // SAFETY: caller contract.
+    unsafe { b2nd_copy_buffer2(ndim, i32::from(itemsize), src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start) }
+}
+
+/// The items at `ncoords` flat C-order indices into `buffer`, in order.
+///
+/// # Safety
+/// `array` live; `coords` `ncoords` items; `buffer` `buffersize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(array: *const b2nd_array_t, ncoords: i64, coords: *const i64, buffer: *mut c_void, buffersize: i64) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
+        if n == 0 {
+            return Ok(0);
+        }
+        let nd = h.geom.ndim();
+        if nd == 0 {
+            return Err(Error::InvalidParam);
+        }
+        // Flat C-order indices, turned into coordinates.
+        let flat = unsafe { items(coords, n)? };
+        let nitems = h.geom.nitems();
+        let mut tuples = Vec::with_capacity(n * nd);
+        for &f in flat {
+            if f < 0 || f >= nitems {
+                return Err(Error::InvalidParam);
+            }
+            let start = tuples.len();
+            tuples.resize(start + nd, 0);
+            let mut rest = f;
+            for i in (0..nd).rev() {
+                tuples[start + i] = rest % h.geom.shape[i];
+                rest /= h.geom.shape[i];
+            }
+        }
+        let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
+        let (_, r) = unsafe { reader(h.public.sc)? };
+        h.geom.get_points(&r, &tuples, dst)?;
+        Ok(0)
+    })
+}
+
+/// The selection lists of an orthogonal selection call.
+unsafe fn selection(h: &ArrayHandle, selection: *mut *mut i64, selection_size: *mut i64, buffershape: *mut i64) -> Result<(Vec<Vec<i64>>, Vec<i64>)> {
+    let nd = h.geom.ndim();
+    // SAFETY: caller contract: `ndim` lists and sizes.
+    let (lists, sizes, bshape) = unsafe { (items(selection.cast_const(), nd)?, items(selection_size.cast_const(), nd)?, items(buffershape.cast_const(), nd)?) };
+    let mut out = Vec::with_capacity(nd);
+    for i in 0..nd {
+        let n = usize::try_from(sizes[i]).map_err(|_| Error::InvalidParam)?;
+        out.push(unsafe { items(lists[i].cast_const(), n)? }.to_vec());
+    }
+    Ok((out, bshape.to_vec()))
+}
+
+/// The items of an orthogonal selection into `buffer` (C order, shape `buffershape`).
+///
+/// # Safety
+/// `array` live; `selection[i]` `selection_size[i]` items; `buffer` `buffersize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
+    array: *const b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffer: *mut c_void,
+    buffershape: *mut i64,
+    buffersize: i64,
+) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let (sel, bshape) = unsafe { self::selection(h, selection, selection_size, buffershape)? };
+        let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
+        let (_, r) = unsafe { reader(h.public.sc)? };
+        let ts = r.typesize().max(1) as usize;
+        let mut chunk = vec![0u8; h.geom.chunk_items as usize * ts];
+        h.geom.for_each_selected(&sel, &bshape, |n, pairs| {
+            r.decompress_chunk(n, &mut chunk)?;
+            for &(co, bo) in pairs {
+                let d = dst.get_mut(bo * ts..(bo + 1) * ts).ok_or(Error::WriteBuffer)?;
+                d.copy_from_slice(&chunk[co * ts..(co + 1) * ts]);
+            }
+            Ok(())
+        })?;
+        Ok(0)
+    })
+}
+
+/// Set the items of an orthogonal selection from `buffer` (C order, shape `buffershape`).
+///
+/// # Safety
+/// As for `b2nd_get_orthogonal_selection`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
+    array: *mut b2nd_array_t,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffer: *const c_void,
+    buffershape: *mut i64,
+    buffersize: i64,
+) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let (sel, bshape) = unsafe { self::selection(h, selection, selection_size, buffershape)? };
+        let src = unsafe { slice(buffer.cast(), buffersize)? };
+        unsafe {
+            change(h.public.sc, |sc| {
+                let ts = sc.typesize().max(1) as usize;
+                let mut chunk = vec![0u8; h.geom.chunk_items as usize * ts];
+                let mut todo = Vec::new();
+                h.geom.for_each_selected(&sel, &bshape, |n, pairs| {
+                    todo.push((n, pairs.to_vec()));
+                    Ok(())
+                })?;
+                for (n, pairs) in todo {
+                    chunk.fill(0);
+                    sc.decompress_chunk(n, &mut chunk)?;
+                    for (co, bo) in pairs {
+                        let s = src.get(bo * ts..(bo + 1) * ts).ok_or(Error::ReadBuffer)?;
+                        chunk[co * ts..(co + 1) * ts].copy_from_slice(s);
+                    }
+                    let c = sc.compress(&chunk)?;
+                    sc.update_chunk(n, &c)?;
+                }
+                Ok(())
+            })
+        }?;
+        Ok(0)
+    })
+}
+
+/// A new array (made as `ctx` says, with the slice's shape) holding the items
+/// of `[start, stop)` of `src`.
+///
+/// # Safety
+/// `ctx` from `b2nd_create_ctx`; `src` live; `start`/`stop` ndim items; `array` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_get_slice(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, src: *const b2nd_array_t, start: *const i64, stop: *const i64) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(src)? };
+        let nd = h.geom.ndim();
+        let (s0, s1) = unsafe { (items(start, nd)?, items(stop, nd)?) };
+        let shape: Vec<i64> = s0.iter().zip(s1).map(|(a, b)| b - a).collect();
+        if shape.iter().any(|&x| x < 0) {
+            return Err(Error::InvalidParam);
+        }
+        let ts = unsafe { (*h.public.sc).typesize }.max(1) as usize;
+        let n = shape.iter().try_fold(1usize, |a, &x| a.checked_mul(x as usize)).ok_or(Error::InvalidParam)?;
+        let mut buf = vec![0u8; n.checked_mul(ts).ok_or(Error::InvalidParam)?];
+        {
+            let (_, r) = unsafe { reader(h.public.sc)? };
+            h.geom.get_slice(&r, s0, s1, &mut buf, &shape)?;
+        }
+        unsafe { from_buffer_shaped(ctx, array, &buf, &shape) }
+    })
+}
+
+/// A new array as `ctx` says but of `shape`, holding `buf` (C order).
+unsafe fn from_buffer_shaped(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, buf: &[u8], shape: &[i64]) -> Result<i32> {
+    // SAFETY: caller contract.
+    let c = unsafe { ctx.cast::<ContextHandle>().as_mut() }.ok_or(Error::NullPointer)?;
+    if usize::try_from(c.public.ndim).ok() != Some(shape.len()) {
+        return Err(Error::InvalidParam);
+    }
+    c.public.shape[..shape.len()].copy_from_slice(shape);
+    // SAFETY: the context is valid; `buf` holds the whole array.
+    unsafe {
+        let r = b2nd_from_cbuffer(ctx, array, buf.as_ptr().cast(), buf.len() as i64);
+        if r < 0 {
+            return Err(Error::from_code(r).unwrap_or(Error::Failure));
+        }
+    }
+    Ok(0)
+}
+
+/// A copy of `src`, made as `ctx` says (its shape becomes `src`'s).
+///
+/// # Safety
+/// `ctx` from `b2nd_create_ctx`; `src` live; `array` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_copy(ctx: *mut b2nd_context_t, src: *const b2nd_array_t, array: *mut *mut b2nd_array_t) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(src)? };
+        let c = unsafe { ctx.cast::<ContextHandle>().as_mut() }.ok_or(Error::NullPointer)?;
+        c.public.ndim = h.geom.ndim() as i8;
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let stop = h.geom.shape.clone();
+        let start = vec![0i64; stop.len()];
+        unsafe { *array = std::ptr::null_mut() };
+        let rc = unsafe { b2nd_get_slice(ctx, array, src, start.as_ptr(), stop.as_ptr()) };
+        if rc < 0 {
+            return Err(Error::from_code(rc).unwrap_or(Error::Failure));
+        }
+        Ok(0)
+    })
+}
