@@ -16,7 +16,13 @@ static const int32_t BLOCKSHAPE[3] = {2, 3, 4};
 
 static int32_t value_at(int64_t i, int64_t j, int64_t k) { return (int32_t)(i * 10000 + j * 100 + k); }
 
+static b2nd_context_t *make_ctx_m(const char *urlpath, bool contiguous, int typesize, int nmeta);
+
 static b2nd_context_t *make_ctx(const char *urlpath, bool contiguous, int typesize) {
+  return make_ctx_m(urlpath, contiguous, typesize, 1);
+}
+
+static b2nd_context_t *make_ctx_m(const char *urlpath, bool contiguous, int typesize, int nmeta) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = typesize;
   cp.compcode = BLOSC_LZ4;
@@ -28,7 +34,7 @@ static b2nd_context_t *make_ctx(const char *urlpath, bool contiguous, int typesi
   /* c-blosc2 keeps the metalayers' pointers too */
   static uint8_t content[3] = {1, 2, 3};
   blosc2_metalayer meta = {.name = "user", .content = content, .content_len = 3};
-  return b2nd_create_ctx(&st, 3, SHAPE, CHUNKSHAPE, BLOCKSHAPE, typesize == 4 ? "<i4" : "<f8", 0, &meta, 1);
+  return b2nd_create_ctx(&st, 3, SHAPE, CHUNKSHAPE, BLOCKSHAPE, typesize == 4 ? "<i4" : "<f8", 0, &meta, nmeta);
 }
 
 static int32_t *model(void) {
@@ -221,6 +227,99 @@ static void self_checks(const char *dir) {
       b2nd_free(b);
     }
     b2nd_free(a);
+    b2nd_free_ctx(c4);
+  }
+
+  /* shape changes and views */
+  {
+    b2nd_context_t *c4 = make_ctx(NULL, false, 4);
+    b2nd_array_t *a = NULL;
+    CHECK_EQ(b2nd_from_cbuffer(c4, &a, m, NITEMS * 4), 0);
+    if (a != NULL) {
+      int32_t extra[2 * 7 * 29];
+      for (int i = 0; i < 2 * 7 * 29; i++) extra[i] = 7000000 + i;
+      CHECK_EQ(b2nd_append(a, extra, sizeof(extra), 0), 0);
+      CHECK_EQ(a->shape[0], 15);
+      CHECK_EQ(a->sc->nchunks, 3 * 2 * 3);
+      int32_t *all = malloc(15 * 7 * 29 * 4);
+      CHECK_EQ(b2nd_to_cbuffer(a, all, 15 * 7 * 29 * 4), 0);
+      CHECK(memcmp(all, m, NITEMS * 4) == 0 && memcmp(all + NITEMS, extra, sizeof(extra)) == 0);
+      /* insert 10 columns at 10 along the last axis, then delete them */
+      int32_t *cols = malloc(15 * 7 * 10 * 4);
+      for (int i = 0; i < 15 * 7 * 10; i++) cols[i] = -5 - i;
+      CHECK_EQ(b2nd_insert(a, cols, 15 * 7 * 10 * 4, 2, 10), 0);
+      CHECK_EQ(a->shape[2], 39);
+      int64_t p0[3] = {14, 6, 10}, p1[3] = {15, 7, 20}, ps[3] = {1, 1, 10};
+      int32_t row[10];
+      CHECK_EQ(b2nd_get_slice_cbuffer(a, p0, p1, row, ps, sizeof(row)), 0);
+      CHECK(memcmp(row, cols + (14 * 7 + 6) * 10, sizeof(row)) == 0);
+      CHECK_EQ(b2nd_delete(a, 2, 10, 10), 0);
+      CHECK_EQ(a->shape[2], 29);
+      int32_t *again = malloc(15 * 7 * 29 * 4);
+      CHECK_EQ(b2nd_to_cbuffer(a, again, 15 * 7 * 29 * 4), 0);
+      CHECK(memcmp(again, all, 15 * 7 * 29 * 4) == 0);
+      /* grow at the end: the old items stay */
+      int64_t ns[3] = {15, 8, 29};
+      CHECK_EQ(b2nd_resize(a, ns, NULL), 0);
+      CHECK_EQ(a->shape[1], 8);
+      int64_t q0[3] = {0, 0, 0}, q1[3] = {15, 7, 29}, qs[3] = {15, 7, 29};
+      CHECK_EQ(b2nd_get_slice_cbuffer(a, q0, q1, again, qs, 15 * 7 * 29 * 4), 0);
+      CHECK(memcmp(again, all, 15 * 7 * 29 * 4) == 0);
+      free(cols);
+      free(again);
+      free(all);
+      b2nd_free(a);
+    }
+    a = NULL;
+    CHECK_EQ(b2nd_from_cbuffer(c4, &a, m, NITEMS * 4), 0);
+    if (a != NULL) {
+      /* concatenate with itself along axis 1 into a new array */
+      b2nd_context_t *c5 = make_ctx(NULL, false, 4);
+      b2nd_array_t *cat = NULL;
+      CHECK_EQ(b2nd_concatenate(c5, a, a, 1, true, &cat), 0);
+      if (cat != NULL) {
+        CHECK_EQ(cat->shape[1], 14);
+        int64_t c0[3] = {3, 7, 0}, c1[3] = {4, 14, 29}, cs3[3] = {1, 7, 29};
+        int32_t part[7 * 29];
+        CHECK_EQ(b2nd_get_slice_cbuffer(cat, c0, c1, part, cs3, sizeof(part)), 0);
+        CHECK(memcmp(part, m + 3 * 7 * 29, sizeof(part)) == 0);
+        b2nd_free(cat);
+      }
+      b2nd_free_ctx(c5);
+      b2nd_free(a);
+    }
+    /* views (c-blosc2 makes them only of arrays without other metalayers):
+       one more dimension in front, then squeezed away again */
+    b2nd_context_t *c6 = make_ctx_m(NULL, false, 4, 0);
+    a = NULL;
+    CHECK_EQ(b2nd_from_cbuffer(c6, &a, m, NITEMS * 4), 0);
+    b2nd_free_ctx(c6);
+    if (a != NULL) {
+      bool axis[4] = {true, false, false, false};
+      b2nd_array_t *v = NULL, *w = NULL;
+      CHECK_EQ(b2nd_expand_dims(a, &v, axis, 4), 0);
+      if (v != NULL) {
+        CHECK_EQ(v->ndim, 4);
+        CHECK_EQ(v->shape[0], 1);
+        CHECK_EQ(v->shape[3], 29);
+        int64_t v0[4] = {0, 2, 3, 4}, v1[4] = {1, 3, 4, 9}, vs[4] = {1, 1, 1, 5};
+        int32_t five[5];
+        CHECK_EQ(b2nd_get_slice_cbuffer(v, v0, v1, five, vs, sizeof(five)), 0);
+        CHECK(five[0] == value_at(2, 3, 4) && five[4] == value_at(2, 3, 8));
+        CHECK_EQ(b2nd_squeeze(v, &w), 0);
+        if (w != NULL) {
+          CHECK_EQ(w->ndim, 3);
+          CHECK_EQ(w->shape[1], 7);
+          int32_t *all = malloc(NITEMS * 4);
+          CHECK_EQ(b2nd_to_cbuffer(w, all, NITEMS * 4), 0);
+          CHECK(memcmp(all, m, NITEMS * 4) == 0);
+          free(all);
+          b2nd_free(w);
+        }
+        b2nd_free(v);
+      }
+      b2nd_free(a);
+    }
     b2nd_free_ctx(c4);
   }
 

@@ -437,6 +437,97 @@ int b2nd_get_slice(b2nd_context_t *ctx,
  */
 BLOSC_EXPORT int b2nd_copy(b2nd_context_t *ctx, const struct b2nd_array_t *src, struct b2nd_array_t **array);
 
+/**
+ * Change the shape of an array: along each dimension, items open (as zeros)
+ * or go at `start[i]` (NULL: at the end).
+ *
+ * # Safety
+ * `array` live; `new_shape` ndim items; `start` NULL or ndim items.
+ */
+BLOSC_EXPORT int b2nd_resize(struct b2nd_array_t *array, const int64_t *new_shape, const int64_t *start);
+
+/**
+ * Insert the items of `buffer` along `axis` at `insert_start` (the buffer has
+ * the array's shape, but for `axis`).
+ *
+ * # Safety
+ * `array` live; `buffer` `buffersize` bytes.
+ */
+BLOSC_EXPORT
+int b2nd_insert(struct b2nd_array_t *array,
+                const void *buffer,
+                int64_t buffersize,
+                int8_t axis,
+                int64_t insert_start);
+
+/**
+ * Append the items of `buffer` at the end of `axis`.
+ *
+ * # Safety
+ * As for `b2nd_insert`.
+ */
+BLOSC_EXPORT int b2nd_append(struct b2nd_array_t *array, const void *buffer, int64_t buffersize, int8_t axis);
+
+/**
+ * Remove `delete_len` items along `axis` from `delete_start`.
+ *
+ * # Safety
+ * `array` live.
+ */
+BLOSC_EXPORT
+int b2nd_delete(struct b2nd_array_t *array,
+                int8_t axis,
+                int64_t delete_start,
+                int64_t delete_len);
+
+/**
+ * `src1` followed by `src2` along `axis`: a new array made as `ctx` says
+ * (`copy`), or `src1` itself, extended.
+ *
+ * # Safety
+ * `ctx` from `b2nd_create_ctx`; `src1`, `src2` live; `array` valid for a write.
+ */
+BLOSC_EXPORT
+int b2nd_concatenate(b2nd_context_t *ctx,
+                     const struct b2nd_array_t *src1,
+                     const struct b2nd_array_t *src2,
+                     int8_t axis,
+                     bool copy,
+                     struct b2nd_array_t **array);
+
+/**
+ * A view of `array` without the dimensions marked in `index` (each of size 1).
+ * The view shares the array's data; free it with `b2nd_free` before the array.
+ *
+ * # Safety
+ * `array` live; `index` ndim items; `view` valid for a write.
+ */
+BLOSC_EXPORT
+int b2nd_squeeze_index(struct b2nd_array_t *array,
+                       struct b2nd_array_t **view,
+                       const bool *index);
+
+/**
+ * A view of `array` without its dimensions of size 1.
+ *
+ * # Safety
+ * `array` live; `view` valid for a write.
+ */
+BLOSC_EXPORT int b2nd_squeeze(struct b2nd_array_t *array, struct b2nd_array_t **view);
+
+/**
+ * A view of `array` with `final_dims` dimensions: those marked in `axis` are
+ * new ones of size 1, the others are the array's, in order.
+ *
+ * # Safety
+ * `array` live; `axis` `final_dims` items; `view` valid for a write.
+ */
+BLOSC_EXPORT
+int b2nd_expand_dims(const struct b2nd_array_t *array,
+                     struct b2nd_array_t **view,
+                     const bool *axis,
+                     uint8_t final_dims);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

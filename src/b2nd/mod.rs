@@ -485,3 +485,67 @@ impl Geometry {
         })
     }
 }
+
+impl Geometry {
+    /// Rewrite the array in `sc` with the shapes of `new_meta` (same chunk and
+    /// block shapes) and the items of `data` (C order, the new shape): every
+    /// chunk is compressed again, chunks are added or removed at the end, and
+    /// the `b2nd` metalayer is updated. Returns the new geometry.
+    pub fn rewrite(&self, sc: &mut SuperChunk, new_meta: &Meta, data: &[u8]) -> Result<Geometry> {
+        let g = Geometry::new(new_meta)?;
+        let ts = sc.typesize().max(1) as usize;
+        if (data.len() as u64) < (g.nitems() as u64).saturating_mul(ts as u64) {
+            return Err(Error::InvalidParam);
+        }
+        let nchunks = if g.nitems() == 0 { 0 } else { g.nchunks() as usize };
+        let zeros = vec![0i64; g.ndim()];
+        let mut chunk = vec![0u8; g.chunk_items as usize * ts];
+        let mut grid = Vec::with_capacity(nchunks);
+        if nchunks > 0 {
+            for_each_index(&zeros, &g.chunks, |c| {
+                grid.push(c.to_vec());
+                Ok(())
+            })?;
+        }
+        for c in &grid {
+            let (n, lo, hi) = g.chunk_box(c);
+            chunk.fill(0);
+            g.for_each_run(&lo, &lo, &hi, &zeros, &g.shape, ts, |co, bo, len| {
+                chunk[co..co + len].copy_from_slice(data.get(bo..bo + len).ok_or(Error::ReadBuffer)?);
+                Ok(())
+            })?;
+            let bytes = sc.compress(&chunk)?;
+            if n < sc.nchunks() {
+                sc.update_chunk(n, &bytes)?;
+            } else {
+                sc.append_chunk(&bytes)?;
+            }
+        }
+        while sc.nchunks() > nchunks {
+            sc.delete_chunk(sc.nchunks() - 1)?;
+        }
+        sc.meta_update("b2nd", &new_meta.serialize()?)?;
+        Ok(g)
+    }
+
+    /// All items of the array in `sc`, in C order.
+    pub fn read_all(&self, sc: &SuperChunk) -> Result<Vec<u8>> {
+        let ts = sc.typesize().max(1) as usize;
+        let n = usize::try_from(self.nitems()).map_err(|_| Error::InvalidParam)?;
+        let mut all = vec![0u8; n.checked_mul(ts).ok_or(Error::InvalidParam)?];
+        let start = vec![0i64; self.ndim()];
+        self.get_slice(sc, &start, &self.shape, &mut all, &self.shape)?;
+        Ok(all)
+    }
+}
+
+/// The C-order buffer of `shape2` made from `old` (of `shape1`): the items of
+/// `old` go to `dst_start` onwards, the rest are zeros.
+pub fn reshaped(itemsize: usize, old: &[u8], shape1: &[i64], shape2: &[i64], src_start: &[i64], src_stop: &[i64], dst_start: &[i64]) -> Result<Vec<u8>> {
+    let n = product(shape2).and_then(|n| usize::try_from(n).ok()).and_then(|n| n.checked_mul(itemsize)).ok_or(Error::InvalidParam)?;
+    let mut out = vec![0u8; n];
+    if src_start.iter().zip(src_stop).all(|(a, b)| a < b) {
+        copy_box(itemsize, old, shape1, src_start, src_stop, &mut out, shape2, dst_start)?;
+    }
+    Ok(out)
+}

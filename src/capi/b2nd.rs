@@ -33,8 +33,48 @@ struct ContextHandle {
 struct ArrayHandle {
     public: b2nd_array_t,
     meta: Meta,
+    /// The geometry of the stored array (for a view: of the array it views).
     geom: Geometry,
     dtype: CString,
+    /// For a view: which dimension of the stored array each of its dimensions
+    /// is (`None`: a dimension of size 1 added by `b2nd_expand_dims`).
+    view: Option<Vec<Option<usize>>>,
+}
+
+impl ArrayHandle {
+    fn owns_schunk(&self) -> bool {
+        self.view.is_none()
+    }
+
+    /// A slice in this array's coordinates, in the stored array's.
+    fn to_base(&self, start: &[i64], stop: &[i64], bshape: &[i64]) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>)> {
+        let Some(map) = &self.view else {
+            return Ok((start.to_vec(), stop.to_vec(), bshape.to_vec()));
+        };
+        let nd = self.geom.ndim();
+        let (mut s0, mut s1, mut bs) = (vec![0i64; nd], vec![1i64; nd], vec![1i64; nd]);
+        for (j, m) in map.iter().enumerate() {
+            match m {
+                Some(b) => {
+                    s0[*b] = start[j];
+                    s1[*b] = stop[j];
+                    bs[*b] = bshape[j];
+                }
+                None if start[j] == 0 && stop[j] <= 1 && bshape[j] >= stop[j] => {}
+                None => return Err(Error::InvalidParam),
+            }
+        }
+        Ok((s0, s1, bs))
+    }
+
+    /// Operations that work in the stored array's coordinates refuse views.
+    fn not_a_view(&self) -> Result<()> {
+        if self.view.is_some() {
+            Err(Error::InvalidParam)
+        } else {
+            Ok(())
+        }
+    }
 }
 
 fn shapes<'a>(ndim: i8, shape: *const i64, chunkshape: *const i32, blockshape: *const i32) -> Result<(&'a [i64], &'a [i32], &'a [i32])> {
@@ -175,7 +215,12 @@ fn c_strides(shape: &[i64]) -> [i64; B2ND_MAX_DIM] {
 
 /// Fill the public fields of an array from its geometry.
 fn fill_public(h: &mut ArrayHandle, sc: *mut blosc2_schunk) {
-    let g = &h.geom;
+    let g = h.geom.clone();
+    fill_public_as(h, sc, &g);
+}
+
+/// Fill the public fields of an array as having geometry `g` (a view's).
+fn fill_public_as(h: &mut ArrayHandle, sc: *mut blosc2_schunk, g: &Geometry) {
     let nd = g.ndim();
     // SAFETY: plain data; all-zero is a valid (empty) value.
     let mut p: b2nd_array_t = unsafe { std::mem::zeroed() };
@@ -225,6 +270,7 @@ unsafe fn wrap(sc: *mut blosc2_schunk, array: *mut *mut b2nd_array_t) -> Result<
         meta,
         geom,
         dtype,
+        view: None,
     });
     fill_public(&mut h, sc);
     h.public.last_tick = tick;
@@ -341,7 +387,7 @@ pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
         }
         // SAFETY: made by Box::into_raw in `wrap`.
         let h = unsafe { Box::from_raw(array.cast::<ArrayHandle>()) };
-        if !h.public.sc.is_null() {
+        if !h.public.sc.is_null() && h.owns_schunk() {
             // SAFETY: the array owns its super-chunk.
             unsafe { blosc2_schunk_free(h.public.sc) };
         }
@@ -460,7 +506,7 @@ pub unsafe extern "C" fn b2nd_save_append(array: *const b2nd_array_t, urlpath: *
 
 /// Shapes of a slice call, checked.
 unsafe fn slice_args<'a>(h: &ArrayHandle, start: *const i64, stop: *const i64, buffershape: *const i64) -> Result<(&'a [i64], &'a [i64], &'a [i64])> {
-    let nd = h.geom.ndim();
+    let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
     // SAFETY: caller contract: ndim items each.
     unsafe {
         Ok((
@@ -537,9 +583,10 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
         // SAFETY: caller contract.
         let h = unsafe { array_handle(array)? };
         let (start, stop, bshape) = unsafe { slice_args(h, start, stop, buffershape)? };
+        let (start, stop, bshape) = h.to_base(start, stop, bshape)?;
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         let (_, r) = unsafe { reader(h.public.sc)? };
-        h.geom.get_slice(&r, start, stop, dst, bshape)?;
+        h.geom.get_slice(&r, &start, &stop, dst, &bshape)?;
         Ok(0)
     })
 }
@@ -562,8 +609,9 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
         // SAFETY: caller contract.
         let h = unsafe { array_handle(array)? };
         let (start, stop, bshape) = unsafe { slice_args(h, start, stop, buffershape)? };
+        let (start, stop, bshape) = h.to_base(start, stop, bshape)?;
         let src = unsafe { slice(buffer.cast(), buffersize)? };
-        unsafe { change(h.public.sc, |s| h.geom.set_slice(s, start, stop, src, bshape)) }?;
+        unsafe { change(h.public.sc, |s| h.geom.set_slice(s, &start, &stop, src, &bshape)) }?;
         Ok(0)
     })
 }
@@ -601,6 +649,10 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
         let h = unsafe { array.cast::<ArrayHandle>().as_mut() }.ok_or(Error::NullPointer)?;
         let sc = h.public.sc;
         let changed = unsafe { change(sc, |s| s.refresh()) }?;
+        if h.view.is_some() {
+            // A view keeps its shape; the data it reads is current.
+            return Ok(i32::from(changed));
+        }
         let (_, r) = unsafe { reader(sc)? };
         if !changed && r.change_tick() == h.public.last_tick {
             return Ok(0);
@@ -835,6 +887,7 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { array_handle(array)? };
+        h.not_a_view()?;
         let (sel, bshape) = unsafe { self::selection(h, selection, selection_size, buffershape)? };
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         let (_, r) = unsafe { reader(h.public.sc)? };
@@ -868,6 +921,7 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { array_handle(array)? };
+        h.not_a_view()?;
         let (sel, bshape) = unsafe { self::selection(h, selection, selection_size, buffershape)? };
         let src = unsafe { slice(buffer.cast(), buffersize)? };
         unsafe {
@@ -906,6 +960,7 @@ pub unsafe extern "C" fn b2nd_get_slice(ctx: *mut b2nd_context_t, array: *mut *m
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { array_handle(src)? };
+        h.not_a_view()?;
         let nd = h.geom.ndim();
         let (s0, s1) = unsafe { (items(start, nd)?, items(stop, nd)?) };
         let shape: Vec<i64> = s0.iter().zip(s1).map(|(a, b)| b - a).collect();
@@ -963,5 +1018,332 @@ pub unsafe extern "C" fn b2nd_copy(ctx: *mut b2nd_context_t, src: *const b2nd_ar
             return Err(Error::from_code(rc).unwrap_or(Error::Failure));
         }
         Ok(0)
+    })
+}
+
+/// Change an array's shape and items: `f` gets its shape and items (C order)
+/// and returns the new shape and items; chunks and metalayer are rewritten.
+unsafe fn reshape_with(array: *mut b2nd_array_t, f: impl FnOnce(&[i64], &[u8], usize) -> Result<(Vec<i64>, Vec<u8>)>) -> Result<i32> {
+    // SAFETY: caller contract.
+    let h = unsafe { array.cast::<ArrayHandle>().as_mut() }.ok_or(Error::NullPointer)?;
+    if !h.owns_schunk() {
+        return Err(Error::InvalidParam);
+    }
+    let sc = h.public.sc;
+    let geom = h.geom.clone();
+    let mut meta = h.meta.clone();
+    let new_geom = unsafe {
+        change(sc, |s| {
+            let ts = s.typesize().max(1) as usize;
+            let all = geom.read_all(s)?;
+            let (shape, data) = f(&geom.shape, &all, ts)?;
+            meta.shape = shape;
+            geom.rewrite(s, &meta, &data)
+        })
+    }?;
+    h.geom = new_geom;
+    h.meta = meta;
+    let tick = h.public.last_tick;
+    fill_public(h, sc);
+    h.public.last_tick = tick;
+    Ok(0)
+}
+
+/// Move the items of `old` (shape `shape`) along `axis` so that `n` new items
+/// (zeros) open at `at` (n > 0), or `-n` items from `at` go (n < 0).
+fn shift_axis(old: &[u8], shape: &[i64], ts: usize, axis: usize, at: i64, n: i64) -> Result<(Vec<i64>, Vec<u8>)> {
+    let mut new_shape = shape.to_vec();
+    new_shape[axis] = shape[axis] + n;
+    if new_shape[axis] < 0 || at < 0 || at > shape[axis] || (n < 0 && at - n > shape[axis]) {
+        return Err(Error::InvalidParam);
+    }
+    let zeros = vec![0i64; shape.len()];
+    // The part before `at` stays.
+    let mut stop1 = shape.to_vec();
+    stop1[axis] = at;
+    let mut out = crate::b2nd::reshaped(ts, old, shape, &new_shape, &zeros, &stop1, &zeros)?;
+    // The part after moves by `n`.
+    let mut src_start = zeros.clone();
+    src_start[axis] = if n > 0 { at } else { at - n };
+    let mut dst_start = zeros.clone();
+    dst_start[axis] = if n > 0 { at + n } else { at };
+    if src_start[axis] < shape[axis] {
+        crate::b2nd::copy_box(ts, old, shape, &src_start, shape, &mut out, &new_shape, &dst_start)?;
+    }
+    Ok((new_shape, out))
+}
+
+/// Change the shape of an array: along each dimension, items open (as zeros)
+/// or go at `start[i]` (NULL: at the end).
+///
+/// # Safety
+/// `array` live; `new_shape` ndim items; `start` NULL or ndim items.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_resize(array: *mut b2nd_array_t, new_shape: *const i64, start: *const i64) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let nd = unsafe { array_handle(array)? }.geom.ndim();
+        let ns = unsafe { items(new_shape, nd)? }.to_vec();
+        let st = if start.is_null() { None } else { Some(unsafe { items(start, nd)? }.to_vec()) };
+        unsafe {
+            reshape_with(array, |shape, all, ts| {
+                let (mut shape, mut data) = (shape.to_vec(), all.to_vec());
+                for i in 0..nd {
+                    let n = ns[i] - shape[i];
+                    if n == 0 {
+                        continue;
+                    }
+                    let at = st.as_ref().map_or(shape[i].min(ns[i]), |s| s[i]);
+                    (shape, data) = shift_axis(&data, &shape, ts, i, at, n)?;
+                }
+                Ok((shape, data))
+            })
+        }
+    })
+}
+
+/// Insert the items of `buffer` along `axis` at `insert_start` (the buffer has
+/// the array's shape, but for `axis`).
+///
+/// # Safety
+/// `array` live; `buffer` `buffersize` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_insert(array: *mut b2nd_array_t, buffer: *const c_void, buffersize: i64, axis: i8, insert_start: i64) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let src = unsafe { slice(buffer.cast(), buffersize)? };
+        let nd = unsafe { array_handle(array)? }.geom.ndim();
+        let axis = usize::try_from(axis).ok().filter(|&a| a < nd).ok_or(Error::InvalidParam)?;
+        unsafe {
+            reshape_with(array, |shape, all, ts| {
+                let others: i64 = shape.iter().enumerate().filter(|(i, _)| *i != axis).map(|(_, &s)| s).product();
+                let row = others.checked_mul(ts as i64).filter(|&r| r > 0).ok_or(Error::InvalidParam)?;
+                if src.len() as i64 % row != 0 {
+                    return Err(Error::InvalidParam);
+                }
+                let n = src.len() as i64 / row;
+                let (new_shape, mut data) = shift_axis(all, shape, ts, axis, insert_start, n)?;
+                let mut bshape = shape.to_vec();
+                bshape[axis] = n;
+                let zeros = vec![0i64; nd];
+                let mut at = zeros.clone();
+                at[axis] = insert_start;
+                crate::b2nd::copy_box(ts, src, &bshape, &zeros, &bshape, &mut data, &new_shape, &at)?;
+                Ok((new_shape, data))
+            })
+        }
+    })
+}
+
+/// Append the items of `buffer` at the end of `axis`.
+///
+/// # Safety
+/// As for `b2nd_insert`.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_append(array: *mut b2nd_array_t, buffer: *const c_void, buffersize: i64, axis: i8) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let a = usize::try_from(axis).ok().filter(|&a| a < h.geom.ndim()).ok_or(Error::InvalidParam)?;
+        let end = h.geom.shape[a];
+        let rc = unsafe { b2nd_insert(array, buffer, buffersize, axis, end) };
+        if rc < 0 {
+            return Err(Error::from_code(rc).unwrap_or(Error::Failure));
+        }
+        Ok(0)
+    })
+}
+
+/// Remove `delete_len` items along `axis` from `delete_start`.
+///
+/// # Safety
+/// `array` live.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_delete(array: *mut b2nd_array_t, axis: i8, delete_start: i64, delete_len: i64) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let nd = unsafe { array_handle(array)? }.geom.ndim();
+        let axis = usize::try_from(axis).ok().filter(|&a| a < nd).ok_or(Error::InvalidParam)?;
+        if delete_len < 0 {
+            return Err(Error::InvalidParam);
+        }
+        unsafe { reshape_with(array, |shape, all, ts| shift_axis(all, shape, ts, axis, delete_start, -delete_len)) }
+    })
+}
+
+/// `src1` followed by `src2` along `axis`: a new array made as `ctx` says
+/// (`copy`), or `src1` itself, extended.
+///
+/// # Safety
+/// `ctx` from `b2nd_create_ctx`; `src1`, `src2` live; `array` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_concatenate(
+    ctx: *mut b2nd_context_t,
+    src1: *const b2nd_array_t,
+    src2: *const b2nd_array_t,
+    axis: i8,
+    copy: bool,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let (h1, h2) = unsafe { (array_handle(src1)?, array_handle(src2)?) };
+        if array.is_null() {
+            return Err(Error::NullPointer);
+        }
+        let nd = h1.geom.ndim();
+        let a = usize::try_from(axis).ok().filter(|&x| x < nd).ok_or(Error::InvalidParam)?;
+        if h2.geom.ndim() != nd || (0..nd).any(|i| i != a && h1.geom.shape[i] != h2.geom.shape[i]) {
+            return Err(Error::InvalidParam);
+        }
+        let ts1 = unsafe { (*h1.public.sc).typesize };
+        if ts1 != unsafe { (*h2.public.sc).typesize } {
+            return Err(Error::InvalidParam);
+        }
+        let two = {
+            let (_, r) = unsafe { reader(h2.public.sc)? };
+            h2.geom.read_all(&r)?
+        };
+        if copy {
+            let one = {
+                let (_, r) = unsafe { reader(h1.public.sc)? };
+                h1.geom.read_all(&r)?
+            };
+            let ts = ts1.max(1) as usize;
+            let mut shape = h1.geom.shape.clone();
+            shape[a] += h2.geom.shape[a];
+            let zeros = vec![0i64; nd];
+            let mut data = crate::b2nd::reshaped(ts, &one, &h1.geom.shape, &shape, &zeros, &h1.geom.shape, &zeros)?;
+            let mut at = zeros.clone();
+            at[a] = h1.geom.shape[a];
+            crate::b2nd::copy_box(ts, &two, &h2.geom.shape, &zeros, &h2.geom.shape, &mut data, &shape, &at)?;
+            let c = unsafe { ctx.cast::<ContextHandle>().as_mut() }.ok_or(Error::NullPointer)?;
+            c.public.ndim = nd as i8;
+            return unsafe { from_buffer_shaped(ctx, array, &data, &shape) };
+        }
+        let target = src1.cast_mut();
+        let rc = unsafe { b2nd_append(target, two.as_ptr().cast(), two.len() as i64, axis) };
+        if rc < 0 {
+            return Err(Error::from_code(rc).unwrap_or(Error::Failure));
+        }
+        unsafe { *array = target };
+        Ok(0)
+    })
+}
+
+/// A view of `array` whose dimension `j` is `map[j]` of the stored array (or
+/// an added dimension of size 1).
+unsafe fn make_view(array: *const b2nd_array_t, map: Vec<Option<usize>>, out: *mut *mut b2nd_array_t) -> Result<i32> {
+    // SAFETY: caller contract.
+    let h = unsafe { array_handle(array)? };
+    if out.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // Compose with the map of a view of a view.
+    let map: Vec<Option<usize>> = match &h.view {
+        Some(m0) => map.iter().map(|m| m.and_then(|j| m0[j])).collect(),
+        None => map,
+    };
+    if map.len() > B2ND_MAX_DIM {
+        return Err(Error::InvalidParam);
+    }
+    let base = &h.geom;
+    let vmeta = Meta {
+        shape: map.iter().map(|m| m.map_or(1, |b| base.shape[b])).collect(),
+        chunkshape: map.iter().map(|m| m.map_or(1, |b| base.chunkshape[b] as i32)).collect(),
+        blockshape: map.iter().map(|m| m.map_or(1, |b| base.blockshape[b] as i32)).collect(),
+        dtype: h.meta.dtype.clone(),
+        dtype_format: h.meta.dtype_format,
+    };
+    let vgeom = Geometry::new(&vmeta)?;
+    let mut v = Box::new(ArrayHandle {
+        // SAFETY: plain data; filled below.
+        public: unsafe { std::mem::zeroed() },
+        meta: h.meta.clone(),
+        geom: h.geom.clone(),
+        dtype: h.dtype.clone(),
+        view: Some(map),
+    });
+    fill_public_as(&mut v, h.public.sc, &vgeom);
+    v.public.last_tick = h.public.last_tick;
+    // SAFETY: checked non-NULL.
+    unsafe { *out = Box::into_raw(v).cast() };
+    Ok(0)
+}
+
+/// A view of `array` without the dimensions marked in `index` (each of size 1).
+/// The view shares the array's data; free it with `b2nd_free` before the array.
+///
+/// # Safety
+/// `array` live; `index` ndim items; `view` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_squeeze_index(array: *mut b2nd_array_t, view: *mut *mut b2nd_array_t, index: *const bool) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
+        let idx = unsafe { items(index, nd)? };
+        let mut map = Vec::new();
+        for (j, &drop) in idx.iter().enumerate() {
+            if drop {
+                if h.public.shape[j] != 1 {
+                    return Err(Error::InvalidParam);
+                }
+            } else {
+                map.push(Some(j));
+            }
+        }
+        unsafe { make_view(array, map, view) }
+    })
+}
+
+/// A view of `array` without its dimensions of size 1.
+///
+/// # Safety
+/// `array` live; `view` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_squeeze(array: *mut b2nd_array_t, view: *mut *mut b2nd_array_t) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
+        let index: Vec<bool> = (0..nd).map(|j| h.public.shape[j] == 1).collect();
+        let rc = unsafe { b2nd_squeeze_index(array, view, index.as_ptr()) };
+        if rc < 0 {
+            return Err(Error::from_code(rc).unwrap_or(Error::Failure));
+        }
+        Ok(0)
+    })
+}
+
+/// A view of `array` with `final_dims` dimensions: those marked in `axis` are
+/// new ones of size 1, the others are the array's, in order.
+///
+/// # Safety
+/// `array` live; `axis` `final_dims` items; `view` valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn b2nd_expand_dims(array: *const b2nd_array_t, view: *mut *mut b2nd_array_t, axis: *const bool, final_dims: u8) -> c_int {
+    guard_code(|| {
+        // SAFETY: caller contract.
+        let h = unsafe { array_handle(array)? };
+        let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
+        let fd = usize::from(final_dims);
+        let ax = unsafe { items(axis, fd)? };
+        if fd > B2ND_MAX_DIM || ax.iter().filter(|&&a| !a).count() != nd {
+            return Err(Error::InvalidParam);
+        }
+        let mut next = 0;
+        let map = ax
+            .iter()
+            .map(|&new| {
+                if new {
+                    None
+                } else {
+                    next += 1;
+                    Some(next - 1)
+                }
+            })
+            .collect();
+        unsafe { make_view(array, map, view) }
     })
 }
