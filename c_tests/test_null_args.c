@@ -2,6 +2,7 @@
    must return an error (or do nothing) and never crash. */
 #include <stdint.h>
 #include "blosc2.h"
+#include "b2nd.h"
 #include "test_common.h"
 
 int main(void) {
@@ -81,5 +82,127 @@ int main(void) {
   blosc2_set_delta(0);
   CHECK(blosc2_free_resources() == 0);
   blosc2_destroy();
+  /* super-chunks, metalayers, I/O */
+  CHECK(blosc2_schunk_open(NULL) == NULL);
+  CHECK(blosc2_schunk_open("/nonexistent/frame.b2frame") == NULL);
+  CHECK(blosc2_schunk_open_offset(NULL, -1) == NULL);
+  CHECK(blosc2_schunk_open_udio(NULL, NULL) == NULL);
+  CHECK(blosc2_schunk_open_offset_udio(NULL, 0, NULL) == NULL);
+  CHECK(blosc2_schunk_from_buffer(NULL, 100, true) == NULL);
+  CHECK(blosc2_schunk_from_buffer(garbage, 64, false) == NULL);
+  CHECK(blosc2_schunk_copy(NULL, NULL) == NULL);
+  CHECK_EQ(blosc2_schunk_free(NULL), 0);
+  blosc2_schunk_avoid_cframe_free(NULL, true);
+  CHECK(blosc2_schunk_append_buffer(NULL, buf, 64) < 0);
+  CHECK(blosc2_schunk_append_chunk(NULL, buf, true) < 0);
+  CHECK(blosc2_schunk_insert_chunk(NULL, 0, buf, true) < 0);
+  CHECK(blosc2_schunk_update_chunk(NULL, 0, buf, true) < 0);
+  CHECK(blosc2_schunk_delete_chunk(NULL, 0) < 0);
+  CHECK(blosc2_schunk_decompress_chunk(NULL, 0, buf, 64) < 0);
+  uint8_t *cp8 = NULL;
+  bool nf = false;
+  CHECK(blosc2_schunk_get_chunk(NULL, 0, &cp8, &nf) < 0);
+  CHECK(blosc2_schunk_get_lazychunk(NULL, 0, &cp8, &nf) < 0);
+  int32_t bsz;
+  CHECK(blosc2_schunk_get_vlblock(NULL, 0, 0, &cp8, &bsz) < 0);
+  CHECK(blosc2_schunk_get_slice_buffer(NULL, 0, 1, buf) < 0);
+  CHECK(blosc2_schunk_set_slice_buffer(NULL, 0, 1, buf) < 0);
+  CHECK(blosc2_schunk_get_sparse_buffer(NULL, 1, NULL, buf) < 0);
+  CHECK(blosc2_schunk_to_buffer(NULL, &cp8, &nf) < 0);
+  CHECK(blosc2_schunk_to_file(NULL, NULL) < 0);
+  CHECK(blosc2_schunk_append_file(NULL, NULL) < 0);
+  CHECK(blosc2_schunk_frame_len(NULL) < 0);
+  CHECK(blosc2_schunk_reorder_offsets(NULL, NULL) < 0);
+  CHECK(blosc2_schunk_fill_special(NULL, 10, BLOSC2_SPECIAL_ZERO, 100) < 0);
+  blosc2_cparams *pcp = NULL;
+  blosc2_dparams *pdp = NULL;
+  CHECK(blosc2_schunk_get_cparams(NULL, &pcp) < 0);
+  CHECK(blosc2_schunk_get_dparams(NULL, &pdp) < 0);
+  CHECK(blosc2_schunk_lock(NULL) < 0);
+  CHECK(blosc2_schunk_unlock(NULL) < 0);
+  CHECK(blosc2_schunk_refresh(NULL) < 0);
+  CHECK(blosc2_frame_get_offsets(NULL) == NULL);
+  int64_t st = 0, sp = 1, *idx = NULL;
+  CHECK(blosc2_get_slice_nchunks(NULL, &st, &sp, &idx) < 0);
+  CHECK(blosc2_meta_add(NULL, "m", buf, 1) < 0);
+  CHECK(blosc2_meta_update(NULL, "m", buf, 1) < 0);
+  CHECK(blosc2_vlmeta_add(NULL, "m", buf, 1, NULL) < 0);
+  CHECK(blosc2_vlmeta_update(NULL, "m", buf, 1, NULL) < 0);
+  CHECK(blosc2_vlmeta_get(NULL, "m", &cp8, &bsz) < 0);
+  CHECK(blosc2_vlmeta_delete(NULL, "m") < 0);
+  CHECK(blosc2_vlmeta_exists(NULL, "m") < 0);
+  CHECK(blosc2_vlmeta_get_names(NULL, NULL) < 0);
+  CHECK(blosc2_remove_dir(NULL) < 0);
+  CHECK_EQ(blosc2_remove_urlpath(NULL), 0);
+  CHECK(blosc2_rename_urlpath(NULL, NULL) < 0);
+  CHECK(blosc2_register_io_cb(NULL) < 0);
+  CHECK(blosc2_get_io_cb(250) == NULL);
+  CHECK(blosc2_register_tuner(NULL) < 0);
+  CHECK(blosc2_stdio_open(NULL, "rb", NULL) == NULL);
+  CHECK(blosc2_stdio_mmap_open(NULL, "r", NULL) == NULL);
+  /* a real super-chunk with nonsense arguments */
+  blosc2_schunk *sc = blosc2_schunk_new(NULL);
+  CHECK(sc != NULL);
+  if (sc != NULL) {
+    CHECK(blosc2_schunk_append_chunk(sc, garbage, true) < 0);
+    CHECK(blosc2_schunk_decompress_chunk(sc, 5, buf, 64) < 0);
+    CHECK(blosc2_schunk_decompress_chunk(sc, -1, buf, 64) < 0);
+    CHECK(blosc2_schunk_get_slice_buffer(sc, 5, 2, buf) < 0);
+    CHECK(blosc2_schunk_delete_chunk(sc, 0) < 0);
+    CHECK(blosc2_meta_add(sc, NULL, buf, 1) < 0);
+    CHECK(blosc2_meta_add(sc, "m", NULL, 5) < 0);
+    CHECK(blosc2_vlmeta_get(sc, "none", &cp8, &bsz) < 0);
+    blosc2_schunk_free(sc);
+  }
+  /* b2nd */
+  int64_t shape[2] = {10, 10};
+  int32_t cs[2] = {5, 5}, bs[2] = {2, 2};
+  CHECK(b2nd_create_ctx(NULL, 2, NULL, cs, bs, NULL, 0, NULL, 0) == NULL);
+  CHECK(b2nd_create_ctx(NULL, 17, shape, cs, bs, NULL, 0, NULL, 0) == NULL);
+  int32_t zero[2] = {0, 5};
+  CHECK(b2nd_create_ctx(NULL, 2, shape, zero, bs, NULL, 0, NULL, 0) == NULL);
+  CHECK_EQ(b2nd_free_ctx(NULL), 0);
+  b2nd_array_t *arr = NULL;
+  CHECK(b2nd_zeros(NULL, &arr) < 0);
+  CHECK(b2nd_uninit(NULL, &arr) < 0);
+  CHECK(b2nd_empty(NULL, &arr) < 0);
+  CHECK(b2nd_nans(NULL, &arr) < 0);
+  CHECK(b2nd_full(NULL, &arr, buf) < 0);
+  CHECK_EQ(b2nd_free(NULL), 0);
+  CHECK(b2nd_from_schunk(NULL, &arr) < 0);
+  CHECK(b2nd_open(NULL, &arr) < 0);
+  CHECK(b2nd_open_offset("/nonexistent", &arr, 0) < 0);
+  CHECK(b2nd_from_cframe(NULL, 10, true, &arr) < 0);
+  CHECK(b2nd_from_cframe(garbage, 64, true, &arr) < 0);
+  int64_t flen;
+  CHECK(b2nd_to_cframe(NULL, &cp8, &flen, &nf) < 0);
+  CHECK(b2nd_save(NULL, NULL) < 0);
+  CHECK(b2nd_save_append(NULL, NULL) < 0);
+  CHECK(b2nd_to_cbuffer(NULL, buf, 64) < 0);
+  CHECK(b2nd_get_slice_cbuffer(NULL, shape, shape, buf, shape, 64) < 0);
+  CHECK(b2nd_set_slice_cbuffer(buf, shape, 64, shape, shape, NULL) < 0);
+  CHECK(b2nd_get_sparse_cbuffer(NULL, 1, shape, buf, 64) < 0);
+  CHECK(b2nd_get_orthogonal_selection(NULL, NULL, NULL, buf, shape, 64) < 0);
+  CHECK(b2nd_set_orthogonal_selection(NULL, NULL, NULL, buf, shape, 64) < 0);
+  CHECK(b2nd_get_slice(NULL, &arr, NULL, shape, shape) < 0);
+  CHECK(b2nd_copy(NULL, NULL, &arr) < 0);
+  CHECK(b2nd_concatenate(NULL, NULL, NULL, 0, true, &arr) < 0);
+  CHECK(b2nd_squeeze(NULL, &arr) < 0);
+  CHECK(b2nd_squeeze_index(NULL, &arr, NULL) < 0);
+  CHECK(b2nd_expand_dims(NULL, &arr, NULL, 3) < 0);
+  CHECK(b2nd_resize(NULL, shape, NULL) < 0);
+  CHECK(b2nd_insert(NULL, buf, 64, 0, 0) < 0);
+  CHECK(b2nd_append(NULL, buf, 64, 0) < 0);
+  CHECK(b2nd_delete(NULL, 0, 0, 1) < 0);
+  CHECK(b2nd_print_meta(NULL) < 0);
+  CHECK(b2nd_refresh(NULL) < 0);
+  uint8_t *sm = NULL;
+  CHECK(b2nd_serialize_meta(2, NULL, cs, bs, NULL, 0, &sm) < 0);
+  int8_t nd8;
+  CHECK(b2nd_deserialize_meta(NULL, 10, &nd8, shape, cs, bs, NULL, NULL) < 0);
+  CHECK(b2nd_deserialize_meta(garbage, 64, &nd8, shape, cs, bs, NULL, NULL) < 0);
+  CHECK(b2nd_copy_buffer2(2, 4, NULL, shape, shape, shape, buf, shape, shape) < 0);
+  CHECK(b2nd_copy_buffer(2, 0, buf, shape, shape, shape, buf, shape, shape) < 0);
+
   return report("test_null_args");
 }
