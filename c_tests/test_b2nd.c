@@ -230,6 +230,25 @@ static void self_checks(const char *dir) {
     b2nd_free_ctx(c4);
   }
 
+  /* the chunks a slice touches */
+  {
+    b2nd_context_t *c4 = make_ctx(NULL, false, 4);
+    b2nd_array_t *a = NULL;
+    CHECK_EQ(b2nd_from_cbuffer(c4, &a, m, NITEMS * 4), 0);
+    if (a != NULL) {
+      int64_t s0[3] = {4, 3, 9}, s1[3] = {6, 5, 11}, *idx = NULL;
+      /* dims 0: chunks 0-1, 1: 0-1, 2: 0-1 -> 8 chunks */
+      CHECK_EQ(blosc2_get_slice_nchunks(a->sc, s0, s1, &idx), 8);
+      if (idx != NULL) {
+        CHECK_EQ(idx[0], 0);
+        CHECK_EQ(idx[7], (1 * 2 + 1) * 3 + 1);
+        free(idx);
+      }
+      b2nd_free(a);
+    }
+    b2nd_free_ctx(c4);
+  }
+
   /* shape changes and views */
   {
     b2nd_context_t *c4 = make_ctx(NULL, false, 4);

@@ -549,3 +549,26 @@ pub fn reshaped(itemsize: usize, old: &[u8], shape1: &[i64], shape2: &[i64], src
     }
     Ok(out)
 }
+
+impl Geometry {
+    /// The numbers of the chunks that hold part of `start..stop`, ascending.
+    pub fn slice_chunks(&self, start: &[i64], stop: &[i64]) -> Result<Vec<i64>> {
+        let nd = self.ndim();
+        if start.len() != nd || stop.len() != nd {
+            return Err(Error::InvalidParam);
+        }
+        for i in 0..nd {
+            if start[i] < 0 || stop[i] < start[i] || stop[i] > self.shape[i] {
+                return Err(Error::InvalidParam);
+            }
+        }
+        let (lo, hi) = self.chunk_range(start, stop);
+        let mut out = Vec::new();
+        for_each_index(&lo, &hi, |c| {
+            out.push(c_index(c, &self.chunks));
+            Ok(())
+        })?;
+        out.sort_unstable();
+        Ok(out)
+    }
+}

@@ -998,14 +998,23 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(schunk: *mut blosc2_schunk, st
         }
         // SAFETY: caller contract.
         let (_, sc) = unsafe { reader(schunk)? };
-        if sc.meta_exists("b2nd").is_some() || sc.meta_exists("caterva").is_some() {
-            // n-dimensional slices belong to the b2nd layer (not available yet).
-            return Err(Error::InvalidParam);
-        }
-        let (a, b) = sc.slice_chunks(unsafe { *start }, unsafe { *stop })?;
-        let idx: Vec<u8> = (a as i64..b as i64).flat_map(|i| i.to_ne_bytes()).collect();
+        let nd_meta = sc.meta_get("b2nd").or_else(|_| sc.meta_get("caterva")).ok().map(crate::b2nd::Meta::deserialize);
+        let chunks: Vec<i64> = match nd_meta {
+            // n-dimensional: `start` and `stop` have one item per dimension.
+            Some(meta) => {
+                let g = crate::b2nd::Geometry::new(&meta?)?;
+                let nd = g.ndim();
+                let (s0, s1) = unsafe { (std::slice::from_raw_parts(start, nd), std::slice::from_raw_parts(stop, nd)) };
+                g.slice_chunks(s0, s1)?
+            }
+            None => {
+                let (a, b) = sc.slice_chunks(unsafe { *start }, unsafe { *stop })?;
+                (a as i64..b as i64).collect()
+            }
+        };
+        let idx: Vec<u8> = chunks.iter().flat_map(|i| i.to_ne_bytes()).collect();
         unsafe { *chunks_idx = malloc_copy(&idx)?.cast() };
-        Ok((b - a) as i64)
+        Ok(chunks.len() as i64)
     })
 }
 
