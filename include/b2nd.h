@@ -139,7 +139,7 @@ BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
 BLOSC_EXPORT int b2nd_uninit(b2nd_context_t *ctx, struct b2nd_array_t **array);
 
 /**
- * A new array whose items are not set (as `b2nd_uninit`).
+ * A new "empty" array: of zeros, as c-blosc2 3.3 makes them.
  *
  * # Safety
  * As for `b2nd_uninit`.

@@ -331,13 +331,13 @@ pub unsafe extern "C" fn b2nd_uninit(ctx: *mut b2nd_context_t, array: *mut *mut 
     guard_code(|| unsafe { create(ctx, array, Fill::Uninit) })
 }
 
-/// A new array whose items are not set (as `b2nd_uninit`).
+/// A new "empty" array: of zeros, as c-blosc2 3.3 makes them.
 ///
 /// # Safety
 /// As for `b2nd_uninit`.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_empty(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t) -> c_int {
-    // SAFETY: caller contract. (c-blosc2 3.3 makes empty arrays of zeros.)
+    // SAFETY: caller contract.
     guard_code(|| unsafe { create(ctx, array, Fill::Zeros) })
 }
 
