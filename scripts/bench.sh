@@ -18,3 +18,7 @@ echo "super-chunks (64 chunks of 1 MiB, LZ4, 1 thread):"
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_schunk.c -ldl -o build/bench_schunk
 mkdir -p build/bench_scratch
 ./build/bench_schunk "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" build/bench_scratch "${1:-5}"
+echo
+echo "b2nd arrays (200^3 float32, chunks 50^3, blocks 10^3, LZ4, 1 thread):"
+cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_b2nd.c -ldl -o build/bench_b2nd
+./build/bench_b2nd "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}"

@@ -120,10 +120,11 @@ impl Geometry {
         (lo, hi)
     }
 
-    /// Call `f(chunk_offset, buffer_offset, len)` (bytes) for every run of
-    /// items of the box `lo..hi` that is contiguous both in the chunk whose box
-    /// starts at `chunk_lo` and in a C-order buffer of the slice that starts at
-    /// `start` and has shape `slice_shape`.
+    /// Call `f(block, offset_in_block, buffer_offset, len)` (offsets and
+    /// length in bytes) for every run of items of the box `lo..hi` inside the
+    /// chunk whose box starts at `chunk_lo` that is contiguous both in its
+    /// block and in a C-order buffer of shape `buf_shape` whose origin is the
+    /// array position `start`. Runs come block after block.
     #[allow(clippy::too_many_arguments)]
     fn for_each_run(
         &self,
@@ -131,36 +132,63 @@ impl Geometry {
         lo: &[i64],
         hi: &[i64],
         start: &[i64],
-        slice_shape: &[i64],
+        buf_shape: &[i64],
         ts: usize,
-        mut f: impl FnMut(usize, usize, usize) -> Result<()>,
+        mut f: impl FnMut(usize, usize, usize, usize) -> Result<()>,
     ) -> Result<()> {
         let nd = self.ndim();
         if nd == 0 {
-            return f(0, 0, ts);
+            return f(0, 0, 0, ts);
         }
         let last = nd - 1;
-        // Rows along the last dimension, cut at block boundaries.
-        let bs = self.blockshape[last];
-        let mut outer_hi = hi.to_vec();
-        outer_hi[last] = lo[last] + 1;
-        let mut local = vec![0i64; nd];
-        let mut rel = vec![0i64; nd];
-        for_each_index(lo, &outer_hi, |idx| {
-            let mut x = lo[last];
-            while x < hi[last] {
-                let end = (((x - chunk_lo[last]) / bs + 1) * bs + chunk_lo[last]).min(hi[last]);
-                for i in 0..nd {
-                    let v = if i == last { x } else { idx[i] };
-                    local[i] = v - chunk_lo[i];
-                    rel[i] = v - start[i];
-                }
-                let co = self.offset_in_chunk(&local) as usize * ts;
-                let bo = c_index(&rel, slice_shape) as usize * ts;
-                f(co, bo, (end - x) as usize * ts)?;
-                x = end;
+        let bs = &self.blockshape;
+        let grid = self.chunk_blocks();
+        let blo: Vec<i64> = (0..nd).map(|i| (lo[i] - chunk_lo[i]) / bs[i]).collect();
+        let bhi: Vec<i64> = (0..nd).map(|i| (hi[i] - chunk_lo[i] - 1) / bs[i] + 1).collect();
+        let strides = |shape: &[i64]| {
+            let mut st = vec![1i64; nd];
+            for i in (0..last).rev() {
+                st[i] = st[i + 1] * shape[i + 1];
             }
-            Ok(())
+            st
+        };
+        let (bstr, ostr) = (strides(bs), strides(buf_shape));
+        let mut rl = vec![0i64; nd];
+        let mut rh = vec![0i64; nd];
+        let mut idx = vec![0i64; nd];
+        for_each_index(&blo, &bhi, |b| {
+            let mut io = 0i64;
+            let mut bo = 0i64;
+            for i in 0..nd {
+                let org = chunk_lo[i] + b[i] * bs[i];
+                rl[i] = lo[i].max(org);
+                rh[i] = hi[i].min(org + bs[i]);
+                io += (rl[i] - org) * bstr[i];
+                bo += (rl[i] - start[i]) * ostr[i];
+            }
+            let block = c_index(b, &grid) as usize;
+            let len = (rh[last] - rl[last]) as usize * ts;
+            idx.copy_from_slice(&rl);
+            // Rows along the last dimension; offsets move by strides (odometer).
+            loop {
+                f(block, io as usize * ts, bo as usize * ts, len)?;
+                let mut d = last;
+                loop {
+                    if d == 0 {
+                        return Ok(());
+                    }
+                    d -= 1;
+                    idx[d] += 1;
+                    io += bstr[d];
+                    bo += ostr[d];
+                    if idx[d] < rh[d] {
+                        break;
+                    }
+                    io -= (rh[d] - rl[d]) * bstr[d];
+                    bo -= (rh[d] - rl[d]) * ostr[d];
+                    idx[d] = rl[d];
+                }
+            }
         })
     }
 
@@ -178,15 +206,34 @@ impl Geometry {
             return Ok(());
         }
         let (clo, chi) = self.chunk_range(start, stop);
+        let block_bytes = self.block_items as usize * ts;
         let mut chunk = vec![0u8; self.chunk_items as usize * ts];
+        let mut blockbuf = vec![0u8; block_bytes];
         for_each_index(&clo, &chi, |c| {
             let (n, lo, hi) = self.chunk_box(c);
-            sc.decompress_chunk(n, &mut chunk)?;
             let rlo: Vec<i64> = lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect();
             let rhi: Vec<i64> = hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect();
-            self.for_each_run(&lo, &rlo, &rhi, start, buffer_shape, ts, |co, bo, n| {
-                let src = chunk.get(co..co + n).ok_or(Error::Data)?;
-                buffer.get_mut(bo..bo + n).ok_or(Error::WriteBuffer)?.copy_from_slice(src);
+            // A chunk mostly needed is decoded whole; else only the blocks needed.
+            let needed: i64 = rlo.iter().zip(&rhi).map(|(a, b)| b - a).product();
+            if needed * 2 >= self.chunk_items {
+                sc.decompress_chunk(n, &mut chunk)?;
+                return self.for_each_run(&lo, &rlo, &rhi, start, buffer_shape, ts, |blk, io, bo, len| {
+                    let co = blk * block_bytes + io;
+                    let src = chunk.get(co..co + len).ok_or(Error::Data)?;
+                    buffer.get_mut(bo..bo + len).ok_or(Error::WriteBuffer)?.copy_from_slice(src);
+                    Ok(())
+                });
+            }
+            let first_item = n as i64 * self.chunk_items;
+            let mut current = usize::MAX;
+            self.for_each_run(&lo, &rlo, &rhi, start, buffer_shape, ts, |blk, io, bo, len| {
+                if blk != current {
+                    let at = first_item + (blk as i64) * self.block_items;
+                    sc.get_slice(at, at + self.block_items, &mut blockbuf)?;
+                    current = blk;
+                }
+                let src = blockbuf.get(io..io + len).ok_or(Error::Data)?;
+                buffer.get_mut(bo..bo + len).ok_or(Error::WriteBuffer)?.copy_from_slice(src);
                 Ok(())
             })
         })
@@ -220,7 +267,9 @@ impl Geometry {
             if !whole {
                 sc.decompress_chunk(n, &mut chunk)?;
             }
-            self.for_each_run(&lo, &rlo, &rhi, start, buffer_shape, ts, |co, bo, len| {
+            let block_bytes = self.block_items as usize * ts;
+            self.for_each_run(&lo, &rlo, &rhi, start, buffer_shape, ts, |blk, io, bo, len| {
+                let co = blk * block_bytes + io;
                 let src = buffer.get(bo..bo + len).ok_or(Error::ReadBuffer)?;
                 chunk.get_mut(co..co + len).ok_or(Error::Data)?.copy_from_slice(src);
                 Ok(())
@@ -510,7 +559,9 @@ impl Geometry {
         for c in &grid {
             let (n, lo, hi) = g.chunk_box(c);
             chunk.fill(0);
-            g.for_each_run(&lo, &lo, &hi, &zeros, &g.shape, ts, |co, bo, len| {
+            let block_bytes = g.block_items as usize * ts;
+            g.for_each_run(&lo, &lo, &hi, &zeros, &g.shape, ts, |blk, io, bo, len| {
+                let co = blk * block_bytes + io;
                 chunk[co..co + len].copy_from_slice(data.get(bo..bo + len).ok_or(Error::ReadBuffer)?);
                 Ok(())
             })?;
