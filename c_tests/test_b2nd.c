@@ -401,6 +401,61 @@ static void check_arrays(const char *dir) {
   free(m);
 }
 
+/* The arrays py/b2nd_write.py wrote: whole, and a window of each, against the raw bytes. */
+static int pycheck(const char *dir) {
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/list.txt", dir);
+  FILE *lst = fopen(path, "r");
+  CHECK(lst != NULL);
+  if (lst == NULL) return report("test_b2nd pycheck");
+  char name[64];
+  int itemsize, ndim, narrays = 0;
+  while (fscanf(lst, "%63s %d %d", name, &itemsize, &ndim) == 3 && ndim > 0 && ndim <= B2ND_MAX_DIM) {
+    int64_t shape[B2ND_MAX_DIM], n = 1;
+    for (int i = 0; i < ndim; i++) {
+      long long v;
+      if (fscanf(lst, "%lld", &v) != 1) return report("test_b2nd pycheck");
+      shape[i] = v;
+      n *= v;
+    }
+    narrays++;
+    snprintf(path, sizeof(path), "%s/%s.bin", dir, name);
+    FILE *f = fopen(path, "rb");
+    uint8_t *raw = malloc((size_t)(n * itemsize)), *got = malloc((size_t)(n * itemsize));
+    CHECK(f != NULL && fread(raw, 1, (size_t)(n * itemsize), f) == (size_t)(n * itemsize));
+    if (f) fclose(f);
+    snprintf(path, sizeof(path), "%s/%s.b2nd", dir, name);
+    b2nd_array_t *a = NULL;
+    CHECK_EQ(b2nd_open(path, &a), 0);
+    if (a != NULL) {
+      CHECK_EQ(a->ndim, ndim);
+      CHECK_EQ(a->sc->typesize, itemsize);
+      CHECK_EQ(b2nd_to_cbuffer(a, got, n * itemsize), 0);
+      CHECK(memcmp(got, raw, (size_t)(n * itemsize)) == 0);
+      /* the window [1, shape - 1) along every dimension */
+      int64_t start[B2ND_MAX_DIM], stop[B2ND_MAX_DIM], wshape[B2ND_MAX_DIM], wn = 1;
+      for (int i = 0; i < ndim; i++) {
+        start[i] = 1;
+        stop[i] = shape[i] - 1;
+        wshape[i] = stop[i] - start[i];
+        wn *= wshape[i];
+      }
+      CHECK_EQ(b2nd_get_slice_cbuffer(a, start, stop, got, wshape, wn * itemsize), 0);
+      int64_t zero[B2ND_MAX_DIM] = {0};
+      uint8_t *want = malloc((size_t)(wn * itemsize));
+      CHECK_EQ(b2nd_copy_buffer2((int8_t)ndim, itemsize, raw, shape, start, stop, want, wshape, zero), 0);
+      CHECK(memcmp(got, want, (size_t)(wn * itemsize)) == 0);
+      free(want);
+      b2nd_free(a);
+    }
+    free(raw);
+    free(got);
+  }
+  fclose(lst);
+  CHECK_EQ(narrays, 5);
+  return report("test_b2nd pycheck");
+}
+
 /* Byte comparison of the arrays two `write` runs made. */
 static int compare(const char *a, const char *b) {
   char pa[1024], pb[1024];
@@ -427,6 +482,9 @@ int main(int argc, char **argv) {
   blosc2_init();
   if (argc == 4 && strcmp(argv[1], "compare") == 0) {
     return compare(argv[2], argv[3]);
+  }
+  if (argc == 3 && strcmp(argv[1], "pycheck") == 0) {
+    return pycheck(argv[2]);
   }
   if (argc == 3 && strcmp(argv[1], "write") == 0) {
     write_arrays(argv[2]);
