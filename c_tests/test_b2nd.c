@@ -325,6 +325,15 @@ static void self_checks(const char *dir) {
         int32_t five[5];
         CHECK_EQ(b2nd_get_slice_cbuffer(v, v0, v1, five, vs, sizeof(five)), 0);
         CHECK(five[0] == value_at(2, 3, 4) && five[4] == value_at(2, 3, 8));
+#ifdef LIBB2ND_STRICT
+        /* an orthogonal selection through the view (c-blosc2 3.3.5 refuses them on views) */
+        int64_t o0[1] = {0}, o1[2] = {12, 1}, o2[1] = {6}, o3[2] = {28, 0};
+        int64_t *osel[4] = {o0, o1, o2, o3};
+        int64_t osz[4] = {1, 2, 1, 2}, obs[4] = {1, 2, 1, 2};
+        int32_t ov[4];
+        CHECK_EQ(b2nd_get_orthogonal_selection(v, osel, osz, ov, obs, sizeof(ov)), 0);
+        CHECK(ov[0] == value_at(12, 6, 28) && ov[1] == value_at(12, 6, 0) && ov[3] == value_at(1, 6, 0));
+#endif
         CHECK_EQ(b2nd_squeeze(v, &w), 0);
         if (w != NULL) {
           CHECK_EQ(w->ndim, 3);

@@ -67,13 +67,25 @@ impl ArrayHandle {
         Ok((s0, s1, bs))
     }
 
-    /// Operations that work in the stored array's coordinates refuse views.
-    fn not_a_view(&self) -> Result<()> {
-        if self.view.is_some() {
-            Err(Error::InvalidParam)
-        } else {
-            Ok(())
+    /// An orthogonal selection (and its buffer shape) in this array's
+    /// coordinates, in the stored array's.
+    fn sel_to_base(&self, sel: Vec<Vec<i64>>, bshape: Vec<i64>) -> Result<(Vec<Vec<i64>>, Vec<i64>)> {
+        let Some(map) = &self.view else {
+            return Ok((sel, bshape));
+        };
+        let nd = self.geom.ndim();
+        let (mut s, mut b) = (vec![vec![0i64]; nd], vec![1i64; nd]);
+        for (j, m) in map.iter().enumerate() {
+            match m {
+                Some(base) => {
+                    s[*base] = sel[j].clone();
+                    b[*base] = bshape[j];
+                }
+                None if sel[j].iter().all(|&x| x == 0) && sel[j].len() as i64 <= bshape[j] && sel[j].len() <= 1 => {}
+                None => return Err(Error::InvalidParam),
+            }
         }
+        Ok((s, b))
     }
 }
 
@@ -860,7 +872,7 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(array: *const b2nd_array_t, nco
 
 /// The selection lists of an orthogonal selection call.
 unsafe fn selection(h: &ArrayHandle, selection: *mut *mut i64, selection_size: *mut i64, buffershape: *mut i64) -> Result<(Vec<Vec<i64>>, Vec<i64>)> {
-    let nd = h.geom.ndim();
+    let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
     // SAFETY: caller contract: `ndim` lists and sizes.
     let (lists, sizes, bshape) = unsafe { (items(selection.cast_const(), nd)?, items(selection_size.cast_const(), nd)?, items(buffershape.cast_const(), nd)?) };
     let mut out = Vec::with_capacity(nd);
@@ -868,7 +880,7 @@ unsafe fn selection(h: &ArrayHandle, selection: *mut *mut i64, selection_size: *
         let n = usize::try_from(sizes[i]).map_err(|_| Error::InvalidParam)?;
         out.push(unsafe { items(lists[i].cast_const(), n)? }.to_vec());
     }
-    Ok((out, bshape.to_vec()))
+    h.sel_to_base(out, bshape.to_vec())
 }
 
 /// The items of an orthogonal selection into `buffer` (C order, shape `buffershape`).
@@ -887,7 +899,6 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { array_handle(array)? };
-        h.not_a_view()?;
         let (sel, bshape) = unsafe { self::selection(h, selection, selection_size, buffershape)? };
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         let (_, r) = unsafe { reader(h.public.sc)? };
@@ -921,7 +932,6 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { array_handle(array)? };
-        h.not_a_view()?;
         let (sel, bshape) = unsafe { self::selection(h, selection, selection_size, buffershape)? };
         let src = unsafe { slice(buffer.cast(), buffersize)? };
         unsafe {
@@ -960,8 +970,7 @@ pub unsafe extern "C" fn b2nd_get_slice(ctx: *mut b2nd_context_t, array: *mut *m
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { array_handle(src)? };
-        h.not_a_view()?;
-        let nd = h.geom.ndim();
+        let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
         let (s0, s1) = unsafe { (items(start, nd)?, items(stop, nd)?) };
         let shape: Vec<i64> = s0.iter().zip(s1).map(|(a, b)| b - a).collect();
         if shape.iter().any(|&x| x < 0) {
@@ -971,8 +980,9 @@ pub unsafe extern "C" fn b2nd_get_slice(ctx: *mut b2nd_context_t, array: *mut *m
         let n = shape.iter().try_fold(1usize, |a, &x| a.checked_mul(x as usize)).ok_or(Error::InvalidParam)?;
         let mut buf = vec![0u8; n.checked_mul(ts).ok_or(Error::InvalidParam)?];
         {
+            let (b0, b1, bshape) = h.to_base(s0, s1, &shape)?;
             let (_, r) = unsafe { reader(h.public.sc)? };
-            h.geom.get_slice(&r, s0, s1, &mut buf, &shape)?;
+            h.geom.get_slice(&r, &b0, &b1, &mut buf, &bshape)?;
         }
         unsafe { from_buffer_shaped(ctx, array, &buf, &shape) }
     })
@@ -1006,11 +1016,12 @@ pub unsafe extern "C" fn b2nd_copy(ctx: *mut b2nd_context_t, src: *const b2nd_ar
         // SAFETY: caller contract.
         let h = unsafe { array_handle(src)? };
         let c = unsafe { ctx.cast::<ContextHandle>().as_mut() }.ok_or(Error::NullPointer)?;
-        c.public.ndim = h.geom.ndim() as i8;
+        c.public.ndim = h.public.ndim;
         if array.is_null() {
             return Err(Error::NullPointer);
         }
-        let stop = h.geom.shape.clone();
+        let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
+        let stop = h.public.shape[..nd].to_vec();
         let start = vec![0i64; stop.len()];
         unsafe { *array = std::ptr::null_mut() };
         let rc = unsafe { b2nd_get_slice(ctx, array, src, start.as_ptr(), stop.as_ptr()) };
