@@ -623,3 +623,60 @@ impl Geometry {
         Ok(out)
     }
 }
+
+impl Geometry {
+    /// Append `data` (C order; the array's shape but for `n` along the first
+    /// dimension) after the last items of the first dimension, chunk by chunk:
+    /// existing chunks of the last row are completed, new rows of chunks are
+    /// appended (in C order the new chunks all come after the old ones). The
+    /// array is never read whole. Returns the new geometry.
+    pub fn append_first_axis(&self, sc: &mut SuperChunk, meta: &Meta, data: &[u8], n: i64) -> Result<(Meta, Geometry)> {
+        let nd = self.ndim();
+        if nd == 0 || n < 0 {
+            return Err(Error::InvalidParam);
+        }
+        let ts = sc.typesize().max(1) as usize;
+        let mut new_meta = meta.clone();
+        new_meta.shape[0] = self.shape[0].checked_add(n).ok_or(Error::InvalidParam)?;
+        let g = Geometry::new(&new_meta)?;
+        let mut dshape = self.shape.clone();
+        dshape[0] = n;
+        let need = product(&dshape).and_then(|x| usize::try_from(x).ok()).and_then(|x| x.checked_mul(ts)).ok_or(Error::InvalidParam)?;
+        if data.len() < need {
+            return Err(Error::InvalidParam);
+        }
+        if n > 0 && g.nitems() > 0 {
+            let mut start = vec![0i64; nd];
+            start[0] = self.shape[0];
+            let mut clo = vec![0i64; nd];
+            clo[0] = self.shape[0] / self.chunkshape[0];
+            let block_bytes = g.block_items as usize * ts;
+            let mut chunk = vec![0u8; g.chunk_items as usize * ts];
+            let mut boxes = Vec::new();
+            for_each_index(&clo, &g.chunks, |c| {
+                boxes.push(g.chunk_box(c));
+                Ok(())
+            })?;
+            for (k, lo, hi) in boxes {
+                chunk.fill(0);
+                if k < sc.nchunks() {
+                    sc.decompress_chunk(k, &mut chunk)?;
+                }
+                let rlo: Vec<i64> = lo.iter().zip(&start).map(|(&a, &b)| a.max(b)).collect();
+                g.for_each_run(&lo, &rlo, &hi, &start, &dshape, ts, |blk, io, bo, len| {
+                    let co = blk * block_bytes + io;
+                    chunk[co..co + len].copy_from_slice(data.get(bo..bo + len).ok_or(Error::ReadBuffer)?);
+                    Ok(())
+                })?;
+                let bytes = sc.compress(&chunk)?;
+                if k < sc.nchunks() {
+                    sc.update_chunk(k, &bytes)?;
+                } else {
+                    sc.append_chunk(&bytes)?;
+                }
+            }
+        }
+        sc.meta_update("b2nd", &new_meta.serialize()?)?;
+        Ok((new_meta, g))
+    }
+}

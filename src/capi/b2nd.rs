@@ -1123,8 +1123,32 @@ pub unsafe extern "C" fn b2nd_insert(array: *mut b2nd_array_t, buffer: *const c_
     guard_code(|| {
         // SAFETY: caller contract.
         let src = unsafe { slice(buffer.cast(), buffersize)? };
-        let nd = unsafe { array_handle(array)? }.geom.ndim();
+        let h0 = unsafe { array_handle(array)? };
+        let nd = h0.geom.ndim();
         let axis = usize::try_from(axis).ok().filter(|&a| a < nd).ok_or(Error::InvalidParam)?;
+        if axis == 0 && insert_start == h0.geom.shape[0] && h0.owns_schunk() {
+            // Items after the end of the first dimension: chunk by chunk.
+            let h = unsafe { array.cast::<ArrayHandle>().as_mut() }.ok_or(Error::NullPointer)?;
+            let sc = h.public.sc;
+            let (geom, meta) = (h.geom.clone(), h.meta.clone());
+            let (new_meta, new_geom) = unsafe {
+                change(sc, |s| {
+                    let ts = s.typesize().max(1) as i64;
+                    let others: i64 = geom.shape[1..].iter().product();
+                    let row = others.checked_mul(ts).filter(|&r| r > 0).ok_or(Error::InvalidParam)?;
+                    if src.len() as i64 % row != 0 {
+                        return Err(Error::InvalidParam);
+                    }
+                    geom.append_first_axis(s, &meta, src, src.len() as i64 / row)
+                })
+            }?;
+            h.meta = new_meta;
+            h.geom = new_geom;
+            let tick = h.public.last_tick;
+            fill_public(h, sc);
+            h.public.last_tick = tick;
+            return Ok(0);
+        }
         unsafe {
             reshape_with(array, |shape, all, ts| {
                 let others: i64 = shape.iter().enumerate().filter(|(i, _)| *i != axis).map(|(_, &s)| s).product();
