@@ -331,13 +331,8 @@ impl Geometry {
 
     /// Item offset, inside its chunk, of the item at chunk-local `coords`.
     fn offset_in_chunk(&self, local: &[i64]) -> i64 {
-        let nd = self.ndim();
-        let mut block = Vec::with_capacity(nd);
-        let mut inner = Vec::with_capacity(nd);
-        for i in 0..nd {
-            block.push(local[i] / self.blockshape[i]);
-            inner.push(local[i] % self.blockshape[i]);
-        }
+        let block: Vec<i64> = local.iter().zip(&self.blockshape).map(|(&l, &b)| l / b).collect();
+        let inner: Vec<i64> = local.iter().zip(&self.blockshape).map(|(&l, &b)| l % b).collect();
         c_index(&block, &self.chunk_blocks()) * self.block_items + c_index(&inner, &self.blockshape)
     }
 }
@@ -466,7 +461,7 @@ impl Geometry {
     pub fn get_points(&self, sc: &SuperChunk, coords: &[i64], buffer: &mut [u8]) -> Result<()> {
         let nd = self.ndim().max(1);
         let ts = sc.typesize().max(1) as usize;
-        if coords.len() % nd != 0 || buffer.len() < coords.len() / nd * ts {
+        if !coords.len().is_multiple_of(nd) || buffer.len() < coords.len() / nd * ts {
             return Err(Error::InvalidParam);
         }
         let ones = vec![1i64; self.ndim()];
@@ -678,5 +673,54 @@ impl Geometry {
         }
         sc.meta_update("b2nd", &new_meta.serialize()?)?;
         Ok((new_meta, g))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(shape: &[i64], chunks: &[i32], blocks: &[i32]) -> Meta {
+        Meta { shape: shape.to_vec(), chunkshape: chunks.to_vec(), blockshape: blocks.to_vec(), dtype: "<u2".into(), dtype_format: 0 }
+    }
+
+    #[test]
+    fn geometry_pads_chunks_to_whole_blocks() {
+        let g = Geometry::new(&meta(&[10, 7], &[4, 5], &[3, 2])).unwrap();
+        assert_eq!(g.extchunkshape, vec![6, 6]);
+        assert_eq!(g.chunks, vec![3, 2]);
+        assert_eq!((g.chunk_items, g.block_items), (36, 6));
+        // item (4, 3) of chunk (0, 0): block (1, 1) of a 2x3 block grid, inner (1, 1)
+        assert_eq!(g.offset_in_chunk(&[4, 3]), 4 * 6 + 2 + 1);
+        assert!(Geometry::new(&meta(&[10], &[4], &[5])).is_err());
+        assert!(Geometry::new(&meta(&[10], &[0], &[1])).is_err());
+        assert_eq!(Geometry::new(&meta(&[0, 3], &[2, 2], &[1, 1])).unwrap().nitems(), 0);
+    }
+
+    #[test]
+    fn copy_box_moves_a_window_and_checks_bounds() {
+        let src: Vec<u8> = (0..4 * 5).map(|x| x as u8).collect();
+        let mut dst = vec![0u8; 3 * 3];
+        copy_box(1, &src, &[4, 5], &[1, 2], &[3, 5], &mut dst, &[3, 3], &[1, 0]).unwrap();
+        assert_eq!(dst, vec![0, 0, 0, 7, 8, 9, 12, 13, 14]);
+        assert!(copy_box(1, &src, &[4, 5], &[1, 2], &[3, 6], &mut dst, &[3, 3], &[0, 0]).is_err());
+        assert!(copy_box(1, &src, &[4, 5], &[0, 0], &[2, 2], &mut dst, &[3, 3], &[2, 2]).is_err());
+        assert!(copy_box(1, &src[..10], &[4, 5], &[0, 0], &[1, 1], &mut dst, &[3, 3], &[0, 0]).is_err());
+    }
+
+    #[test]
+    fn orthogonal_selections_visit_every_item_once() {
+        let g = Geometry::new(&meta(&[9, 8], &[4, 3], &[2, 3])).unwrap();
+        let sel = vec![vec![8, 0, 5], vec![7, 1]];
+        let mut seen = Vec::new();
+        g.for_each_selected(&sel, &[3, 2], |_, pairs| {
+            seen.extend(pairs.iter().map(|p| p.1));
+            Ok(())
+        })
+        .unwrap();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..6).collect::<Vec<_>>());
+        assert!(g.for_each_selected(&[vec![9], vec![0]], &[1, 1], |_, _| Ok(())).is_err());
+        assert!(g.for_each_selected(&sel, &[2, 2], |_, _| Ok(())).is_err());
     }
 }

@@ -240,12 +240,14 @@ fn fill_public_as(h: &mut ArrayHandle, sc: *mut blosc2_schunk, g: &Geometry) {
     p.ndim = nd as i8;
     let extshape: Vec<i64> = g.shape.iter().zip(&g.chunkshape).map(|(&s, &c)| (s + c - 1) / c * c).collect();
     let blocks: Vec<i64> = g.extchunkshape.iter().zip(&g.blockshape).map(|(&e, &b)| e / b).collect();
-    for i in 0..nd {
-        p.shape[i] = g.shape[i];
-        p.chunkshape[i] = g.chunkshape[i] as i32;
-        p.extshape[i] = extshape[i];
-        p.blockshape[i] = g.blockshape[i] as i32;
-        p.extchunkshape[i] = g.extchunkshape[i];
+    p.shape[..nd].copy_from_slice(&g.shape);
+    p.extshape[..nd].copy_from_slice(&extshape);
+    p.extchunkshape[..nd].copy_from_slice(&g.extchunkshape);
+    for (dst, &c) in p.chunkshape.iter_mut().zip(&g.chunkshape) {
+        *dst = c as i32;
+    }
+    for (dst, &b) in p.blockshape.iter_mut().zip(&g.blockshape) {
+        *dst = b as i32;
     }
     p.nitems = g.nitems();
     p.chunknitems = g.chunkshape.iter().product::<i64>() as i32;
