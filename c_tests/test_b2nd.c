@@ -284,6 +284,13 @@ static void self_checks(const char *dir) {
       int64_t q0[3] = {0, 0, 0}, q1[3] = {15, 7, 29}, qs[3] = {15, 7, 29};
       CHECK_EQ(b2nd_get_slice_cbuffer(a, q0, q1, again, qs, 15 * 7 * 29 * 4), 0);
       CHECK(memcmp(again, all, 15 * 7 * 29 * 4) == 0);
+      /* grow the first dimension at the end too */
+      int64_t ns2[3] = {23, 8, 29};
+      CHECK_EQ(b2nd_resize(a, ns2, NULL), 0);
+      CHECK_EQ(a->shape[0], 23);
+      CHECK_EQ(a->sc->nchunks, 5 * 2 * 3);
+      CHECK_EQ(b2nd_get_slice_cbuffer(a, q0, q1, again, qs, 15 * 7 * 29 * 4), 0);
+      CHECK(memcmp(again, all, 15 * 7 * 29 * 4) == 0);
       free(cols);
       free(again);
       free(all);

@@ -1095,9 +1095,25 @@ fn shift_axis(old: &[u8], shape: &[i64], ts: usize, axis: usize, at: i64, n: i64
 pub unsafe extern "C" fn b2nd_resize(array: *mut b2nd_array_t, new_shape: *const i64, start: *const i64) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let nd = unsafe { array_handle(array)? }.geom.ndim();
+        let h0 = unsafe { array_handle(array)? };
+        let nd = h0.geom.ndim();
         let ns = unsafe { items(new_shape, nd)? }.to_vec();
         let st = if start.is_null() { None } else { Some(unsafe { items(start, nd)? }.to_vec()) };
+        let old = h0.geom.shape.clone();
+        let grows_first_at_end = nd > 0
+            && ns[0] > old[0]
+            && old[1..].iter().all(|&x| x > 0)
+            && ns[1..] == old[1..]
+            && st.as_ref().is_none_or(|s| s[0] == old[0])
+            && h0.owns_schunk();
+        if grows_first_at_end {
+            // New zero items after the end of the first dimension: chunk by chunk.
+            let ts = unsafe { (*h0.public.sc).typesize }.max(1) as usize;
+            let n = usize::try_from((ns[0] - old[0]) * old[1..].iter().product::<i64>()).map_err(|_| Error::InvalidParam)?;
+            let zeros = vec![0u8; n.checked_mul(ts).ok_or(Error::InvalidParam)?];
+            let rc = unsafe { b2nd_insert(array, zeros.as_ptr().cast(), zeros.len() as i64, 0, old[0]) };
+            return if rc < 0 { Err(Error::from_code(rc).unwrap_or(Error::Failure)) } else { Ok(0) };
+        }
         unsafe {
             reshape_with(array, |shape, all, ts| {
                 let (mut shape, mut data) = (shape.to_vec(), all.to_vec());
