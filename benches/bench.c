@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "blosc2.h"
+#include "bench_common.h"
 
 typedef struct {
   const char *name;
@@ -43,22 +44,6 @@ static int load(lib_t *l, const char *path, const char *name) {
   SYM(decompress, "blosc2_decompress");
   l->init();
   return 0;
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof(double), cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 #define NBYTES (8 * 1024 * 1024)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "blosc2.h"
+#include "bench_common.h"
 
 #define NCHUNKS 64
 #define CHUNK_ITEMS (256 * 1024) /* int32: 1 MiB chunks */
@@ -49,22 +50,6 @@ static int load(lib_t *l, const char *path, const char *name) {
   SYM(remove_urlpath, "blosc2_remove_urlpath");
   l->init();
   return 0;
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof(double), cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 enum { MEM_SPARSE, MEM_FRAME, FILE_FRAME, DIR_FRAME, NKINDS };

@@ -358,7 +358,7 @@ int b2nd_copy_buffer2(int8_t ndim,
                       const int64_t *dst_start);
 
 /**
- * [`b2nd_copy_buffer2`] with a one-byte item size.
+ * [`b2nd_copy_buffer2`] with the item size given as a byte (`uint8_t`).
  *
  * # Safety
  * As for `b2nd_copy_buffer2`.

@@ -812,7 +812,7 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
     })
 }
 
-/// [`b2nd_copy_buffer2`] with a one-byte item size.
+/// [`b2nd_copy_buffer2`] with the item size given as a byte (`uint8_t`).
 ///
 /// # Safety
 /// As for `b2nd_copy_buffer2`.
