@@ -171,7 +171,7 @@ BLOSC_EXPORT int b2nd_nans(b2nd_context_t *ctx, struct b2nd_array_t **array);
 BLOSC_EXPORT int b2nd_full(b2nd_context_t *ctx, struct b2nd_array_t **array, const void *fill_value);
 
 /**
- * Free an array and its super-chunk (NULL is ignored).
+ * Free an array and, unless it is a view, its super-chunk (NULL is ignored).
  *
  * # Safety
  * `array` NULL or a live array of this library, not used afterwards.
@@ -215,7 +215,8 @@ int b2nd_from_cframe(uint8_t *cframe,
                      struct b2nd_array_t **array);
 
 /**
- * The array as a contiguous frame (see `blosc2_schunk_to_buffer`).
+ * The array as a contiguous frame, in a malloc'd buffer (`*needs_free` is
+ * set: free it with `free`). A view gives a frame of its own shape.
  *
  * # Safety
  * `array` live; the out pointers valid for writes.
@@ -227,7 +228,8 @@ int b2nd_to_cframe(const struct b2nd_array_t *array,
                    bool *needs_free);
 
 /**
- * Save the array as a contiguous frame file.
+ * Save the array at `urlpath`: a frame file, or a sparse frame directory when
+ * the array is not stored contiguously (as c-blosc2 does).
  *
  * # Safety
  * `array` live; `urlpath` NULL or NUL-terminated.
@@ -292,14 +294,6 @@ int b2nd_set_slice_cbuffer(const void *buffer,
                            struct b2nd_array_t *array);
 
 /**
- * Print the array's metalayer to standard output.
- *
- * # Safety
- * `array` NULL or live.
- */
-BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
-
-/**
  * Pick up shape changes another handle made to an on-disk array: 1 if
  * re-synced, 0 if current.
  *
@@ -307,72 +301,6 @@ BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
  * `array` NULL or live.
  */
 BLOSC_EXPORT int b2nd_refresh(struct b2nd_array_t *array);
-
-/**
- * The b2nd metalayer for these shapes, in a malloc'd buffer; returns its length.
- *
- * # Safety
- * Shapes `ndim` items; `dtype` NULL or NUL-terminated; `smeta` valid for a write.
- */
-BLOSC_EXPORT
-int b2nd_serialize_meta(int8_t ndim,
-                        const int64_t *shape,
-                        const int32_t *chunkshape,
-                        const int32_t *blockshape,
-                        const char *dtype,
-                        int8_t dtype_format,
-                        uint8_t **smeta);
-
-/**
- * Read a b2nd metalayer; returns the number of bytes read. The dtype (when
- * the metalayer has one and `dtype` is not NULL) comes in a malloc'd string.
- *
- * # Safety
- * `smeta` `smeta_len` bytes; out pointers NULL or valid (shapes for up to 16 items).
- */
-BLOSC_EXPORT
-int b2nd_deserialize_meta(const uint8_t *smeta,
-                          int32_t smeta_len,
-                          int8_t *ndim,
-                          int64_t *shape,
-                          int32_t *chunkshape,
-                          int32_t *blockshape,
-                          char **dtype,
-                          int8_t *dtype_format);
-
-/**
- * Copy a box of a C-order buffer into another (`itemsize` bytes per item).
- *
- * # Safety
- * Shapes and coordinates `ndim` items; `src` and `dst` hold their padded shapes.
- */
-BLOSC_EXPORT
-int b2nd_copy_buffer2(int8_t ndim,
-                      int32_t itemsize,
-                      const void *src,
-                      const int64_t *src_pad_shape,
-                      const int64_t *src_start,
-                      const int64_t *src_stop,
-                      void *dst,
-                      const int64_t *dst_pad_shape,
-                      const int64_t *dst_start);
-
-/**
- * [`b2nd_copy_buffer2`] with the item size given as a byte (`uint8_t`).
- *
- * # Safety
- * As for `b2nd_copy_buffer2`.
- */
-BLOSC_EXPORT
-int b2nd_copy_buffer(int8_t ndim,
-                     uint8_t itemsize,
-                     const void *src,
-                     const int64_t *src_pad_shape,
-                     const int64_t *src_start,
-                     const int64_t *src_stop,
-                     void *dst,
-                     const int64_t *dst_pad_shape,
-                     const int64_t *dst_start);
 
 /**
  * The items at `ncoords` flat C-order indices into `buffer`, in order.
@@ -527,6 +455,80 @@ int b2nd_expand_dims(const struct b2nd_array_t *array,
                      struct b2nd_array_t **view,
                      const bool *axis,
                      uint8_t final_dims);
+
+/**
+ * Print the array's metalayer to standard output.
+ *
+ * # Safety
+ * `array` NULL or live.
+ */
+BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
+
+/**
+ * The b2nd metalayer for these shapes, in a malloc'd buffer; returns its length.
+ *
+ * # Safety
+ * Shapes `ndim` items; `dtype` NULL or NUL-terminated; `smeta` valid for a write.
+ */
+BLOSC_EXPORT
+int b2nd_serialize_meta(int8_t ndim,
+                        const int64_t *shape,
+                        const int32_t *chunkshape,
+                        const int32_t *blockshape,
+                        const char *dtype,
+                        int8_t dtype_format,
+                        uint8_t **smeta);
+
+/**
+ * Read a b2nd metalayer; returns the number of bytes read. The dtype (when
+ * the metalayer has one and `dtype` is not NULL) comes in a malloc'd string.
+ *
+ * # Safety
+ * `smeta` `smeta_len` bytes; out pointers NULL or valid (shapes for up to 16 items).
+ */
+BLOSC_EXPORT
+int b2nd_deserialize_meta(const uint8_t *smeta,
+                          int32_t smeta_len,
+                          int8_t *ndim,
+                          int64_t *shape,
+                          int32_t *chunkshape,
+                          int32_t *blockshape,
+                          char **dtype,
+                          int8_t *dtype_format);
+
+/**
+ * Copy a box of a C-order buffer into another (`itemsize` bytes per item).
+ *
+ * # Safety
+ * Shapes and coordinates `ndim` items; `src` and `dst` hold their padded shapes.
+ */
+BLOSC_EXPORT
+int b2nd_copy_buffer2(int8_t ndim,
+                      int32_t itemsize,
+                      const void *src,
+                      const int64_t *src_pad_shape,
+                      const int64_t *src_start,
+                      const int64_t *src_stop,
+                      void *dst,
+                      const int64_t *dst_pad_shape,
+                      const int64_t *dst_start);
+
+/**
+ * [`b2nd_copy_buffer2`] with the item size given as a byte (`uint8_t`).
+ *
+ * # Safety
+ * As for `b2nd_copy_buffer2`.
+ */
+BLOSC_EXPORT
+int b2nd_copy_buffer(int8_t ndim,
+                     uint8_t itemsize,
+                     const void *src,
+                     const int64_t *src_pad_shape,
+                     const int64_t *src_start,
+                     const int64_t *src_stop,
+                     void *dst,
+                     const int64_t *dst_pad_shape,
+                     const int64_t *dst_start);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,11 +1,11 @@
 //! n-dimensional arrays: the testdata files written by python-blosc2, and
 //! slices read and written against a plain C-order model.
 
-use b2nd::b2nd::{Array, Fill, Meta};
+use b2nd::b2nd::{Array, Context, Fill, Meta};
 use b2nd::chunk::CParams;
 use b2nd::codecs::Codec;
 use b2nd::io::filesystem;
-use b2nd::schunk::{Storage, SuperChunk};
+use b2nd::schunk::{SChunk, Storage, SuperChunk};
 use std::path::PathBuf;
 
 fn testdata(rel: &str) -> String {
@@ -18,10 +18,10 @@ fn f32s(b: &[u8]) -> Vec<f32> {
 
 #[test]
 fn python_written_arrays_read_whole() {
-    let a = Array::from_schunk(SuperChunk::open(&testdata("b2nd/example_item_prices.b2nd"), filesystem(), false).unwrap()).unwrap();
-    assert_eq!(a.meta.shape, vec![12, 25, 250]);
-    assert_eq!(a.meta.chunkshape, vec![8, 10, 50]);
-    assert_eq!(a.meta.blockshape, vec![4, 5, 10]);
+    let a = Array::from_schunk(SChunk::new(SuperChunk::open(&testdata("b2nd/example_item_prices.b2nd"), filesystem(), false).unwrap())).unwrap();
+    assert_eq!(a.meta().shape, vec![12, 25, 250]);
+    assert_eq!(a.meta().chunkshape, vec![8, 10, 50]);
+    assert_eq!(a.meta().blockshape, vec![4, 5, 10]);
     let mut all = vec![0u8; 12 * 25 * 250 * 4];
     a.to_buffer(&mut all).unwrap();
     let v = f32s(&all);
@@ -41,8 +41,8 @@ fn python_written_arrays_read_whole() {
             }
         }
     }
-    let d = Array::from_schunk(SuperChunk::open(&testdata("b2nd/example_day_month_temp.b2nd"), filesystem(), false).unwrap()).unwrap();
-    assert_eq!(d.meta.shape, vec![400, 3]);
+    let d = Array::from_schunk(SChunk::new(SuperChunk::open(&testdata("b2nd/example_day_month_temp.b2nd"), filesystem(), false).unwrap())).unwrap();
+    assert_eq!(d.meta().shape, vec![400, 3]);
     let mut t = vec![0u8; 400 * 3 * 4];
     d.to_buffer(&mut t).unwrap();
     // As c-blosc2 3.3.5's b2nd_to_cbuffer gives them (NaNs included).
@@ -50,6 +50,12 @@ fn python_written_arrays_read_whole() {
     assert_eq!(&t[..2], &[9.0, 3.0]);
     assert!((t[2] - 31.144).abs() < 1e-4 && (t[1199] - 2.70937).abs() < 1e-5);
     assert_eq!(t.iter().filter(|x| !x.is_finite()).count(), 5);
+}
+
+fn ctx(meta: &Meta, cp: &CParams, storage: Storage) -> Context {
+    let mut c = Context::new(&meta.shape, &meta.chunkshape, &meta.blockshape, cp.clone()).dtype(&meta.dtype);
+    c.storage = storage;
+    c
 }
 
 fn model(shape: &[i64]) -> Vec<u8> {
@@ -99,8 +105,8 @@ fn slices_round_trip_against_a_model() {
     .enumerate()
     {
         let mut all = model(&shape);
-        let mut a = Array::from_buffer(meta.clone(), cp.clone(), storage, &all).unwrap();
-        assert_eq!(a.sc.nchunks(), 3 * 2 * 3);
+        let mut a = Array::from_buffer(&ctx(&meta, &cp, storage), &all).unwrap();
+        assert_eq!(a.schunk().read().unwrap().nchunks(), 3 * 2 * 3);
         let mut back = vec![0u8; all.len()];
         a.to_buffer(&mut back).unwrap();
         assert_eq!(back, all, "storage {k}");
@@ -156,9 +162,10 @@ fn slices_round_trip_against_a_model() {
         }
         a.to_buffer(&mut back).unwrap();
         assert_eq!(back, all, "storage {k} after writes");
-        if let Some(path) = a.sc.storage().urlpath.clone() {
+        let path = a.schunk().read().unwrap().storage().urlpath.clone();
+        if let Some(path) = path {
             drop(a);
-            let again = Array::from_schunk(SuperChunk::open(&path, filesystem(), false).unwrap()).unwrap();
+            let again = Array::open(&path).unwrap();
             let mut b = vec![0u8; all.len()];
             again.to_buffer(&mut b).unwrap();
             assert_eq!(b, all);
@@ -171,14 +178,14 @@ fn slices_round_trip_against_a_model() {
 fn filled_arrays() {
     let meta = Meta { shape: vec![10, 10], chunkshape: vec![4, 6], blockshape: vec![2, 3], dtype: "<f8".into(), dtype_format: 0 };
     let cp = CParams::classic(Codec::Zstd, 5, 1, 8, false);
-    let z = Array::new(meta.clone(), cp.clone(), Storage { contiguous: true, ..Storage::default() }, Fill::Zeros).unwrap();
+    let z = Array::new(&ctx(&meta, &cp, Storage { contiguous: true, ..Storage::default() }), Fill::Zeros).unwrap();
     let mut b = vec![1u8; 800];
     z.to_buffer(&mut b).unwrap();
     assert!(b.iter().all(|&x| x == 0));
-    let f = Array::new(meta.clone(), cp.clone(), Storage::default(), Fill::Value(&2.5f64.to_le_bytes())).unwrap();
+    let f = Array::new(&ctx(&meta, &cp, Storage::default()), Fill::Value(&2.5f64.to_le_bytes())).unwrap();
     f.to_buffer(&mut b).unwrap();
     assert!(b.chunks_exact(8).all(|c| f64::from_le_bytes(c.try_into().unwrap()) == 2.5));
-    let n = Array::new(meta, cp, Storage::default(), Fill::Nans).unwrap();
+    let n = Array::new(&ctx(&meta, &cp, Storage::default()), Fill::Nans).unwrap();
     n.to_buffer(&mut b).unwrap();
     assert!(b.chunks_exact(8).all(|c| f64::from_le_bytes(c.try_into().unwrap()).is_nan()));
 }

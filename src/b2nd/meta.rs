@@ -108,15 +108,18 @@ impl Meta {
         Ok((m, r.pos, n == 0x97))
     }
 
-    /// Shapes that make a valid geometry: non-negative shape, positive chunk
-    /// and block shapes, blocks no larger than chunks.
+    /// Shapes that make a valid geometry (the layouts c-blosc2 accepts):
+    /// non-negative lengths; a block length of 0 only with a chunk length of
+    /// 0, and a chunk length of 0 only along a dimension of length 0. Blocks
+    /// may be longer than chunks.
     pub fn check(&self) -> Result<()> {
         let nd = self.ndim();
         if nd > MAX_DIM || self.chunkshape.len() != nd || self.blockshape.len() != nd {
             return Err(Error::InvalidParam);
         }
         for i in 0..nd {
-            if self.shape[i] < 0 || self.chunkshape[i] <= 0 || self.blockshape[i] <= 0 || self.blockshape[i] > self.chunkshape[i] {
+            let (s, c, b) = (self.shape[i], self.chunkshape[i], self.blockshape[i]);
+            if s < 0 || c < 0 || b < 0 || (b == 0 && c != 0) || (c == 0 && s != 0) {
                 return Err(Error::InvalidParam);
             }
         }
@@ -179,5 +182,8 @@ mod tests {
         let mut zero_chunk = m.clone();
         zero_chunk.chunkshape[1] = 0;
         assert!(Meta::deserialize(&zero_chunk.serialize().unwrap()).is_err());
+        zero_chunk.shape[1] = 0;
+        zero_chunk.blockshape[1] = 0;
+        assert!(Meta::deserialize(&zero_chunk.serialize().unwrap()).is_ok());
     }
 }

@@ -14,18 +14,18 @@ use super::io::{choose, CallbackBackend};
 use super::types::*;
 use crate::chunk::{DParams, Special};
 use crate::error::{Error, Result};
-use crate::schunk::{Storage, SuperChunk};
+use crate::schunk::{Reading, SChunk, Storage, SuperChunk};
 use libc::{c_char, c_int, c_void};
 use std::borrow::Cow;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 
 /// The memory behind a `blosc2_schunk*`.
 #[repr(C)]
 pub struct SchunkHandle {
     public: blosc2_schunk,
-    inner: RwLock<SuperChunk>,
+    inner: SChunk,
     storage: Box<blosc2_storage>,
     cparams: Box<blosc2_cparams>,
     dparams: Box<blosc2_dparams>,
@@ -84,11 +84,33 @@ unsafe fn handle<'a>(schunk: *mut blosc2_schunk) -> Result<&'a SchunkHandle> {
 }
 
 fn read(h: &SchunkHandle) -> RwLockReadGuard<'_, SuperChunk> {
-    h.inner.read().unwrap_or_else(|e| e.into_inner())
+    h.inner.read_cached()
 }
 
 fn write(h: &SchunkHandle) -> RwLockWriteGuard<'_, SuperChunk> {
-    h.inner.write().unwrap_or_else(|e| e.into_inner())
+    h.inner.write()
+}
+
+/// The shared super-chunk behind a handle (what core arrays hold).
+///
+/// # Safety
+/// `schunk` as for [`handle`].
+pub(crate) unsafe fn shared(schunk: *mut blosc2_schunk) -> Result<SChunk> {
+    // SAFETY: caller contract.
+    Ok(unsafe { handle(schunk)? }.inner.clone())
+}
+
+/// Bring the public fields in line after a change made through the shared super-chunk.
+///
+/// # Safety
+/// `schunk` as for [`handle`]; no guard on it is held by the caller.
+pub(crate) unsafe fn resync(schunk: *mut blosc2_schunk) -> Result<()> {
+    // SAFETY: caller contract.
+    let h = unsafe { handle(schunk)? };
+    let w = write(h);
+    // SAFETY: the write lock is held.
+    unsafe { sync(schunk, &w) };
+    Ok(())
 }
 
 /// Read access after picking up changes another handle made to the frame on disk.
@@ -98,30 +120,12 @@ fn write(h: &SchunkHandle) -> RwLockWriteGuard<'_, SuperChunk> {
 pub(crate) unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, Reading<'a>)> {
     // SAFETY: caller contract.
     let h = unsafe { handle(schunk)? };
-    let stale = read(h).needs_refresh();
-    if stale {
-        let mut w = write(h);
-        if w.refresh()? {
-            // SAFETY: the write lock is held; no reader is using the mirror fields' targets.
-            unsafe { sync(schunk, &w) };
-        }
+    if h.inner.refresh_if_stale()? {
+        let w = write(h);
+        // SAFETY: the write lock is held; no reader is using the mirror fields' targets.
+        unsafe { sync(schunk, &w) };
     }
-    let guard = read(h);
-    let lock = guard.read_lock()?;
-    Ok((h, Reading { _lock: lock, guard }))
-}
-
-/// Read access to a super-chunk: the read guard, and the shared frame lock when locking.
-pub(crate) struct Reading<'a> {
-    _lock: crate::schunk::ReadLock,
-    guard: RwLockReadGuard<'a, SuperChunk>,
-}
-
-impl std::ops::Deref for Reading<'_> {
-    type Target = SuperChunk;
-    fn deref(&self) -> &SuperChunk {
-        &self.guard
-    }
+    Ok((h, h.inner.read()?))
 }
 
 
@@ -155,7 +159,7 @@ fn index(n: i64) -> Result<usize> {
 }
 
 /// Copy `bytes` into a new malloc'd buffer (which C frees with `free`).
-fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
+pub(crate) fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
     // SAFETY: plain allocation, at least one byte.
     let p = unsafe { libc::malloc(bytes.len().max(1)) }.cast::<u8>();
     if p.is_null() {
@@ -248,12 +252,20 @@ unsafe fn sync(schunk: *mut blosc2_schunk, sc: &SuperChunk) {
 
 /// Build the handle for a super-chunk and return its public pointer.
 fn publish(sc: SuperChunk, cparams: blosc2_cparams, dparams: blosc2_dparams, io: blosc2_io, callbacks: Option<Arc<CallbackBackend>>) -> Result<*mut blosc2_schunk> {
-    let urlpath = sc.storage().urlpath.as_deref().map(|u| CString::new(u).map_err(|_| Error::InvalidParam)).transpose()?;
-    let contiguous = sc.storage().contiguous;
+    publish_shared(SChunk::new(sc), cparams, dparams, io, callbacks)
+}
+
+/// Build the handle for a shared super-chunk and return its public pointer.
+pub(crate) fn publish_shared(sc: SChunk, cparams: blosc2_cparams, dparams: blosc2_dparams, io: blosc2_io, callbacks: Option<Arc<CallbackBackend>>) -> Result<*mut blosc2_schunk> {
+    let (urlpath, contiguous, is_frame) = {
+        let r = sc.read_cached();
+        let u = r.storage().urlpath.as_deref().map(|u| CString::new(u).map_err(|_| Error::InvalidParam)).transpose()?;
+        (u, r.storage().contiguous, r.frame().is_some())
+    };
     let mut h = Box::new(SchunkHandle {
         // SAFETY: blosc2_schunk is plain data (integers, arrays, raw pointers); all-zero is valid.
         public: unsafe { std::mem::zeroed() },
-        inner: RwLock::new(sc),
+        inner: sc,
         storage: Box::new(blosc2_storage {
             contiguous,
             urlpath: std::ptr::null_mut(),
@@ -283,14 +295,13 @@ fn publish(sc: SuperChunk, cparams: blosc2_cparams, dparams: blosc2_dparams, io:
     h.public.version = 0;
     h.cparams.schunk = hp.cast();
     h.dparams.schunk = hp.cast();
-    let is_frame = h.inner.get_mut().map(|s| s.frame().is_some()).unwrap_or(false);
     h.public.frame = if is_frame { hp.cast() } else { std::ptr::null_mut() };
     h.public.cctx = blosc2_create_cctx(*h.cparams);
     h.public.dctx = blosc2_create_dctx(*h.dparams);
     let p = Box::into_raw(h);
     // SAFETY: `p` is the live handle just made; nobody else has it yet.
     unsafe {
-        let sc = (*p).inner.read().unwrap_or_else(|e| e.into_inner());
+        let sc = (*p).inner.read_cached();
         sync(p.cast(), &sc);
     }
     Ok(p.cast())
@@ -310,56 +321,91 @@ fn global_nthreads() -> i16 {
 pub unsafe extern "C" fn blosc2_schunk_new(storage: *mut blosc2_storage) -> *mut blosc2_schunk {
     guard(std::ptr::null_mut(), || {
         // SAFETY: caller contract.
-        let st = unsafe { storage.as_ref() };
-        let cparams = st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
-        let dparams = st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().unwrap_or_else(default_dparams);
-        let r = (|| {
-            let io = unsafe { choose(st.map_or(std::ptr::null(), |s| s.io.cast_const()))? };
-            let urlpath = match st.map(|s| s.urlpath) {
-                Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
-                _ => None,
-            };
-            let core = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking };
-            let mut cp = core_cparams(&cparams)?;
-            cp.nthreads = cparams.nthreads.max(1);
-            let dp = DParams { nthreads: dparams.nthreads.max(1), typesize: cp.typesize };
-            let mut sc = SuperChunk::new(cp, dp, core)?;
-            let (pre, post) = (CPrefilter::from_cparams(&cparams), CPostfilter::from_dparams(&dparams));
-            sc.set_prefilter(pre.clone().map(|p| p as Arc<dyn crate::chunk::Prefilter>));
-            sc.set_postfilter(post.clone().map(|p| p as Arc<dyn crate::chunk::Postfilter>));
-            let p = publish(sc, cparams, dparams, io.io, io.callbacks)?;
-            // SAFETY: `p` was just published.
-            let (cctx, dctx) = unsafe { ((*p).cctx, (*p).dctx) };
-            if let Some(pre) = pre {
-                pre.set_context(cctx);
-            }
-            if let Some(post) = post {
-                post.set_context(dctx);
-            }
-            Ok::<_, Error>(p)
+        let r = (|| unsafe {
+            let core = CoreStorage::from_c(storage)?;
+            let sc = SuperChunk::new(core.cparams.clone(), core.dparams.clone(), core.storage.clone())?;
+            adopt(SChunk::new(sc), &core)
         })();
         r.unwrap_or(std::ptr::null_mut())
     })
 }
 
+/// A `blosc2_storage` in the core's terms, with what the handle mirrors.
+pub(crate) struct CoreStorage {
+    pub storage: Storage,
+    pub cparams: crate::chunk::CParams,
+    pub dparams: DParams,
+    c_cparams: blosc2_cparams,
+    c_dparams: blosc2_dparams,
+    io: super::io::IoChoice,
+}
+
+impl CoreStorage {
+    /// Convert `storage` (NULL: in memory, default parameters).
+    ///
+    /// # Safety
+    /// `storage` NULL or valid, its pointers NULL or valid.
+    pub(crate) unsafe fn from_c(storage: *const blosc2_storage) -> Result<CoreStorage> {
+        // SAFETY: caller contract.
+        let st = unsafe { storage.as_ref() };
+        let c_cparams = st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
+        let c_dparams = st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().unwrap_or_else(default_dparams);
+        let io = unsafe { choose(st.map_or(std::ptr::null(), |s| s.io.cast_const()))? };
+        let urlpath = match st.map(|s| s.urlpath) {
+            Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
+            _ => None,
+        };
+        let storage = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking };
+        let mut cparams = core_cparams(&c_cparams)?;
+        cparams.nthreads = c_cparams.nthreads.max(1);
+        let dparams = DParams { nthreads: c_dparams.nthreads.max(1), typesize: cparams.typesize };
+        Ok(CoreStorage { storage, cparams, dparams, c_cparams, c_dparams, io })
+    }
+}
+
+/// The handle for a super-chunk made in the core as `core` says, with the
+/// C prefilter and postfilter of its parameters attached.
+pub(crate) fn adopt(sc: SChunk, core: &CoreStorage) -> Result<*mut blosc2_schunk> {
+    let (pre, post) = (CPrefilter::from_cparams(&core.c_cparams), CPostfilter::from_dparams(&core.c_dparams));
+    {
+        let mut w = sc.write();
+        w.set_prefilter(pre.clone().map(|p| p as Arc<dyn crate::chunk::Prefilter>));
+        w.set_postfilter(post.clone().map(|p| p as Arc<dyn crate::chunk::Postfilter>));
+    }
+    let p = publish_shared(sc, core.c_cparams, core.c_dparams, core.io.io, core.io.callbacks.clone())?;
+    // SAFETY: `p` was just published.
+    let (cctx, dctx) = unsafe { ((*p).cctx, (*p).dctx) };
+    if let Some(pre) = pre {
+        pre.set_context(cctx);
+    }
+    if let Some(post) = post {
+        post.set_context(dctx);
+    }
+    Ok(p)
+}
+
 /// Open a super-chunk stored at `urlpath` through backend `udio`, starting at `offset`.
+///
+/// # Safety
+/// `urlpath` NULL or NUL-terminated; `udio` NULL or valid.
+pub(crate) unsafe fn open_handle(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> Result<*mut blosc2_schunk> {
+    // SAFETY: caller contract.
+    let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
+    let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
+    let io = unsafe { choose(udio)? };
+    let mut sc = SuperChunk::open_with(path, offset, io.backend.clone(), true, io.locking)?;
+    let n = global_nthreads();
+    sc.set_nthreads(n, n);
+    let mut cparams = c_cparams(sc.cparams());
+    cparams.nthreads = n;
+    let dparams = blosc2_dparams { nthreads: n, typesize: sc.typesize(), ..default_dparams() };
+    publish(sc, cparams, dparams, io.io, io.callbacks)
+}
+
+/// [`open_handle`], NULL on failure.
 unsafe fn open_any(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> *mut blosc2_schunk {
-    guard(std::ptr::null_mut(), || {
-        let r = (|| {
-            // SAFETY: caller contract.
-            let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
-            let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
-            let io = unsafe { choose(udio)? };
-            let mut sc = SuperChunk::open_with(path, offset, io.backend.clone(), true, io.locking)?;
-            let n = global_nthreads();
-            sc.set_nthreads(n, n);
-            let mut cparams = c_cparams(sc.cparams());
-            cparams.nthreads = n;
-            let dparams = blosc2_dparams { nthreads: n, typesize: sc.typesize(), ..default_dparams() };
-            publish(sc, cparams, dparams, io.io, io.callbacks)
-        })();
-        r.unwrap_or(std::ptr::null_mut())
-    })
+    // SAFETY: caller contract.
+    guard(std::ptr::null_mut(), || unsafe { open_handle(urlpath, offset, udio) }.unwrap_or(std::ptr::null_mut()))
 }
 
 /// Open the frame (file or sparse directory) at `urlpath`.
@@ -414,33 +460,37 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(urlpath: *const c_char, 
 /// super-chunk lives when `copy` is false.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_from_buffer(cframe: *mut u8, len: i64, copy: bool) -> *mut blosc2_schunk {
-    guard(std::ptr::null_mut(), || {
-        let r = (|| {
-            // SAFETY: caller contract.
-            let bytes = unsafe { slice(cframe, len)? };
-            let mut owned = None;
-            let mut sc = if copy {
-                let framed = SuperChunk::from_cframe(bytes.to_vec())?;
-                framed.copy_to_memory()?
-            } else {
-                let flag = Arc::new(AtomicBool::new(false));
-                let f = ForeignFrame { ptr: cframe as usize, len: bytes.len(), owned: flag.clone() };
-                owned = Some(flag);
-                SuperChunk::from_shared_cframe(Arc::new(f))?
-            };
-            let n = global_nthreads();
-            sc.set_nthreads(n, n);
-            let mut cparams = c_cparams(sc.cparams());
-            cparams.nthreads = n;
-            let dparams = blosc2_dparams { nthreads: n, typesize: sc.typesize(), ..default_dparams() };
-            let io = blosc2_io { id: BLOSC2_IO_FILESYSTEM as u8, name: c"filesystem".as_ptr(), params: std::ptr::null_mut() };
-            let p = publish(sc, cparams, dparams, io, None)?;
-            // SAFETY: `p` was just published.
-            unsafe { (*p.cast::<SchunkHandle>()).cframe_owned = owned };
-            Ok::<_, Error>(p)
-        })();
-        r.unwrap_or(std::ptr::null_mut())
-    })
+    // SAFETY: caller contract.
+    guard(std::ptr::null_mut(), || unsafe { from_buffer_handle(cframe, len, copy) }.unwrap_or(std::ptr::null_mut()))
+}
+
+/// A handle over the contiguous frame in `cframe` (see [`blosc2_schunk_from_buffer`]).
+///
+/// # Safety
+/// As for [`blosc2_schunk_from_buffer`].
+pub(crate) unsafe fn from_buffer_handle(cframe: *mut u8, len: i64, copy: bool) -> Result<*mut blosc2_schunk> {
+    // SAFETY: caller contract.
+    let bytes = unsafe { slice(cframe, len)? };
+    let mut owned = None;
+    let mut sc = if copy {
+        let framed = SuperChunk::from_cframe(bytes.to_vec())?;
+        framed.copy_to_memory()?
+    } else {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = ForeignFrame { ptr: cframe as usize, len: bytes.len(), owned: flag.clone() };
+        owned = Some(flag);
+        SuperChunk::from_shared_cframe(Arc::new(f))?
+    };
+    let n = global_nthreads();
+    sc.set_nthreads(n, n);
+    let mut cparams = c_cparams(sc.cparams());
+    cparams.nthreads = n;
+    let dparams = blosc2_dparams { nthreads: n, typesize: sc.typesize(), ..default_dparams() };
+    let io = blosc2_io { id: BLOSC2_IO_FILESYSTEM as u8, name: c"filesystem".as_ptr(), params: std::ptr::null_mut() };
+    let p = publish(sc, cparams, dparams, io, None)?;
+    // SAFETY: `p` was just published.
+    unsafe { (*p.cast::<SchunkHandle>()).cframe_owned = owned };
+    Ok(p)
 }
 
 /// Whether the super-chunk frees the buffer it was made from (`from_buffer` without copy).
@@ -502,8 +552,20 @@ pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage:
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int {
     guard(Error::Failure.code(), || {
+        // SAFETY: caller contract.
+        unsafe { free_handle(schunk) };
+        0
+    })
+}
+
+/// Free a handle (NULL is ignored).
+///
+/// # Safety
+/// `schunk` NULL or a live handle, not used afterwards.
+pub(crate) unsafe fn free_handle(schunk: *mut blosc2_schunk) {
+    {
         if schunk.is_null() {
-            return 0;
+            return;
         }
         // SAFETY: caller contract: the pointer came from Box::into_raw in `publish`.
         let h = unsafe { Box::from_raw(schunk.cast::<SchunkHandle>()) };
@@ -517,8 +579,7 @@ pub unsafe extern "C" fn blosc2_schunk_free(schunk: *mut blosc2_schunk) -> c_int
         if let Some(cb) = callbacks {
             cb.destroy();
         }
-        0
-    })
+    }
 }
 
 // ------------------------------------------------------------------- locking

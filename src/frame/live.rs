@@ -807,6 +807,35 @@ impl Frame {
         self.commit(info, info, layout)
     }
 
+    /// Keep chunks `keep[i]` (distinct positions) as the new chunk list, in
+    /// that order; the others leave the index (in a sparse frame their files
+    /// are removed once the new index is written). One index write.
+    pub fn select(&mut self, info: &Info, old_info: &Info, keep: &[usize]) -> Result<()> {
+        let mut layout = self.layout.clone();
+        layout.offsets = keep.iter().map(|&o| self.layout.offsets[o]).collect();
+        layout.index_capacity = layout.offsets.len();
+        let mut dropped = Vec::new();
+        if self.dir.is_some() {
+            let mut kept = vec![false; self.layout.offsets.len()];
+            for &k in keep {
+                kept[k] = true;
+            }
+            for (i, &k) in kept.iter().enumerate() {
+                if let (false, Entry::Stored(id)) = (k, self.entry(i)?) {
+                    layout.cbytes -= i64::from(self.stored_head(id)?.2);
+                    dropped.push(id);
+                }
+            }
+        }
+        self.commit(info, old_info, layout)?;
+        if let Some(d) = &self.dir {
+            for id in dropped {
+                d.remove_chunk(id)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Rewrite header and trailer after a change of the (vl)metalayers.
     pub fn sync_meta(&mut self, info: &Info, old_info: &Info) -> Result<()> {
         let hl = header(info, self.layout.cbytes, self.dir.is_some())?.len();

@@ -7,8 +7,10 @@
 //! decompresses with its own state and reads files at explicit positions).
 
 mod lock;
+mod shared;
 
 pub use lock::{env_requests_locking, lock_path};
+pub use shared::{Reading, SChunk};
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::chunk::view::{ChunkView, LazySource};
@@ -950,6 +952,53 @@ impl SuperChunk {
                 Ok(())
             }
             Store::Frame(f) => f.reorder(new, &idx),
+        })
+    }
+
+    /// Make the chunk list `keep` (distinct positions of the current chunks,
+    /// in their new order): the chunks not named leave the super-chunk. One
+    /// index write for a frame, however many chunks move or go.
+    pub fn select_chunks(&mut self, keep: &[usize]) -> Result<()> {
+        self.writing(|s| s.select_chunks_now(keep))
+    }
+
+    fn select_chunks_now(&mut self, keep: &[usize]) -> Result<()> {
+        let n = self.nchunks();
+        let mut seen = vec![false; n];
+        for &k in keep {
+            if k >= n || std::mem::replace(&mut seen[k], true) {
+                return Err(Error::InvalidIndex);
+            }
+        }
+        if keep.len() == n && keep.iter().enumerate().all(|(i, &k)| i == k) {
+            return Ok(());
+        }
+        let mut info = self.info.clone();
+        let mut nbytes = 0i64;
+        let mut uniform = true;
+        for (i, &k) in keep.iter().enumerate() {
+            let nb = self.chunk_nbytes(k)?;
+            nbytes += i64::from(nb);
+            let last = i + 1 == keep.len();
+            if info.chunksize > 0 && (nb > info.chunksize || (!last && nb != info.chunksize)) {
+                uniform = false;
+            }
+        }
+        info.nbytes = nbytes;
+        if !uniform {
+            info.chunksize = 0;
+        }
+        if keep.is_empty() {
+            info.vl_blocks = false;
+        }
+        self.mutate(info, |store, new, old, mem_cbytes| match store {
+            Store::Memory(c) => {
+                let mut all: Vec<Option<Vec<u8>>> = std::mem::take(c).into_iter().map(Some).collect();
+                *c = keep.iter().map(|&k| all[k].take().unwrap_or_default()).collect();
+                *mem_cbytes = c.iter().map(|x| x.len() as i64).sum();
+                Ok(())
+            }
+            Store::Frame(f) => f.select(new, old, keep),
         })
     }
 

@@ -1,0 +1,329 @@
+//! Shape changes (resize, insert, append, delete), chunk by chunk.
+//!
+//! Along each dimension a change opens `d` new positions at `at` (growth) or
+//! removes `d` positions from `at` (shrinking). Every chunk of the new shape
+//! is then one of:
+//! - a chunk of the old array moved as it is (compressed, untouched), when
+//!   along every dimension it maps onto one old chunk by a whole number of
+//!   chunks (always the case when the changes are chunk-aligned);
+//! - a chunk of zeros (a special chunk: no data stored), when along some
+//!   dimension it lies in the new positions;
+//! - a chunk rebuilt from the parts of the (at most 2 per changed dimension)
+//!   old chunks it covers, decoded one box at a time.
+//!
+//! Moved chunks keep the old chunk number's bytes; new and rebuilt chunks are
+//! appended after the old ones, and one final index write puts every chunk in
+//! its place and drops the chunks that left. As in c-blosc2, growing a
+//! dimension at its end keeps the old edge chunk as it is, so the items
+//! that were its padding show in the grown part (zeros for arrays written
+//! from buffers; the fill value for filled arrays).
+
+use super::boxes::{buffer_len, c_index, for_each_index};
+use super::{Array, Geometry, Meta};
+use crate::chunk::Special;
+use crate::error::{Error, Result};
+use crate::schunk::SuperChunk;
+
+/// One dimension's change: `delta` positions open (> 0) or go (< 0) at `at`.
+#[derive(Debug, Clone, Copy)]
+struct AxisChange {
+    old_len: i64,
+    at: i64,
+    delta: i64,
+}
+
+/// A run of new positions `lo..hi` along one dimension, and the old position
+/// of `lo` (`None`: new positions).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Seg {
+    lo: i64,
+    hi: i64,
+    old: Option<i64>,
+}
+
+impl AxisChange {
+    /// The runs that make up the new positions `lo..hi`.
+    fn segments(&self, lo: i64, hi: i64) -> Vec<Seg> {
+        let mut out = Vec::with_capacity(3);
+        let mut push = |a: i64, b: i64, old: Option<i64>| {
+            if a < b {
+                out.push(Seg { lo: a, hi: b, old });
+            }
+        };
+        let (at, d) = (self.at, self.delta);
+        push(lo, hi.min(at), Some(lo));
+        if d >= 0 {
+            push(lo.max(at), hi.min(at + d), None);
+            let a = lo.max(at + d);
+            push(a, hi, Some(a - d));
+        } else {
+            let a = lo.max(at);
+            push(a, hi, Some(a - d));
+        }
+        out
+    }
+}
+
+/// Where a chunk of the new shape comes from.
+#[derive(Debug, Clone, PartialEq)]
+enum Source {
+    Moved(usize),
+    Zeros,
+    /// Rebuilt from old boxes: per dimension, the runs of its box.
+    Rebuilt(Vec<Vec<Seg>>),
+}
+
+/// Classify chunk `c` of `new` under `changes`.
+fn source_of(new: &Geometry, old: &Geometry, changes: &[AxisChange], c: &[i64]) -> Source {
+    let nd = new.ndim();
+    let mut per_axis = Vec::with_capacity(nd);
+    let mut moved = Vec::with_capacity(nd);
+    let mut movable = true;
+    for i in 0..nd {
+        let cs = new.chunkshape[i];
+        let lo = c[i] * cs;
+        let hi = (lo + cs).min(new.shape[i]);
+        let segs = changes[i].segments(lo, hi);
+        if segs.iter().all(|s| s.old.is_none()) {
+            return Source::Zeros;
+        }
+        let ch = &changes[i];
+        let single = match segs.as_slice() {
+            [Seg { old: Some(o), .. }] => Some(*o - lo),
+            // Growth at the end: the old edge chunk stays as it is (c-blosc2).
+            [Seg { old: Some(o), .. }, Seg { old: None, .. }] if ch.delta > 0 && ch.at == ch.old_len && *o == lo => Some(0),
+            _ => None,
+        };
+        match single {
+            Some(shift) if shift % cs == 0 => moved.push((lo + shift) / cs),
+            _ => movable = false,
+        }
+        per_axis.push(segs);
+    }
+    if movable {
+        return Source::Moved(c_index(&moved, &old.chunks) as usize);
+    }
+    Source::Rebuilt(per_axis)
+}
+
+/// Build chunk `c` of `new` from the old array (`old` in `sc`) into `chunk`.
+#[allow(clippy::too_many_arguments)]
+fn rebuild(sc: &SuperChunk, new: &Geometry, old: &Geometry, c: &[i64], segs: &[Vec<Seg>], chunk: &mut [u8], tmp: &mut Vec<u8>, ts: usize) -> Result<()> {
+    let nd = new.ndim();
+    chunk.fill(0);
+    let (_, chunk_lo, _) = new.chunk_box(c);
+    let counts: Vec<i64> = segs.iter().map(|s| s.len() as i64).collect();
+    let zeros = vec![0i64; nd];
+    for_each_index(&zeros, &counts, |k| {
+        let parts: Vec<Seg> = (0..nd).map(|i| segs[i][k[i] as usize]).collect();
+        if parts.iter().any(|p| p.old.is_none()) {
+            return Ok(());
+        }
+        let nlo: Vec<i64> = parts.iter().map(|p| p.lo).collect();
+        let nhi: Vec<i64> = parts.iter().map(|p| p.hi).collect();
+        let olo: Vec<i64> = parts.iter().map(|p| p.old.unwrap_or(0)).collect();
+        let shape: Vec<i64> = parts.iter().map(|p| p.hi - p.lo).collect();
+        let ohi: Vec<i64> = olo.iter().zip(&shape).map(|(a, s)| a + s).collect();
+        tmp.resize(buffer_len(&shape, ts)?, 0);
+        old.get_slice(sc, &olo, &ohi, tmp, &shape)?;
+        new.scatter(chunk, &chunk_lo, &nlo, &nhi, tmp, &nlo, &shape, ts)
+    })
+}
+
+/// Change the shape of the array in `sc` from `old` to `meta` under `changes`.
+fn apply(sc: &mut SuperChunk, old: &Geometry, meta: &Meta, changes: &[AxisChange]) -> Result<Geometry> {
+    let new = Geometry::new(meta)?;
+    let ts = sc.typesize().max(1) as usize;
+    let old_n = sc.nchunks();
+    let mut plan = Vec::new();
+    if new.nchunks() > 0 {
+        let zeros = vec![0i64; new.ndim()];
+        for_each_index(&zeros, &new.chunks, |c| {
+            plan.push((c.to_vec(), source_of(&new, old, changes, c)));
+            Ok(())
+        })?;
+    }
+    let chunkbytes = new.chunk_bytes(ts)?;
+    let mut zero = vec![0u8; 64];
+    let zn = crate::chunk::special::make(&sc.context_cparams(), Special::Zero, i32::try_from(chunkbytes).map_err(|_| Error::MaxBufsizeExceeded)?, None, &mut zero)?;
+    let mut chunk = Vec::new();
+    let mut tmp = Vec::new();
+    let mut keep = Vec::with_capacity(plan.len());
+    let r = (|| {
+        for (c, src) in &plan {
+            match src {
+                Source::Moved(k) if *k < old_n => keep.push(*k),
+                Source::Moved(_) => return Err(Error::Data),
+                Source::Zeros => {
+                    sc.append_chunk(&zero[..zn])?;
+                    keep.push(sc.nchunks() - 1);
+                }
+                Source::Rebuilt(segs) => {
+                    chunk.resize(chunkbytes, 0);
+                    rebuild(sc, &new, old, c, segs, &mut chunk, &mut tmp, ts)?;
+                    let bytes = sc.compress(&chunk)?;
+                    sc.append_chunk(&bytes)?;
+                    keep.push(sc.nchunks() - 1);
+                }
+            }
+        }
+        sc.select_chunks(&keep)?;
+        sc.meta_update("b2nd", &meta.serialize()?)?;
+        Ok(())
+    })();
+    if let Err(e) = r {
+        // Drop what was appended; the old chunks are still in place.
+        if sc.nchunks() > old_n {
+            let back: Vec<usize> = (0..old_n).collect();
+            let _ = sc.select_chunks(&back);
+        }
+        return Err(e);
+    }
+    Ok(new)
+}
+
+impl Array {
+    fn check_reshapable(&mut self) -> Result<()> {
+        if self.view.is_some() {
+            return Err(Error::InvalidParam);
+        }
+        self.refresh()?;
+        Ok(())
+    }
+
+    /// Apply one change per dimension and record the new shape.
+    fn change_shape(&mut self, changes: Vec<AxisChange>) -> Result<()> {
+        let mut meta = self.base.clone();
+        for (i, ch) in changes.iter().enumerate() {
+            meta.shape[i] = ch.old_len.checked_add(ch.delta).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
+        }
+        if meta == self.base {
+            return Ok(());
+        }
+        let g = {
+            let mut w = self.sc.write();
+            apply(&mut w, &self.geom, &meta, &changes)?
+        };
+        self.set_base(meta, g);
+        Ok(())
+    }
+
+    /// Change the shape to `new_shape`. Along each dimension, new items (zeros)
+    /// open at `start[i]`, or items go from `start[i]` on; without `start`,
+    /// items open or go at the end.
+    pub fn resize(&mut self, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
+        self.check_reshapable()?;
+        let nd = self.geom.ndim();
+        if new_shape.len() != nd || start.is_some_and(|s| s.len() != nd) {
+            return Err(Error::InvalidParam);
+        }
+        let mut changes = Vec::with_capacity(nd);
+        for i in 0..nd {
+            let (old, new) = (self.geom.shape[i], new_shape[i]);
+            if new < 0 {
+                return Err(Error::InvalidParam);
+            }
+            let delta = new - old;
+            let at = match start {
+                Some(s) => s[i],
+                None if delta >= 0 => old,
+                None => new,
+            };
+            if at < 0 || at > old || (delta < 0 && at - delta > old) {
+                return Err(Error::InvalidParam);
+            }
+            changes.push(AxisChange { old_len: old, at, delta });
+        }
+        self.change_shape(changes)
+    }
+
+    /// Insert the items of `buffer` (C order; the array's shape but along
+    /// `axis`) at position `at` of `axis`.
+    pub fn insert(&mut self, buffer: &[u8], axis: usize, at: i64) -> Result<()> {
+        self.check_reshapable()?;
+        let shape = self.geom.shape.clone();
+        if axis >= shape.len() || at < 0 || at > shape[axis] {
+            return Err(Error::InvalidParam);
+        }
+        let ts = self.typesize() as i64;
+        let row = shape.iter().enumerate().filter(|(i, _)| *i != axis).try_fold(ts, |a, (_, &s)| a.checked_mul(s)).ok_or(Error::InvalidParam)?;
+        let len = buffer.len() as i64;
+        if row == 0 {
+            return if len == 0 { Ok(()) } else { Err(Error::InvalidParam) };
+        }
+        if len % row != 0 {
+            return Err(Error::InvalidParam);
+        }
+        let n = len / row;
+        let mut changes: Vec<AxisChange> = shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
+        changes[axis] = AxisChange { old_len: shape[axis], at, delta: n };
+        self.change_shape(changes)?;
+        let mut start = vec![0i64; shape.len()];
+        start[axis] = at;
+        let mut stop = self.geom.shape.clone();
+        stop[axis] = at + n;
+        let bshape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
+        let mut w = self.sc.write();
+        self.geom.set_slice(&mut w, &start, &stop, buffer, &bshape)
+    }
+
+    /// Append the items of `buffer` (C order; the array's shape but along
+    /// `axis`) at the end of `axis`.
+    pub fn append(&mut self, buffer: &[u8], axis: usize) -> Result<()> {
+        self.refresh()?;
+        let end = *self.geom.shape.get(axis).ok_or(Error::InvalidParam)?;
+        self.insert(buffer, axis, end)
+    }
+
+    /// Remove `len` items along `axis` from `start` on.
+    pub fn delete(&mut self, axis: usize, start: i64, len: i64) -> Result<()> {
+        self.check_reshapable()?;
+        let shape = self.geom.shape.clone();
+        if axis >= shape.len() || start < 0 || len < 0 || start.checked_add(len).is_none_or(|e| e > shape[axis]) {
+            return Err(Error::InvalidParam);
+        }
+        let mut changes: Vec<AxisChange> = shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
+        changes[axis] = AxisChange { old_len: shape[axis], at: start, delta: -len };
+        self.change_shape(changes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geom(shape: &[i64], chunks: &[i32]) -> Geometry {
+        let m = Meta { shape: shape.to_vec(), chunkshape: chunks.to_vec(), blockshape: chunks.to_vec(), dtype: "|u1".into(), dtype_format: 0 };
+        Geometry::new(&m).unwrap()
+    }
+
+    #[test]
+    fn segments_of_growth_and_shrinking() {
+        let grow = AxisChange { old_len: 10, at: 4, delta: 3 };
+        assert_eq!(grow.segments(0, 13), vec![Seg { lo: 0, hi: 4, old: Some(0) }, Seg { lo: 4, hi: 7, old: None }, Seg { lo: 7, hi: 13, old: Some(4) }]);
+        let shrink = AxisChange { old_len: 10, at: 4, delta: -3 };
+        assert_eq!(shrink.segments(3, 7), vec![Seg { lo: 3, hi: 4, old: Some(3) }, Seg { lo: 4, hi: 7, old: Some(7) }]);
+    }
+
+    #[test]
+    fn aligned_changes_move_chunks_unaligned_rebuild() {
+        let old = geom(&[10, 6], &[5, 3]);
+        let none = AxisChange { old_len: 6, at: 6, delta: 0 };
+        // 5 rows inserted at row 5: chunk rows 0 and 2 move, row 1 is new.
+        let new = geom(&[15, 6], &[5, 3]);
+        let ch = [AxisChange { old_len: 10, at: 5, delta: 5 }, none];
+        assert_eq!(source_of(&new, &old, &ch, &[0, 1]), Source::Moved(1));
+        assert_eq!(source_of(&new, &old, &ch, &[1, 0]), Source::Zeros);
+        assert_eq!(source_of(&new, &old, &ch, &[2, 1]), Source::Moved(3));
+        // 2 rows at row 3: the rows from chunk row 0 on are rebuilt.
+        let new = geom(&[12, 6], &[5, 3]);
+        let ch = [AxisChange { old_len: 10, at: 3, delta: 2 }, none];
+        assert!(matches!(source_of(&new, &old, &ch, &[0, 0]), Source::Rebuilt(_)));
+        assert!(matches!(source_of(&new, &old, &ch, &[2, 0]), Source::Rebuilt(_)));
+        // Growth at the end keeps the old edge chunk.
+        let old = geom(&[8, 6], &[5, 3]);
+        let ch = [AxisChange { old_len: 8, at: 8, delta: 4 }, none];
+        assert_eq!(source_of(&new, &old, &ch, &[1, 1]), Source::Moved(3));
+        assert_eq!(source_of(&new, &old, &ch, &[2, 0]), Source::Zeros);
+    }
+}
