@@ -13,6 +13,28 @@ fn clip(lo: &[i64], hi: &[i64], start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i
 }
 
 impl Geometry {
+    /// Whether a chunk's items, as stored, are in C order over the chunk
+    /// shape (no padding, blocks spanning every dimension but the first).
+    fn chunk_is_c_order(&self) -> bool {
+        self.extchunkshape == self.chunkshape && self.blockshape.iter().zip(&self.chunkshape).skip(1).all(|(b, c)| b == c)
+    }
+
+    /// Where the whole chunk box `lo..hi` lies in a C-order buffer of
+    /// `buf_shape` whose origin is at `start`, when its items are one run
+    /// there in the chunk's C order: the byte range.
+    fn whole_chunk_run(&self, lo: &[i64], hi: &[i64], start: &[i64], buf_shape: &[i64], ts: usize) -> Option<std::ops::Range<usize>> {
+        if !self.chunk_is_c_order() || lo.iter().zip(hi).zip(&self.chunkshape).any(|((l, h), c)| h - l != *c) {
+            return None;
+        }
+        let first = (0..lo.len()).find(|&i| hi[i] - lo[i] != 1).unwrap_or(0);
+        if (first + 1..lo.len()).any(|i| hi[i] - lo[i] != buf_shape[i]) {
+            return None;
+        }
+        let rel: Vec<i64> = lo.iter().zip(start).map(|(a, b)| a - b).collect();
+        let at = super::boxes::c_index(&rel, buf_shape) as usize * ts;
+        Some(at..at + self.chunk_items as usize * ts)
+    }
+
     /// The items of `start..stop` of the array in `sc` into `buffer`, a C-order
     /// array of shape `buffer_shape` (at least the slice's shape; the slice goes
     /// at its origin).
@@ -32,6 +54,13 @@ impl Geometry {
         for_each_index(&clo, &chi, |c| {
             let (n, lo, hi) = self.chunk_box(c);
             let (rlo, rhi) = clip(&lo, &hi, start, stop);
+            if rlo == lo && rhi == hi {
+                if let Some(r) = self.whole_chunk_run(&lo, &hi, start, buffer_shape, ts) {
+                    // Straight into the caller's buffer.
+                    sc.decompress_chunk(n, buffer.get_mut(r).ok_or(Error::WriteBuffer)?)?;
+                    return Ok(());
+                }
+            }
             // A chunk mostly needed is decoded whole; else only the blocks needed.
             let needed: i64 = rlo.iter().zip(&rhi).map(|(a, b)| b - a).product();
             if needed * 2 >= self.chunk_items {
@@ -75,6 +104,12 @@ impl Geometry {
         for (n, lo, hi) in boxes {
             let (rlo, rhi) = clip(&lo, &hi, start, stop);
             let whole = rlo == lo && rhi == hi && lo.iter().zip(&hi).zip(&self.extchunkshape).all(|((&l, &h), &e)| h - l == e);
+            if let Some(r) = whole.then(|| self.whole_chunk_run(&lo, &hi, start, buffer_shape, ts)).flatten() {
+                // Straight from the caller's buffer.
+                let c = sc.compress(buffer.get(r).ok_or(Error::ReadBuffer)?)?;
+                sc.update_chunk(n, &c)?;
+                continue;
+            }
             // Items a chunk leaves undefined (uninitialized chunks, padding) are zeros.
             chunk.fill(0);
             if !whole {
