@@ -144,18 +144,22 @@ impl Array {
     }
 
     /// A new array made as `ctx` says (with the slice's shape) holding the
-    /// items of `start..stop`.
+    /// items of `start..stop`; the part of the slice beyond this array's shape
+    /// (c-blosc2 accepts such slices) holds zeros.
     pub fn slice(&self, ctx: &Context, start: &[i64], stop: &[i64]) -> Result<Array> {
         let nd = self.ndim();
         let mut ctx = ctx.clone();
         if start.len() != nd || stop.len() != nd || ctx.meta.chunkshape.len() != nd || ctx.meta.blockshape.len() != nd {
             return Err(Error::InvalidParam);
         }
-        self.geometry().check_slice(start, stop, &self.shape().iter().map(|&s| s.max(0)).collect::<Vec<_>>())?;
+        if start.iter().zip(stop).any(|(&a, &b)| a < 0 || b < a) {
+            return Err(Error::InvalidParam);
+        }
         ctx.meta.shape = start.iter().zip(stop).map(|(a, b)| b - a).collect();
+        let inside: Vec<i64> = (0..nd).map(|i| (stop[i].min(self.shape()[i]) - start[i]).max(0)).collect();
         let raw = same_compression(self.sc.read()?.cparams(), &ctx.cparams);
         let out = Array::new(&ctx, Fill::Zeros)?;
-        let part = Part { array: self, src_start: start.to_vec(), dst_start: vec![0; nd], shape: ctx.meta.shape.clone(), raw };
+        let part = Part { array: self, src_start: start.to_vec(), dst_start: vec![0; nd], shape: inside, raw };
         write_parts(&out.sc, &out.geom, &[part], true)?;
         Ok(out)
     }

@@ -38,6 +38,11 @@ impl Geometry {
         let chunks: Vec<i64> = shape.iter().zip(&chunkshape).map(|(&s, &c)| if c == 0 { 0 } else { (s + c - 1) / c }).collect();
         let chunk_items = product(&extchunkshape).ok_or(Error::InvalidParam)?;
         let block_items = product(&blockshape).ok_or(Error::InvalidParam)?;
+        // The chunk and block item counts are 32-bit in the format (and in c-blosc2).
+        let fits = |v: &[i64]| product(v).is_some_and(|n| n <= i64::from(i32::MAX));
+        if !fits(&chunkshape) || !fits(&blockshape) {
+            return Err(Error::InvalidParam);
+        }
         product(&chunks).ok_or(Error::InvalidParam)?;
         product(&shape).ok_or(Error::InvalidParam)?;
         Ok(Geometry { shape, chunkshape, blockshape, extchunkshape, chunks, chunk_items, block_items })

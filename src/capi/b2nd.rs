@@ -11,7 +11,7 @@ use super::b2nd_types::*;
 use super::ffi::{c_str, guard, guard_code, slice, slice_mut};
 use super::schunk::{adopt, free_handle, from_buffer_handle, open_handle, resync, shared, CoreStorage};
 use super::types::*;
-use crate::b2nd::{Array, Context, Fill, Geometry, Meta};
+use crate::b2nd::{Array, Context, Fill, Meta};
 use crate::error::{Error, Result};
 use crate::frame::Metalayer;
 use libc::{c_char, c_int, c_void};
@@ -93,8 +93,7 @@ pub unsafe extern "C" fn b2nd_create_ctx(
                 None => format!("|S{}", cparams.typesize),
             };
             let meta = Meta { shape: shape.to_vec(), chunkshape: chunkshape.to_vec(), blockshape: blockshape.to_vec(), dtype: dtype.clone(), dtype_format: u8::try_from(dtype_format).map_err(|_| Error::InvalidParam)? };
-            let geom = Geometry::new(&meta)?;
-            cparams.blocksize = geom.block_bytes(cparams.typesize)?;
+            cparams.blocksize = meta.check_params()?.block_bytes(cparams.typesize)?;
             let n = usize::try_from(nmetalayers).map_err(|_| Error::InvalidParam)?;
             if n > B2ND_MAX_METALAYERS {
                 return Err(Error::InvalidParam);

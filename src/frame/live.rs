@@ -565,7 +565,7 @@ impl Frame {
         }
         let nblocks = h.nblocks();
         let bstarts_len = nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?;
-        if EXTENDED_HEADER_LENGTH + bstarts_len > cbytes as usize {
+        if !h.memcpyed() && EXTENDED_HEADER_LENGTH + bstarts_len > cbytes as usize {
             return Err(Error::InvalidHeader);
         }
         let mut out = Vec::with_capacity(EXTENDED_HEADER_LENGTH + 8 * nblocks + 12);

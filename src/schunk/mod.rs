@@ -126,7 +126,8 @@ impl SuperChunk {
     // ----------------------------------------------------------------- creating
 
     /// A new, empty super-chunk. Fails (`FileOpen`) when something exists at the urlpath.
-    pub fn new(cparams: CParams, dparams: DParams, storage: Storage) -> Result<SuperChunk> {
+    pub fn new(cparams: CParams, dparams: DParams, mut storage: Storage) -> Result<SuperChunk> {
+        storage.urlpath = storage.urlpath.map(|u| local_path(&u).to_string());
         let mut info = Info::new(cparams);
         info.tdecomp = dparams.nthreads;
         let store = match (&storage.urlpath, storage.contiguous) {
@@ -181,6 +182,7 @@ impl SuperChunk {
 
     /// Open with explicit locking (or `BLOSC_LOCKING`).
     pub fn open_with(urlpath: &str, offset: u64, backend: Arc<dyn Backend>, writable: bool, locking: bool) -> Result<SuperChunk> {
+        let urlpath = local_path(urlpath);
         let sparse = is_dir(urlpath);
         let mut storage = Storage { contiguous: !sparse, urlpath: Some(urlpath.to_string()), backend: backend.clone(), locking };
         let mut lock = None;
@@ -1286,6 +1288,12 @@ impl Frame {
     pub fn is_stale(&self) -> bool {
         self.disk_frame_len().is_ok_and(|l| l != self.frame_len())
     }
+}
+
+/// The local path a urlpath names: `file:///` URLs lose their prefix (as
+/// in c-blosc2: `file:///data/a.b2nd` is `data/a.b2nd`), other paths stay.
+pub fn local_path(urlpath: &str) -> &str {
+    urlpath.strip_prefix("file:///").unwrap_or(urlpath)
 }
 
 /// Remove a file or a directory tree (what `urlpath` names), if present.
