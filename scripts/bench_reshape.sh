@@ -22,7 +22,9 @@ cc -O2 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Iinclude benche
 scratch=$(mktemp -d "$PWD/build/reshape_scratch.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 results=$scratch/results.txt
+checks=$scratch/checks.txt
 : >"$results"
+: >"$checks"
 
 # One run; its line goes to $results (a crash or a kill gets a line too).
 run() {  # run LABEL OP
@@ -49,11 +51,21 @@ for op in $ops; do
       cp "$scratch/$l/orig.b2nd" "$scratch/$l/src.b2nd"
       rm -f "$scratch/$l/out.b2nd"
       run "$l" "$op"
+      if [ "$r" = 0 ] && ! tail -1 "$results" | grep -q refused; then
+        # The other library reads the result (a refused operation leaves the source).
+        other=$([ "$l" = ours ] && echo ref || echo ours)
+        if ./build/bench_reshape "${lib[$other]}" "check:$op" "$scratch/$l" "$scale" "$other-reads-$l" >>"$checks" 2>&1; then :; else
+          echo "check:$op $other-reads-$l FAIL" >>"$checks"
+        fi
+      fi
       rm -f "$scratch/$l/src.b2nd" "$scratch/$l/out.b2nd"
     done
   done
 done
 
+echo "cross-check (each library reads the other's results, checked against the model):" \
+  "$(grep -c ' ok$' "$checks") ok, $(grep -c 'FAIL' "$checks") failed"
+grep FAIL "$checks" || true
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); date: $(date -u +%F)"
 echo "array: float64 {$((8000 / scale)), $((16000 / scale))}, chunks {$((1000 / scale)), $((1000 / scale))}," \
   "blocks {$((250 / scale)), $((1000 / scale))}, Zstd clevel 1, shuffle, 1 thread; source file ${srcsize} MB;" \
