@@ -2,7 +2,7 @@
 //! converts its arguments, calls one method of the core array, and refreshes
 //! the public fields C reads.
 //!
-//! A `b2nd_array_t*` handed to C is the first field of an [`ArrayHandle`],
+//! A `b2nd_array_t*` handed to C is the first field of an `ArrayHandle`,
 //! which holds the core array. Its `sc` is a super-chunk handle of this
 //! library over the same shared super-chunk: owned by the array, or, for a
 //! view, the viewed array's.
