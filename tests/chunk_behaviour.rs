@@ -136,7 +136,7 @@ fn dictionaries_round_trip_for_lz4_and_zstd() {
         p.use_dict = true;
         p.splitmode = SplitMode::Never;
         let chunk = compress(p, &src);
-        assert!(Header::parse(&chunk).unwrap().use_dict() || chunk.len() > 0);
+        assert!(Header::parse(&chunk).unwrap().use_dict() || !chunk.is_empty());
         assert_eq!(decompress(&chunk, 2), src, "{codec:?}");
     }
     // Buffers too small to sample a dictionary from are compressed without one,

@@ -31,7 +31,7 @@ fn lazy_of(chunk: &[u8], offset: i64) -> Vec<u8> {
     lazy[31] |= 0x08;
     let bstart = |j: usize| i32::from_le_bytes(chunk[32 + 4 * j..36 + 4 * j].try_into().unwrap());
     if h.memcpyed() {
-        lazy.extend(std::iter::repeat(0).take(4 * n));
+        lazy.extend(std::iter::repeat_n(0, 4 * n));
     } else {
         lazy.extend_from_slice(&chunk[32..32 + 4 * n]);
     }

@@ -1,0 +1,304 @@
+//! Locking, refreshing from disk, and reading chunks, blocks and slices.
+
+use super::*;
+
+impl SuperChunk {
+    // ------------------------------------------------------------------ locking
+
+    /// Take the frame lock (exclusive) across several operations. A no-op when
+    /// locking is off or the super-chunk is not on disk.
+    pub fn lock(&mut self) -> Result<()> {
+        let changed = match self.lock.as_mut() {
+            Some(l) => l.lock().unwrap_or_else(|e| e.into_inner()).acquire(true)?,
+            None => return Ok(()),
+        };
+        if changed {
+            if let Err(e) = self.reload(true) {
+                let _ = self.unlock();
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn unlock(&mut self) -> Result<()> {
+        match self.lock.as_mut() {
+            Some(l) => l.lock().unwrap_or_else(|e| e.into_inner()).release(),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn begin_write(&mut self) -> Result<()> {
+        self.lock()?;
+        if self.lock.is_none() {
+            self.reload(false)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn end_write<T>(&mut self, r: Result<T>) -> Result<T> {
+        let u = self.unlock();
+        let v = r?;
+        u?;
+        Ok(v)
+    }
+
+    /// Re-read the frame when another handle changed it on disk. Returns whether it did.
+    pub fn refresh(&mut self) -> Result<bool> {
+        let changed = match self.lock.as_mut() {
+            Some(l) => l.lock().unwrap_or_else(|e| e.into_inner()).acquire(false)?,
+            None => false,
+        };
+        let r = self.reload(changed);
+        let u = self.unlock();
+        let r = r?;
+        u?;
+        Ok(r)
+    }
+
+    /// Whether the on-disk frame no longer matches what this handle has read
+    /// (its length changed); cheap: one small read.
+    pub fn is_stale(&self) -> bool {
+        match &self.store {
+            Store::Frame(f) if !f.is_memory() => f.is_stale(),
+            _ => false,
+        }
+    }
+
+    /// Whether the frame on disk changed since this handle read it (length, or
+    /// the lock's generation counter when locking); cheap.
+    pub fn needs_refresh(&self) -> bool {
+        self.is_stale()
+            || self.lock.as_ref().is_some_and(|l| l.lock().unwrap_or_else(|e| e.into_inner()).changed_elsewhere())
+    }
+
+    /// Hold the shared frame lock while reading (a no-op without locking).
+    pub fn read_lock(&self) -> Result<ReadLock> {
+        if let Some(l) = &self.lock {
+            l.lock().unwrap_or_else(|e| e.into_inner()).acquire(false)?;
+        }
+        Ok(ReadLock(self.lock.clone()))
+    }
+
+    pub(super) fn reload(&mut self, force: bool) -> Result<bool> {
+        let Store::Frame(f) = &mut self.store else { return Ok(false) };
+        if f.is_memory() {
+            return Ok(false);
+        }
+        let info = if force { Some(f.force_reload()?) } else { f.reload()? };
+        match info {
+            Some(new) => {
+                let (cp_threads, dthreads) = (self.info.cparams.nthreads, self.dparams.nthreads);
+                self.info = new;
+                self.set_nthreads(cp_threads, dthreads);
+                self.change_tick += 1;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    // ------------------------------------------------------------------ reading
+
+    pub(super) fn check_index(&self, i: usize) -> Result<()> {
+        if i < self.nchunks() {
+            Ok(())
+        } else {
+            Err(Error::InvalidIndex)
+        }
+    }
+
+    /// Chunk `i` as stored (special chunks of frames are built as 32-byte chunks).
+    pub fn chunk(&self, i: usize) -> Result<Cow<'_, [u8]>> {
+        self.check_index(i)?;
+        match &self.store {
+            Store::Memory(c) => Ok(Cow::Borrowed(&c[i])),
+            Store::Frame(f) => f.chunk(&self.info, i),
+        }
+    }
+
+    /// Chunk `i` as a lazy chunk when on disk (see [`Frame::lazy_chunk`]), else as stored.
+    pub fn lazy_chunk(&self, i: usize) -> Result<Cow<'_, [u8]>> {
+        self.check_index(i)?;
+        match &self.store {
+            Store::Memory(c) => Ok(Cow::Borrowed(&c[i])),
+            Store::Frame(f) => f.lazy_chunk(&self.info, i),
+        }
+    }
+
+    /// Where the blocks of this super-chunk's lazy chunks are read from.
+    pub fn lazy_source(&self) -> Option<&dyn LazySource> {
+        match &self.store {
+            Store::Frame(f) => Some(f),
+            Store::Memory(_) => None,
+        }
+    }
+
+    /// The uncompressed size of chunk `i`.
+    pub fn chunk_nbytes(&self, i: usize) -> Result<i32> {
+        self.check_index(i)?;
+        match &self.store {
+            Store::Memory(c) => Ok(Header::sizes(&c[i])?.0),
+            Store::Frame(f) => f.chunk_nbytes(&self.info, i),
+        }
+    }
+
+    pub(super) fn decompressor(&self) -> Decompressor {
+        let mut d = self.dparams.clone();
+        d.typesize = self.info.cparams.typesize;
+        let mut d = Decompressor::new(d);
+        d.set_postfilter(self.postfilter.clone());
+        d
+    }
+
+    /// A decompressor for chunk `i` (postfilters are told the chunk number).
+    pub(super) fn decompressor_for(&self, i: usize) -> Decompressor {
+        let mut d = self.decompressor();
+        d.set_nchunk(Some(i as i64));
+        d
+    }
+
+    /// Decompress chunk `i` into `dst`; returns its size.
+    /// (`InvalidParam` when `dst` is too small, as in c-blosc2.)
+    pub fn decompress_chunk(&self, i: usize, dst: &mut [u8]) -> Result<usize> {
+        let c = self.chunk(i)?;
+        let n = Header::sizes(&c)?.0;
+        if n < 0 || n as usize > dst.len() {
+            return Err(Error::InvalidParam);
+        }
+        self.decompressor_for(i).decompress(&c, dst)
+    }
+
+    /// Decompress block `nblock` of the VL-block chunk `i`.
+    pub fn vl_block(&self, i: usize, nblock: usize) -> Result<Vec<u8>> {
+        let c = self.chunk(i)?;
+        let mut d = self.decompressor();
+        let sizes = d.vl_block_sizes(&c)?;
+        let n = *sizes.get(nblock).ok_or(Error::InvalidParam)?;
+        let mut out = vec![0u8; n];
+        d.vl_decompress_block(&c, nblock, &mut out)?;
+        Ok(out)
+    }
+
+    /// The (first chunk, byte offset in it) where byte `pos` of the super-chunk lives,
+    /// walking chunk sizes when they vary.
+    pub(super) fn locate(&self, pos: i64) -> Result<(usize, i64)> {
+        let cs = i64::from(self.info.chunksize);
+        if cs > 0 {
+            return Ok(((pos / cs) as usize, pos % cs));
+        }
+        let mut start = 0i64;
+        for i in 0..self.nchunks() {
+            let n = i64::from(self.chunk_nbytes(i)?);
+            if pos < start + n {
+                return Ok((i, pos - start));
+            }
+            start += n;
+        }
+        Ok((self.nchunks(), pos - start))
+    }
+
+    /// Items `[start, stop)` (in units of the typesize) into `dst`.
+    pub fn get_slice(&self, start: i64, stop: i64, dst: &mut [u8]) -> Result<()> {
+        let ts = i64::from(self.typesize().max(1));
+        let nitems = self.info.nbytes / ts;
+        if start < 0 || stop < start || stop > nitems {
+            return Err(Error::InvalidParam);
+        }
+        let (mut pos, end) = (start * ts, stop * ts);
+        if ((end - pos) as u64) > dst.len() as u64 {
+            return Err(Error::WriteBuffer);
+        }
+        let (mut i, mut off) = self.locate(pos)?;
+        let mut d = self.decompressor();
+        let mut out = 0usize;
+        while pos < end {
+            let n = i64::from(self.chunk_nbytes(i)?);
+            let take = (n - off).min(end - pos);
+            if take <= 0 {
+                return Err(Error::InvalidHeader);
+            }
+            let dst = &mut dst[out..out + take as usize];
+            d.set_nchunk(Some(i as i64));
+            if off == 0 && take == n {
+                let c = self.chunk(i)?;
+                d.decompress(&c, dst)?;
+            } else {
+                let c = self.lazy_chunk(i)?;
+                d.getitem_bytes_lazy(&c, off, take, dst, self.lazy_source())?;
+            }
+            out += take as usize;
+            pos += take;
+            i += 1;
+            off = 0;
+        }
+        Ok(())
+    }
+
+    /// Items at the given indices (in units of the typesize) into `dst`, in order.
+    pub fn get_sparse(&self, coords: &[i64], dst: &mut [u8]) -> Result<()> {
+        let ts = self.typesize().max(1) as usize;
+        if coords.len().checked_mul(ts).is_none_or(|n| n > dst.len()) {
+            return Err(Error::WriteBuffer);
+        }
+        for (k, &c) in coords.iter().enumerate() {
+            self.get_slice(c, c.checked_add(1).ok_or(Error::InvalidParam)?, &mut dst[k * ts..(k + 1) * ts])?;
+        }
+        Ok(())
+    }
+
+    /// Overwrite items `[start, stop)` with `src`: chunks wholly covered are
+    /// recompressed from `src`, partly covered ones are decompressed, patched
+    /// and recompressed.
+    pub fn set_slice(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        self.writing(|s| s.set_slice_now(start, stop, src))
+    }
+
+    pub(super) fn set_slice_now(&mut self, start: i64, stop: i64, src: &[u8]) -> Result<()> {
+        let ts = i64::from(self.typesize().max(1));
+        let nitems = self.info.nbytes / ts;
+        if start < 0 || stop < start || stop > nitems {
+            return Err(Error::InvalidParam);
+        }
+        let (mut pos, end) = (start * ts, stop * ts);
+        if ((end - pos) as u64) > src.len() as u64 {
+            return Err(Error::ReadBuffer);
+        }
+        let (mut i, mut off) = self.locate(pos)?;
+        let mut used = 0usize;
+        while pos < end {
+            let n = self.chunk_nbytes(i)? as usize;
+            let take = (n as i64 - off).min(end - pos) as usize;
+            let mut buf = vec![0u8; n];
+            if take < n {
+                self.decompress_chunk(i, &mut buf)?;
+            }
+            buf[off as usize..off as usize + take].copy_from_slice(&src[used..used + take]);
+            let mut c = vec![0u8; n + MAX_OVERHEAD];
+            let comp = self.compressor()?;
+            comp.set_nchunk(Some(i as i64));
+            let cb = comp.compress(&buf, &mut c)?;
+            c.truncate(cb);
+            self.update_chunk(i, &c)?;
+            used += take;
+            pos += take as i64;
+            i += 1;
+            off = 0;
+        }
+        Ok(())
+    }
+
+    /// The chunks holding items `[start, stop)`, first and one past the last.
+    pub fn slice_chunks(&self, start: i64, stop: i64) -> Result<(usize, usize)> {
+        let ts = i64::from(self.typesize().max(1));
+        if start < 0 || stop < start || stop * ts > self.info.nbytes {
+            return Err(Error::InvalidParam);
+        }
+        let (first, _) = self.locate(start * ts)?;
+        if stop == start {
+            return Ok((first, first));
+        }
+        let (last, _) = self.locate(stop * ts - 1)?;
+        Ok((first, last + 1))
+    }
+}

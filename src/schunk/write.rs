@@ -1,0 +1,339 @@
+//! Changing the chunks: append, insert, update, delete, reorder, select,
+//! compress, fill with special values.
+
+use super::*;
+
+impl SuperChunk {
+    // ------------------------------------------------------------------ writing
+
+    /// The chunksize after adding a chunk of `n` bytes at `pos` (c-blosc2's rules,
+    /// docs/FRAME_BEHAVIOUR.md §6.1).
+    pub(super) fn chunksize_after_insert(&self, pos: usize, n: i32) -> Result<i32> {
+        let c = self.info.chunksize;
+        let count = self.nchunks();
+        Ok(match c {
+            -1 => n,
+            0 => 0,
+            _ if count == 0 => n,
+            c if pos == count => {
+                let last = self.chunk_nbytes(count - 1)?;
+                if last < c || n > c {
+                    0
+                } else {
+                    c
+                }
+            }
+            c if n != c => 0,
+            c => c,
+        })
+    }
+
+    pub(super) fn check_vl(&self, inc: &Incoming) -> Result<()> {
+        if self.nchunks() > 0 && inc.vl_blocks != self.info.vl_blocks {
+            return Err(Error::ChunkAppend);
+        }
+        Ok(())
+    }
+
+    /// Apply a change to the chunks: `f` does the storage part with the new and old info.
+    pub(super) fn mutate(
+        &mut self,
+        new_info: Info,
+        f: impl FnOnce(&mut Store, &Info, &Info, &mut i64) -> Result<()>,
+    ) -> Result<()> {
+        if new_info.chunksize == 0 && self.info.chunksize > 0 {
+            if let Store::Frame(fr) = &mut self.store {
+                fr.materialize_specials(&self.info)?;
+            }
+        }
+        f(&mut self.store, &new_info, &self.info, &mut self.mem_cbytes)?;
+        self.info = new_info;
+        Ok(())
+    }
+
+    /// Run a change under the frame lock (when locking), after picking up what
+    /// other handles changed on disk.
+    pub(super) fn writing<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        self.begin_write()?;
+        let r = f(self);
+        self.end_write(r)
+    }
+
+    /// Append a chunk; returns the new number of chunks.
+    pub fn append_chunk(&mut self, chunk: &[u8]) -> Result<usize> {
+        self.writing(|s| {
+            let pos = s.nchunks();
+            s.insert_chunk_now(pos, chunk)
+        })
+    }
+
+    /// Insert a chunk at position `pos`; returns the new number of chunks.
+    pub fn insert_chunk(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
+        self.writing(|s| s.insert_chunk_now(pos, chunk))
+    }
+
+    pub(super) fn insert_chunk_now(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
+        self.insert_cow(pos, Cow::Borrowed(chunk))
+    }
+
+    /// Insert a chunk; an in-memory super-chunk keeps an owned chunk as it is
+    /// (no copy).
+    pub(super) fn insert_cow(&mut self, pos: usize, chunk: Cow<'_, [u8]>) -> Result<usize> {
+        if pos > self.nchunks() {
+            return Err(Error::InvalidIndex);
+        }
+        let inc = inspect(&chunk)?;
+        self.check_vl(&inc)?;
+        let (len, nbytes, kind, vl_blocks) = (inc.bytes.len(), inc.nbytes, inc.kind, inc.vl_blocks);
+        let mut info = self.info.clone();
+        info.chunksize = self.chunksize_after_insert(pos, nbytes)?;
+        info.nbytes += i64::from(nbytes);
+        if self.nchunks() == 0 {
+            info.vl_blocks = vl_blocks;
+        }
+        self.mutate(info, move |store, new, old, mem_cbytes| match store {
+            Store::Memory(c) => {
+                let bytes = match chunk {
+                    Cow::Owned(mut v) => {
+                        v.truncate(len);
+                        v
+                    }
+                    Cow::Borrowed(b) => b[..len].to_vec(),
+                };
+                c.insert(pos, bytes);
+                *mem_cbytes += len as i64;
+                Ok(())
+            }
+            Store::Frame(f) => f.insert(new, old, pos, &chunk[..len], kind),
+        })?;
+        Ok(self.nchunks())
+    }
+
+    /// Replace chunk `pos`; returns the number of chunks.
+    pub fn update_chunk(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
+        self.writing(|s| s.update_chunk_now(pos, chunk))
+    }
+
+    pub(super) fn update_chunk_now(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
+        self.check_index(pos)?;
+        let inc = inspect(chunk)?;
+        if inc.vl_blocks != self.info.vl_blocks {
+            return Err(Error::ChunkUpdate);
+        }
+        let old_n = self.chunk_nbytes(pos)?;
+        let mut info = self.info.clone();
+        let c = info.chunksize;
+        let last = pos + 1 == self.nchunks();
+        if c > 0 && (inc.nbytes > c || (!last && inc.nbytes != c)) {
+            info.chunksize = 0;
+        }
+        info.nbytes += i64::from(inc.nbytes) - i64::from(old_n);
+        self.mutate(info, |store, new, old, mem_cbytes| match store {
+            Store::Memory(c) => {
+                *mem_cbytes += inc.bytes.len() as i64 - c[pos].len() as i64;
+                c[pos] = inc.bytes.to_vec();
+                Ok(())
+            }
+            Store::Frame(f) => f.update(new, old, pos, inc.bytes, inc.kind),
+        })?;
+        Ok(self.nchunks())
+    }
+
+    /// Remove chunk `pos`; returns the new number of chunks.
+    pub fn delete_chunk(&mut self, pos: usize) -> Result<usize> {
+        self.writing(|s| s.delete_chunk_now(pos))
+    }
+
+    pub(super) fn delete_chunk_now(&mut self, pos: usize) -> Result<usize> {
+        self.check_index(pos)?;
+        let old_n = self.chunk_nbytes(pos)?;
+        let mut info = self.info.clone();
+        info.nbytes -= i64::from(old_n);
+        if self.nchunks() == 1 {
+            info.vl_blocks = false;
+        }
+        self.mutate(info, |store, new, old, mem_cbytes| match store {
+            Store::Memory(c) => {
+                *mem_cbytes -= c.remove(pos).len() as i64;
+                Ok(())
+            }
+            Store::Frame(f) => f.delete(new, old, pos),
+        })?;
+        Ok(self.nchunks())
+    }
+
+    /// Put chunk `order[i]` at position `i` (`order` is a permutation).
+    pub fn reorder(&mut self, order: &[i64]) -> Result<()> {
+        self.writing(|s| s.reorder_now(order))
+    }
+
+    pub(super) fn reorder_now(&mut self, order: &[i64]) -> Result<()> {
+        let n = self.nchunks();
+        if order.len() != n {
+            return Err(Error::InvalidParam);
+        }
+        let mut seen = vec![false; n];
+        let mut idx = Vec::with_capacity(n);
+        for &o in order {
+            let o = usize::try_from(o).map_err(|_| Error::InvalidIndex)?;
+            if o >= n || std::mem::replace(&mut seen[o], true) {
+                return Err(Error::InvalidIndex);
+            }
+            idx.push(o);
+        }
+        if self.info.chunksize > 0 {
+            // A shorter last chunk may not move elsewhere.
+            let last = self.chunk_nbytes(n - 1)?;
+            if n > 0 && last != self.info.chunksize && idx[n - 1] != n - 1 {
+                return Err(Error::InvalidParam);
+            }
+        }
+        let info = self.info.clone();
+        self.mutate(info, |store, new, _, _| match store {
+            Store::Memory(c) => {
+                let mut old: Vec<Option<Vec<u8>>> = std::mem::take(c).into_iter().map(Some).collect();
+                *c = idx.iter().map(|&o| old[o].take().unwrap_or_default()).collect();
+                Ok(())
+            }
+            Store::Frame(f) => f.reorder(new, &idx),
+        })
+    }
+
+    /// Make the chunk list `keep` (distinct positions of the current chunks,
+    /// in their new order): the chunks not named leave the super-chunk. One
+    /// index write for a frame, however many chunks move or go.
+    pub fn select_chunks(&mut self, keep: &[usize]) -> Result<()> {
+        self.writing(|s| s.select_chunks_now(keep))
+    }
+
+    pub(super) fn select_chunks_now(&mut self, keep: &[usize]) -> Result<()> {
+        let n = self.nchunks();
+        let mut seen = vec![false; n];
+        for &k in keep {
+            if k >= n || std::mem::replace(&mut seen[k], true) {
+                return Err(Error::InvalidIndex);
+            }
+        }
+        if keep.len() == n && keep.iter().enumerate().all(|(i, &k)| i == k) {
+            return Ok(());
+        }
+        let mut info = self.info.clone();
+        let mut nbytes = 0i64;
+        let mut uniform = true;
+        for (i, &k) in keep.iter().enumerate() {
+            let nb = self.chunk_nbytes(k)?;
+            nbytes += i64::from(nb);
+            let last = i + 1 == keep.len();
+            if info.chunksize > 0 && (nb > info.chunksize || (!last && nb != info.chunksize)) {
+                uniform = false;
+            }
+        }
+        info.nbytes = nbytes;
+        if !uniform {
+            info.chunksize = 0;
+        }
+        if keep.is_empty() {
+            info.vl_blocks = false;
+        }
+        self.mutate(info, |store, new, old, mem_cbytes| match store {
+            Store::Memory(c) => {
+                let mut all: Vec<Option<Vec<u8>>> = std::mem::take(c).into_iter().map(Some).collect();
+                *c = keep.iter().map(|&k| all[k].take().unwrap_or_default()).collect();
+                *mem_cbytes = c.iter().map(|x| x.len() as i64).sum();
+                Ok(())
+            }
+            Store::Frame(f) => f.select(new, old, keep),
+        })
+    }
+
+    /// `src` compressed with the super-chunk's parameters (and compressor, whose
+    /// block size carries over as in c-blosc2).
+    pub fn compress(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        let mut c = vec![0u8; src.len() + MAX_OVERHEAD];
+        let n = self.compressor()?.compress(src, &mut c)?;
+        if n == 0 {
+            return Err(Error::WriteBuffer);
+        }
+        c.truncate(n);
+        Ok(c)
+    }
+
+    /// Compress `src` with the super-chunk's parameters and append it.
+    pub fn append_buffer(&mut self, src: &[u8]) -> Result<usize> {
+        self.writing(|s| s.append_buffer_now(src))
+    }
+
+    pub(super) fn append_buffer_now(&mut self, src: &[u8]) -> Result<usize> {
+        let mut c = vec![0u8; src.len() + MAX_OVERHEAD];
+        let pos = self.nchunks();
+        let comp = self.compressor()?;
+        comp.set_nchunk(Some(pos as i64));
+        let n = comp.compress(src, &mut c)?;
+        c.truncate(n);
+        if let Store::Memory(_) = self.store {
+            // The chunk list keeps this very buffer, shrunk (no second copy).
+            c.shrink_to_fit();
+        }
+        self.insert_cow(pos, Cow::Owned(c))
+    }
+
+    /// Fill an empty super-chunk with `nitems` items of special values, in
+    /// chunks of `chunksize` bytes; returns the number of chunks.
+    pub fn fill_special(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<usize> {
+        self.writing(|s| s.fill_special_now(nitems, kind, chunksize))
+    }
+
+    pub(super) fn fill_special_now(&mut self, nitems: i64, kind: Special, chunksize: i32) -> Result<usize> {
+        if nitems == 0 {
+            return Ok(0);
+        }
+        let ts = self.typesize();
+        if nitems < 0 || chunksize <= 0 || ts <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        if self.info.nbytes > 0 || self.cbytes() > 0 || self.nchunks() > 0 {
+            return Err(Error::FrameSpecial);
+        }
+        if !matches!(kind, Special::Zero | Special::Nan | Special::Uninit) {
+            return Err(Error::SchunkSpecial);
+        }
+        let chunkitems = i64::from(chunksize / ts);
+        if chunkitems <= 0 {
+            return Err(Error::InvalidParam);
+        }
+        let full = nitems / chunkitems;
+        let leftover = nitems % chunkitems;
+        let n = full + i64::from(leftover > 0);
+        if n > i64::from(i32::MAX / 8) || nitems > i64::MAX / i64::from(ts) {
+            return Err(Error::SchunkSpecial);
+        }
+        let cs = (chunkitems * i64::from(ts)) as i32;
+        let mut cp = self.info.cparams.clone();
+        cp.nthreads = 1;
+        if let Store::Frame(_) = self.store {
+            let mut info = self.info.clone();
+            info.chunksize = cs;
+            info.nbytes = nitems * i64::from(ts);
+            // The header's blocksize becomes that of a sample special chunk.
+            let mut sample = [0u8; EXTENDED_HEADER_LENGTH];
+            crate::chunk::special::make(&cp, kind, cs, None, &mut sample)?;
+            info.cparams.blocksize = Header::parse(&sample)?.blocksize;
+            match &mut self.store {
+                Store::Frame(f) => f.fill_special(&info, &self.info, n as usize, kind)?,
+                Store::Memory(_) => return Err(Error::Failure),
+            };
+            self.info = info;
+            return Ok(self.nchunks());
+        }
+        let mut chunk = [0u8; EXTENDED_HEADER_LENGTH];
+        crate::chunk::special::make(&cp, kind, cs, None, &mut chunk)?;
+        for _ in 0..full {
+            self.append_chunk(&chunk)?;
+        }
+        if leftover > 0 {
+            crate::chunk::special::make(&cp, kind, (leftover * i64::from(ts)) as i32, None, &mut chunk)?;
+            self.append_chunk(&chunk)?;
+        }
+        Ok(self.nchunks())
+    }
+}
