@@ -1,8 +1,8 @@
 //! `blosc2_context`: a compression or decompression context, and the
 //! conversions between c-blosc2's parameter structs and the core's.
 
-use super::ffi::{guard, guard_code, reference, reference_mut, slice};
 use super::types::*;
+use crate::capi::ffi::{guard, guard_code, reference, reference_mut, slice};
 use crate::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 use crate::error::Error;
 use libc::c_int;

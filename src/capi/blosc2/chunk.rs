@@ -2,9 +2,9 @@
 //! header queries and special-value chunks.
 
 use super::context::{blosc2_context, core_cparams};
-use super::ffi::{guard, guard_code, reference_mut, slice, slice_mut, write_opt};
 use super::global::{compression_call, global_compress, global_decompress, with_global_dctx};
 use super::types::*;
+use crate::capi::ffi::{guard, guard_code, reference_mut, slice, slice_mut, write_opt};
 use crate::chunk::header::MIN_HEADER_LENGTH;
 use crate::chunk::{special, CParams, Header, Special};
 use crate::codecs::Library;

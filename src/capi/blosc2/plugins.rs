@@ -2,8 +2,8 @@
 //! as the core's user codecs and filters.
 
 use super::context::{c_cparams, default_dparams};
-use super::ffi::{c_str, guard_code, reference};
 use super::types::*;
+use crate::capi::ffi::{c_str, guard_code, reference};
 use crate::error::{Error, Result};
 use crate::plugins::{self, DecodeInfo, EncodeInfo, UserCodec, UserFilter};
 use libc::c_int;

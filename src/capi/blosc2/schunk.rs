@@ -8,10 +8,10 @@
 
 use super::context::{blosc2_context, c_cparams, core_cparams, default_cparams, default_dparams, Kind};
 use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx};
-use super::ffi::{c_str, guard, guard_code, guard_code64, slice, slice_mut, write_opt};
 use super::hooks::{CPostfilter, CPrefilter};
 use super::io::{choose, CallbackBackend};
 use super::types::*;
+use crate::capi::ffi::{c_str, guard, guard_code, guard_code64, slice, slice_mut, write_opt};
 use crate::chunk::{DParams, Special};
 use crate::error::{Error, Result};
 use crate::schunk::{Storage, SuperChunk};

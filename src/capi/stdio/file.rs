@@ -6,8 +6,8 @@
 //! functions, a short item count from reads and writes, a negative value
 //! from the size, truncate, close and destroy functions.
 
-use super::ffi::guard;
-use super::stdio_types::*;
+use super::types::*;
+use crate::capi::ffi::guard;
 use libc::{c_char, c_int, c_void, off_t, FILE};
 use std::ffi::CStr;
 use std::ptr;

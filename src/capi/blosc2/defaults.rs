@@ -1,8 +1,8 @@
 //! The `blosc2_get_blosc2_*_defaults` getters (for languages that cannot use
 //! the `*_DEFAULTS` initializers of the headers).
 
-use super::stdio_types::blosc2_stdio_mmap;
 use super::types::*;
+use crate::capi::stdio::blosc2_stdio_mmap;
 
 static FILESYSTEM: &[u8] = b"filesystem\0";
 static MODE_R: &[u8] = b"r\0";

@@ -1,0 +1,13 @@
+//! The exports and types of `blosc2.h`: contexts, chunks, global settings,
+//! plugins, I/O backends and super-chunks.
+
+pub mod chunk;
+pub mod context;
+pub mod defaults;
+pub mod global;
+mod hooks;
+pub mod io;
+pub mod misc;
+pub mod plugins;
+pub mod schunk;
+pub mod types;
