@@ -37,7 +37,7 @@ const HEADERS: &[Header] = &[
     Header {
         output: "include/blosc2/blosc2-stdio.h",
         config: "cbindgen/blosc2-stdio.toml",
-        sources: &["src/capi/stdio/types.rs", "src/capi/stdio/file.rs"],
+        sources: &["src/capi/stdio/types.rs", "src/capi/stdio/file.rs", "src/capi/stdio/mmap.rs"],
     },
     Header {
         output: "include/blosc2/blosc2-export.h",

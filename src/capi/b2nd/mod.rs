@@ -1,5 +1,5 @@
-//! The exports and types of `b2nd.h`: [`types`](b2nd_types) holds the
-//! `repr(C)` mirrors, `array` the functions.
+//! The exports and types of `b2nd.h`: `types.rs` holds the
+//! `repr(C)` mirrors, `array.rs` the functions.
 
 mod array;
 #[path = "types.rs"]
