@@ -8,6 +8,7 @@ pub mod global;
 mod hooks;
 pub mod io;
 pub mod misc;
+pub(crate) mod params;
 pub mod plugins;
 pub mod schunk;
 pub mod types;

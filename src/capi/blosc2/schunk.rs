@@ -6,10 +6,10 @@
 //! reads from several threads run at once) and the memory the public fields
 //! point to. The public fields are refreshed after every change.
 
-use super::context::{blosc2_context, c_cparams, core_cparams, default_cparams, default_dparams, Kind};
 use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx};
 use super::hooks::{CPostfilter, CPrefilter};
 use super::io::{choose, CallbackBackend};
+use super::params::{c_cparams, core_cparams, default_cparams, default_dparams};
 use super::types::*;
 use crate::capi::ffi::{c_str, guard, guard_code, guard_code64, slice, slice_mut, write_opt};
 use crate::chunk::{DParams, Special};
@@ -1205,14 +1205,6 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(old_urlpath: *mut c_char, new_pat
         crate::schunk::rename_urlpath(a, b)?;
         Ok(0)
     })
-}
-
-/// The super-chunk a decompression context belongs to (its `dparams.schunk`).
-pub(crate) fn context_schunk(ctx: &blosc2_context) -> *mut c_void {
-    match &ctx.kind {
-        Kind::Decompress { d, .. } => d.schunk,
-        Kind::Compress { .. } => std::ptr::null_mut(),
-    }
 }
 
 /// Run `f` with the lazy-chunk source of super-chunk `sp` (NULL: none), for
