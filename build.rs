@@ -27,6 +27,9 @@ const HEADERS: &[Header] = &[
             "src/capi/blosc2/plugins.rs",
             "src/capi/blosc2/io.rs",
             "src/capi/blosc2/schunk.rs",
+            "src/capi/blosc2/schunk_chunks.rs",
+            "src/capi/blosc2/schunk_meta.rs",
+            "src/capi/blosc2/paths.rs",
         ],
     },
     Header {
