@@ -30,7 +30,7 @@ pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
 pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
     blosc2_stdio_mmap {
         mode: MODE_R.as_ptr().cast(),
-        initial_mapping_size: 1 << 30,
+        initial_mapping_size: crate::io::DEFAULT_INITIAL_MAPPING_SIZE,
         needs_free: false,
         addr: std::ptr::null_mut(),
         urlpath: std::ptr::null_mut(),
