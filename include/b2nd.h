@@ -131,6 +131,72 @@ b2nd_context_t *b2nd_create_ctx(const blosc2_storage *b2_storage,
 BLOSC_EXPORT int b2nd_free_ctx(b2nd_context_t *ctx);
 
 /**
+ * The b2nd metalayer for these shapes, in a malloc'd buffer; returns its length.
+ *
+ * # Safety
+ * Shapes `ndim` items; `dtype` NULL or NUL-terminated; `smeta` valid for a write.
+ */
+BLOSC_EXPORT
+int b2nd_serialize_meta(int8_t ndim,
+                        const int64_t *shape,
+                        const int32_t *chunkshape,
+                        const int32_t *blockshape,
+                        const char *dtype,
+                        int8_t dtype_format,
+                        uint8_t **smeta);
+
+/**
+ * Read a b2nd metalayer; returns the number of bytes read. The dtype (when
+ * the metalayer has one and `dtype` is not NULL) comes in a malloc'd string.
+ *
+ * # Safety
+ * `smeta` `smeta_len` bytes; out pointers NULL or valid (shapes for up to 16 items).
+ */
+BLOSC_EXPORT
+int b2nd_deserialize_meta(const uint8_t *smeta,
+                          int32_t smeta_len,
+                          int8_t *ndim,
+                          int64_t *shape,
+                          int32_t *chunkshape,
+                          int32_t *blockshape,
+                          char **dtype,
+                          int8_t *dtype_format);
+
+/**
+ * Copy a box of a C-order buffer into another (`itemsize` bytes per item).
+ *
+ * # Safety
+ * Shapes and coordinates `ndim` items; `src` and `dst` hold their padded shapes.
+ */
+BLOSC_EXPORT
+int b2nd_copy_buffer2(int8_t ndim,
+                      int32_t itemsize,
+                      const void *src,
+                      const int64_t *src_pad_shape,
+                      const int64_t *src_start,
+                      const int64_t *src_stop,
+                      void *dst,
+                      const int64_t *dst_pad_shape,
+                      const int64_t *dst_start);
+
+/**
+ * [`b2nd_copy_buffer2`] with the item size given as a byte (`uint8_t`).
+ *
+ * # Safety
+ * As for `b2nd_copy_buffer2`.
+ */
+BLOSC_EXPORT
+int b2nd_copy_buffer(int8_t ndim,
+                     uint8_t itemsize,
+                     const void *src,
+                     const int64_t *src_pad_shape,
+                     const int64_t *src_start,
+                     const int64_t *src_stop,
+                     void *dst,
+                     const int64_t *dst_pad_shape,
+                     const int64_t *dst_start);
+
+/**
  * A new array whose items are not set.
  *
  * # Safety
@@ -463,72 +529,6 @@ int b2nd_expand_dims(const struct b2nd_array_t *array,
  * `array` NULL or live.
  */
 BLOSC_EXPORT int b2nd_print_meta(const struct b2nd_array_t *array);
-
-/**
- * The b2nd metalayer for these shapes, in a malloc'd buffer; returns its length.
- *
- * # Safety
- * Shapes `ndim` items; `dtype` NULL or NUL-terminated; `smeta` valid for a write.
- */
-BLOSC_EXPORT
-int b2nd_serialize_meta(int8_t ndim,
-                        const int64_t *shape,
-                        const int32_t *chunkshape,
-                        const int32_t *blockshape,
-                        const char *dtype,
-                        int8_t dtype_format,
-                        uint8_t **smeta);
-
-/**
- * Read a b2nd metalayer; returns the number of bytes read. The dtype (when
- * the metalayer has one and `dtype` is not NULL) comes in a malloc'd string.
- *
- * # Safety
- * `smeta` `smeta_len` bytes; out pointers NULL or valid (shapes for up to 16 items).
- */
-BLOSC_EXPORT
-int b2nd_deserialize_meta(const uint8_t *smeta,
-                          int32_t smeta_len,
-                          int8_t *ndim,
-                          int64_t *shape,
-                          int32_t *chunkshape,
-                          int32_t *blockshape,
-                          char **dtype,
-                          int8_t *dtype_format);
-
-/**
- * Copy a box of a C-order buffer into another (`itemsize` bytes per item).
- *
- * # Safety
- * Shapes and coordinates `ndim` items; `src` and `dst` hold their padded shapes.
- */
-BLOSC_EXPORT
-int b2nd_copy_buffer2(int8_t ndim,
-                      int32_t itemsize,
-                      const void *src,
-                      const int64_t *src_pad_shape,
-                      const int64_t *src_start,
-                      const int64_t *src_stop,
-                      void *dst,
-                      const int64_t *dst_pad_shape,
-                      const int64_t *dst_start);
-
-/**
- * [`b2nd_copy_buffer2`] with the item size given as a byte (`uint8_t`).
- *
- * # Safety
- * As for `b2nd_copy_buffer2`.
- */
-BLOSC_EXPORT
-int b2nd_copy_buffer(int8_t ndim,
-                     uint8_t itemsize,
-                     const void *src,
-                     const int64_t *src_pad_shape,
-                     const int64_t *src_start,
-                     const int64_t *src_stop,
-                     void *dst,
-                     const int64_t *dst_pad_shape,
-                     const int64_t *dst_start);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,9 +1,8 @@
 //! Variable-length-block exports, raw shuffle functions, timing helpers and
 //! index utilities of `blosc2.h`.
 
-use super::context::blosc2_context;
-use super::ffi::{guard, guard_code, reference_mut, slice, slice_mut};
 use super::types::*;
+use crate::capi::ffi::{guard, guard_code, reference_mut, slice, slice_mut};
 use crate::error::Error;
 use crate::filters::{bitshuffle, shuffle};
 use libc::{c_int, c_void};

@@ -1,7 +1,7 @@
 //! The `repr(C)` mirrors and constants of `b2nd.h`.
 #![allow(non_camel_case_types)]
 
-use super::types::{blosc2_metalayer, blosc2_schunk, blosc2_storage, BLOSC2_MAX_METALAYERS};
+use crate::capi::blosc2::types::{blosc2_metalayer, blosc2_schunk, blosc2_storage, BLOSC2_MAX_METALAYERS};
 use libc::c_char;
 
 /// Version of the b2nd metalayer format.

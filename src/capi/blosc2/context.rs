@@ -1,96 +1,15 @@
-//! `blosc2_context`: a compression or decompression context, and the
-//! conversions between c-blosc2's parameter structs and the core's.
+//! `blosc2_context`: making, querying and freeing compression and
+//! decompression contexts (the type itself is declared in `types.rs`, beside
+//! the C structs that point to it). A context brings the C prefilter or
+//! postfilter of its parameters (`hooks.rs`) and the registered tuner that
+//! they name (`plugins.rs`).
 
-use super::ffi::{guard, guard_code, reference, reference_mut, slice};
+use super::params::{core_cparams, default_cparams, default_dparams};
 use super::types::*;
-use crate::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
+use crate::capi::ffi::{guard, guard_code, reference, reference_mut, slice};
+use crate::chunk::{Compressor, DParams, Decompressor};
 use crate::error::Error;
-use libc::c_int;
-
-/// Opaque context behind `blosc2_context*`.
-pub struct blosc2_context {
-    pub(crate) kind: Kind,
-}
-
-pub(crate) enum Kind {
-    Compress { core: Compressor, c: blosc2_cparams },
-    Decompress { core: Decompressor, d: blosc2_dparams },
-}
-
-// SAFETY: the raw pointers kept in the C parameter structs are user data that
-// the context never dereferences itself; the core objects are Send.
-unsafe impl Send for blosc2_context {}
-
-/// The core's parameters for a C `blosc2_cparams`.
-pub(crate) fn core_cparams(c: &blosc2_cparams) -> Result<CParams, Error> {
-    if c.clevel > 9 {
-        return Err(Error::CodecParam);
-    }
-    Ok(CParams {
-        compcode: c.compcode,
-        compcode_meta: c.compcode_meta,
-        clevel: c.clevel,
-        use_dict: c.use_dict != 0,
-        typesize: c.typesize,
-        nthreads: c.nthreads.max(1),
-        blocksize: c.blocksize.max(0),
-        splitmode: SplitMode::from_code(c.splitmode),
-        filters: c.filters,
-        filters_meta: c.filters_meta,
-    })
-}
-
-/// The C view of the core's compression parameters (pointer fields NULL).
-pub(crate) fn c_cparams(p: &CParams) -> blosc2_cparams {
-    blosc2_cparams {
-        compcode: p.compcode,
-        compcode_meta: p.compcode_meta,
-        clevel: p.clevel,
-        use_dict: c_int::from(p.use_dict),
-        typesize: p.typesize,
-        nthreads: p.nthreads,
-        blocksize: p.blocksize,
-        splitmode: p.splitmode as i32,
-        filters: p.filters,
-        filters_meta: p.filters_meta,
-        ..default_cparams()
-    }
-}
-
-/// c-blosc2's default compression parameters.
-pub(crate) fn default_cparams() -> blosc2_cparams {
-    blosc2_cparams {
-        compcode: BLOSC_BLOSCLZ as u8,
-        compcode_meta: 0,
-        clevel: 5,
-        use_dict: 0,
-        typesize: 8,
-        nthreads: 1,
-        blocksize: 0,
-        splitmode: BLOSC_FORWARD_COMPAT_SPLIT,
-        schunk: std::ptr::null_mut(),
-        filters: [0, 0, 0, 0, 0, BLOSC_SHUFFLE as u8],
-        filters_meta: [0; BLOSC2_MAX_FILTERS],
-        prefilter: None,
-        preparams: std::ptr::null_mut(),
-        tuner_params: std::ptr::null_mut(),
-        tuner_id: 0,
-        instr_codec: false,
-        codec_params: std::ptr::null_mut(),
-        filter_params: [std::ptr::null_mut(); BLOSC2_MAX_FILTERS],
-    }
-}
-
-/// c-blosc2's default decompression parameters.
-pub(crate) fn default_dparams() -> blosc2_dparams {
-    blosc2_dparams {
-        nthreads: 1,
-        schunk: std::ptr::null_mut(),
-        postfilter: None,
-        postparams: std::ptr::null_mut(),
-        typesize: 8,
-    }
-}
+use libc::{c_int, c_void};
 
 impl blosc2_context {
     pub(crate) fn compressor(&mut self) -> Result<&mut Compressor, Error> {
@@ -143,6 +62,14 @@ pub(crate) fn context_tuner(ctx: &blosc2_context) -> Option<blosc2_tuner> {
     match &ctx.kind {
         Kind::Compress { c, .. } if c.tuner_id != 0 => super::plugins::tuner(c.tuner_id),
         _ => None,
+    }
+}
+
+/// The super-chunk a decompression context belongs to (its `dparams.schunk`).
+pub(crate) fn context_schunk(ctx: &blosc2_context) -> *mut c_void {
+    match &ctx.kind {
+        Kind::Decompress { d, .. } => d.schunk,
+        Kind::Compress { .. } => std::ptr::null_mut(),
     }
 }
 

@@ -5,9 +5,9 @@
 //! [`crate::io::FileSystem`], which reads at explicit positions and is safe
 //! from several threads.
 
-use super::ffi::{guard, guard_code, reference};
-use super::stdio::*;
 use super::types::*;
+use crate::capi::ffi::{c_str, guard, guard_code, reference};
+use crate::capi::stdio::*;
 use crate::error::{Error, Result};
 use crate::io::{Backend, Mode, Stream};
 use libc::{c_int, c_void};
@@ -73,7 +73,7 @@ pub unsafe extern "C" fn blosc2_register_io_cb(io: *const blosc2_io_cb) -> c_int
         if let Some(old) = r.0.iter().find(|c| c.id == io.id) {
             // Registering the same backend again is fine; another one under its id is not.
             // SAFETY: registered names are NUL-terminated strings (or NULL).
-            let same = unsafe { super::ffi::c_str(old.name) == super::ffi::c_str(io.name) };
+            let same = unsafe { c_str(old.name) == c_str(io.name) };
             return if same { Ok(0) } else { Err(Error::PluginIo) };
         }
         if r.0.len() >= u8::MAX as usize {
@@ -236,7 +236,7 @@ pub(crate) unsafe fn choose(io: *const blosc2_io) -> Result<IoChoice> {
     };
     if i32::from(io.id) == BLOSC2_IO_FILESYSTEM {
         // SAFETY: caller contract: the default backend's params are blosc2_stdio_params.
-        let locking = unsafe { io.params.cast::<super::stdio_types::blosc2_stdio_params>().as_ref() }.is_some_and(|p| p.locking);
+        let locking = unsafe { io.params.cast::<blosc2_stdio_params>().as_ref() }.is_some_and(|p| p.locking);
         return Ok(IoChoice { backend: crate::io::filesystem(), callbacks: None, locking, io });
     }
     let cb = lookup(io.id).ok_or(Error::PluginIo)?;

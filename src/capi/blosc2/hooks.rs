@@ -3,7 +3,6 @@
 //! [`Postfilter`]: each block's call gets its own copy of the user's
 //! parameters, filled in as c-blosc2 fills them.
 
-use super::context::blosc2_context;
 use super::types::*;
 use crate::chunk::{Postfilter, PostfilterBlock, Prefilter, PrefilterBlock};
 use crate::error::{Error, Result};

@@ -1,9 +1,9 @@
 //! `blosc2_register_codec` and `blosc2_register_filter`: C callbacks wrapped
 //! as the core's user codecs and filters.
 
-use super::context::{c_cparams, default_dparams};
-use super::ffi::{c_str, guard_code, reference};
+use super::params::{c_cparams, default_dparams};
 use super::types::*;
+use crate::capi::ffi::{c_str, guard_code, reference};
 use crate::error::{Error, Result};
 use crate::plugins::{self, DecodeInfo, EncodeInfo, UserCodec, UserFilter};
 use libc::c_int;

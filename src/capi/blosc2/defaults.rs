@@ -1,8 +1,8 @@
 //! The `blosc2_get_blosc2_*_defaults` getters (for languages that cannot use
 //! the `*_DEFAULTS` initializers of the headers).
 
-use super::stdio_types::blosc2_stdio_mmap;
 use super::types::*;
+use crate::capi::stdio::blosc2_stdio_mmap;
 
 static FILESYSTEM: &[u8] = b"filesystem\0";
 static MODE_R: &[u8] = b"r\0";
@@ -30,7 +30,7 @@ pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
 pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
     blosc2_stdio_mmap {
         mode: MODE_R.as_ptr().cast(),
-        initial_mapping_size: 1 << 30,
+        initial_mapping_size: crate::io::DEFAULT_INITIAL_MAPPING_SIZE,
         needs_free: false,
         addr: std::ptr::null_mut(),
         urlpath: std::ptr::null_mut(),

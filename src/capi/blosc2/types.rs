@@ -1,8 +1,10 @@
 //! The `repr(C)` mirrors and integer constants of `blosc2.h`, with c-blosc2
 //! 3.3.5's names, values, field order and layout (cbindgen turns this file
-//! into the declarations of `include/blosc2.h`).
+//! into the declarations of `include/blosc2.h`), and the opaque types the C
+//! structs point to (`blosc2_context`, `blosc2_frame`).
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
+use crate::chunk::{Compressor, Decompressor};
 use libc::{c_char, c_int, c_void, size_t};
 
 /// Major version of the c-blosc2 API this library implements.
@@ -177,8 +179,20 @@ pub const BLOSC2_IO_BLOSC_DEFINED: c_int = 32;
 pub const BLOSC2_IO_REGISTERED: c_int = 160;
 pub const BLOSC2_IO_USER_DEFINED: c_int = 256;
 
-/// Opaque compression or decompression context.
-pub use super::context::blosc2_context;
+/// Opaque compression or decompression context: C sees only pointers to it.
+pub struct blosc2_context {
+    pub(crate) kind: Kind,
+}
+
+/// What a context does, with the C parameters it was made from.
+pub(crate) enum Kind {
+    Compress { core: Compressor, c: blosc2_cparams },
+    Decompress { core: Decompressor, d: blosc2_dparams },
+}
+
+// SAFETY: the raw pointers kept in the C parameter structs are user data that
+// the context never dereferences itself; the core objects are Send.
+unsafe impl Send for blosc2_context {}
 
 /// Opaque frame (owned by a super-chunk).
 pub struct blosc2_frame {

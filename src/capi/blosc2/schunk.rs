@@ -1,18 +1,20 @@
-//! The super-chunk C API: `blosc2_schunk_*`, metalayers and variable-length
-//! metalayers, over [`crate::schunk::SuperChunk`].
+//! The super-chunk C API over [`crate::schunk::SuperChunk`]: the handle
+//! behind `blosc2_schunk*`, creating, opening, copying and freeing
+//! super-chunks, locking, and frames. The chunks of a super-chunk are in
+//! `schunk_chunks.rs`, its metalayers in `schunk_meta.rs`.
 //!
 //! A `blosc2_schunk*` handed to C is the first field of a [`SchunkHandle`],
 //! which also holds the safe super-chunk (behind a read-write lock, so that
 //! reads from several threads run at once) and the memory the public fields
 //! point to. The public fields are refreshed after every change.
 
-use super::context::{blosc2_context, c_cparams, core_cparams, default_cparams, default_dparams, Kind};
 use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx};
-use super::ffi::{c_str, guard, guard_code, guard_code64, slice, slice_mut, write_opt};
 use super::hooks::{CPostfilter, CPrefilter};
 use super::io::{choose, CallbackBackend};
+use super::params::{c_cparams, core_cparams, default_cparams, default_dparams};
 use super::types::*;
-use crate::chunk::{DParams, Special};
+use crate::capi::ffi::{c_str, guard, guard_code, guard_code64, slice};
+use crate::chunk::DParams;
 use crate::error::{Error, Result};
 use crate::schunk::{Reading, SChunk, Storage, SuperChunk};
 use libc::{c_char, c_int, c_void};
@@ -24,15 +26,15 @@ use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 /// The memory behind a `blosc2_schunk*`.
 #[repr(C)]
 pub struct SchunkHandle {
-    public: blosc2_schunk,
+    pub(super) public: blosc2_schunk,
     inner: SChunk,
     storage: Box<blosc2_storage>,
-    cparams: Box<blosc2_cparams>,
-    dparams: Box<blosc2_dparams>,
+    pub(super) cparams: Box<blosc2_cparams>,
+    pub(super) dparams: Box<blosc2_dparams>,
     io: Box<blosc2_io>,
     urlpath: Option<CString>,
     metas: Vec<MirrorMeta>,
-    vlmetas: Vec<MirrorMeta>,
+    pub(super) vlmetas: Vec<MirrorMeta>,
     #[allow(clippy::vec_box)] // C holds pointers to the boxed records
     meta_ptrs: Vec<Box<blosc2_metalayer>>,
     #[allow(clippy::vec_box)]
@@ -45,8 +47,8 @@ pub struct SchunkHandle {
 
 /// A (vl)metalayer as the public fields show it; `meta_ptrs` box the
 /// `blosc2_metalayer`s so that the pointers handed to C stay put.
-struct MirrorMeta {
-    name: CString,
+pub(super) struct MirrorMeta {
+    pub(super) name: CString,
     content: Vec<u8>,
 }
 
@@ -78,12 +80,12 @@ impl Drop for ForeignFrame {
 ///
 /// # Safety
 /// `schunk` must be NULL or a pointer returned by this library's schunk constructors.
-unsafe fn handle<'a>(schunk: *mut blosc2_schunk) -> Result<&'a SchunkHandle> {
+pub(super) unsafe fn handle<'a>(schunk: *mut blosc2_schunk) -> Result<&'a SchunkHandle> {
     // SAFETY: `public` is the first field of the repr(C) SchunkHandle.
     unsafe { schunk.cast::<SchunkHandle>().as_ref() }.ok_or(Error::NullPointer)
 }
 
-fn read(h: &SchunkHandle) -> RwLockReadGuard<'_, SuperChunk> {
+pub(super) fn read(h: &SchunkHandle) -> RwLockReadGuard<'_, SuperChunk> {
     h.inner.read_cached()
 }
 
@@ -147,14 +149,14 @@ pub(crate) unsafe fn change<T>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut S
 /// Record the chunk an operation works on in the public `current_nchunk` (as
 /// c-blosc2 does; prefilters and postfilters read it). Written atomically:
 /// readers on other threads may do the same.
-unsafe fn set_current(schunk: *mut blosc2_schunk, n: i64) {
+pub(super) unsafe fn set_current(schunk: *mut blosc2_schunk, n: i64) {
     if !schunk.is_null() {
         // SAFETY: a live handle; the field is an aligned i64.
         unsafe { (*(&raw mut (*schunk).current_nchunk).cast::<std::sync::atomic::AtomicI64>()).store(n, std::sync::atomic::Ordering::Relaxed) };
     }
 }
 
-fn index(n: i64) -> Result<usize> {
+pub(super) fn index(n: i64) -> Result<usize> {
     usize::try_from(n).map_err(|_| Error::InvalidIndex)
 }
 
@@ -708,572 +710,6 @@ pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) ->
         })();
         r.unwrap_or(std::ptr::null_mut())
     })
-}
-
-// -------------------------------------------------------------------- chunks
-
-/// A chunk handed in by the caller, sized by its own header.
-///
-/// # Safety
-/// `chunk` NULL or a chunk whose header states its true length.
-unsafe fn incoming<'a>(chunk: *const u8) -> Result<&'a [u8]> {
-    // SAFETY: caller contract: at least the 16-byte header is readable.
-    let head = unsafe { slice(chunk, 16)? };
-    let (_, cbytes, _) = crate::chunk::Header::sizes(head)?;
-    if cbytes < 16 {
-        return Err(Error::ReadBuffer);
-    }
-    // SAFETY: caller contract: cbytes bytes are readable.
-    unsafe { slice(chunk, i64::from(cbytes)) }
-}
-
-/// After a successful `copy == false` call the chunk is ours: free it.
-unsafe fn consume(chunk: *mut u8, copy: bool, r: Result<usize>) -> i64 {
-    match r {
-        Ok(n) => {
-            if !copy {
-                // SAFETY: caller contract: with copy false the chunk was malloc'd and handed over.
-                unsafe { libc::free(chunk.cast()) };
-            }
-            n as i64
-        }
-        Err(e) => i64::from(e.code()),
-    }
-}
-
-/// Append a chunk; returns the new number of chunks. With `copy` false the
-/// (malloc'd) chunk is taken over and freed.
-///
-/// # Safety
-/// `schunk` NULL or live; `chunk` NULL or a complete chunk.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, chunk: *mut u8, copy: bool) -> i64 {
-    guard(i64::from(Error::Failure.code()), || {
-        // SAFETY: caller contract.
-        let r = unsafe { incoming(chunk) }.and_then(|c| {
-            unsafe { change(schunk, |sc| {
-                set_current(schunk, sc.nchunks() as i64);
-                sc.append_chunk(c)
-            }) }
-        });
-        unsafe { consume(chunk, copy, r) }
-    })
-}
-
-/// Insert a chunk at position `nchunk`; returns the new number of chunks.
-///
-/// # Safety
-/// As for `blosc2_schunk_append_chunk`.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_insert_chunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut u8, copy: bool) -> i64 {
-    guard(i64::from(Error::Failure.code()), || {
-        let r = index(nchunk).and_then(|i| {
-            // SAFETY: caller contract.
-            let c = unsafe { incoming(chunk)? };
-            unsafe { change(schunk, |sc| sc.insert_chunk(i, c)) }
-        });
-        // SAFETY: caller contract.
-        unsafe { consume(chunk, copy, r) }
-    })
-}
-
-/// Replace chunk `nchunk`; returns the number of chunks.
-///
-/// # Safety
-/// As for `blosc2_schunk_append_chunk`.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_update_chunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut u8, copy: bool) -> i64 {
-    guard(i64::from(Error::Failure.code()), || {
-        let r = index(nchunk).and_then(|i| {
-            // SAFETY: caller contract.
-            let c = unsafe { incoming(chunk)? };
-            unsafe { change(schunk, |sc| sc.update_chunk(i, c)) }
-        });
-        // SAFETY: caller contract.
-        unsafe { consume(chunk, copy, r) }
-    })
-}
-
-/// Remove chunk `nchunk`; returns the new number of chunks.
-///
-/// # Safety
-/// `schunk` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_delete_chunk(schunk: *mut blosc2_schunk, nchunk: i64) -> i64 {
-    guard_code64(|| {
-        let i = index(nchunk)?;
-        // SAFETY: caller contract.
-        Ok(unsafe { change(schunk, |sc| sc.delete_chunk(i)) }? as i64)
-    })
-}
-
-/// Compress `nbytes` of `src` into a new chunk and append it.
-///
-/// # Safety
-/// `schunk` NULL or live; `src` NULL or `nbytes` readable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk, src: *const c_void, nbytes: i32) -> i64 {
-    guard_code64(|| {
-        // SAFETY: caller contract.
-        let data = unsafe { slice(src.cast(), i64::from(nbytes))? };
-        Ok(unsafe {
-            change(schunk, |sc| {
-                set_current(schunk, sc.nchunks() as i64);
-                sc.append_buffer(data)
-            })
-        }? as i64)
-    })
-}
-
-/// Decompress chunk `nchunk` into `dest` (`nbytes` of room); returns its size.
-///
-/// # Safety
-/// `schunk` NULL or live; `dest` NULL or `nbytes` writable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(schunk: *mut blosc2_schunk, nchunk: i64, dest: *mut c_void, nbytes: i32) -> c_int {
-    guard_code(|| {
-        let i = index(nchunk)?;
-        // SAFETY: caller contract.
-        let (_, sc) = unsafe { reader(schunk)? };
-        let dst = unsafe { slice_mut(dest.cast(), i64::from(nbytes))? };
-        unsafe { set_current(schunk, nchunk) };
-        if i >= sc.nchunks() {
-            return Err(Error::InvalidIndex);
-        }
-        i32::try_from(sc.decompress_chunk(i, dst)?).map_err(|_| Error::Failure)
-    })
-}
-
-/// Hand out a chunk: internal memory (`*needs_free` false) or a malloc'd copy.
-fn hand_out(c: Cow<'_, [u8]>, chunk: *mut *mut u8, needs_free: *mut bool) -> Result<i32> {
-    let n = i32::try_from(c.len()).map_err(|_| Error::Failure)?;
-    let (p, free) = match c {
-        Cow::Borrowed(b) => (b.as_ptr().cast_mut(), false),
-        Cow::Owned(v) => (malloc_copy(&v)?, true),
-    };
-    // SAFETY: callers checked the pointers.
-    unsafe {
-        *chunk = p;
-        write_opt(needs_free, free);
-    }
-    Ok(n)
-}
-
-/// Chunk `nchunk` as stored; returns its size.
-///
-/// # Safety
-/// `schunk` NULL or live; `chunk` and `needs_free` valid for writes.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_chunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut *mut u8, needs_free: *mut bool) -> c_int {
-    guard_code(|| {
-        if chunk.is_null() || needs_free.is_null() {
-            return Err(Error::NullPointer);
-        }
-        let i = index(nchunk)?;
-        // SAFETY: caller contract.
-        let (_, sc) = unsafe { reader(schunk)? };
-        hand_out(sc.chunk(i)?, chunk, needs_free)
-    })
-}
-
-/// Chunk `nchunk` as a lazy chunk (blocks left on disk) for on-disk frames.
-///
-/// # Safety
-/// As for `blosc2_schunk_get_chunk`.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut *mut u8, needs_free: *mut bool) -> c_int {
-    guard_code(|| {
-        if chunk.is_null() || needs_free.is_null() {
-            return Err(Error::NullPointer);
-        }
-        let i = index(nchunk)?;
-        // SAFETY: caller contract.
-        let (_, sc) = unsafe { reader(schunk)? };
-        hand_out(sc.lazy_chunk(i)?, chunk, needs_free)
-    })
-}
-
-/// Decompress block `nblock` of VL-block chunk `nchunk` into a malloc'd buffer.
-///
-/// # Safety
-/// `schunk` NULL or live; `dest` and `destsize` valid for writes.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_vlblock(schunk: *mut blosc2_schunk, nchunk: i64, nblock: i32, dest: *mut *mut u8, destsize: *mut i32) -> c_int {
-    guard_code(|| {
-        if dest.is_null() || destsize.is_null() {
-            return Err(Error::NullPointer);
-        }
-        let i = index(nchunk)?;
-        let b = usize::try_from(nblock).map_err(|_| Error::InvalidParam)?;
-        // SAFETY: caller contract.
-        let (_, sc) = unsafe { reader(schunk)? };
-        let block = sc.vl_block(i, b)?;
-        let n = i32::try_from(block.len()).map_err(|_| Error::Failure)?;
-        let p = malloc_copy(&block)?;
-        // SAFETY: checked non-NULL.
-        unsafe {
-            *dest = p;
-            *destsize = n;
-        }
-        Ok(n)
-    })
-}
-
-/// Items `[start, stop)` into `buffer`.
-///
-/// # Safety
-/// `schunk` NULL or live; `buffer` room for `(stop - start) * typesize` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(schunk: *mut blosc2_schunk, start: i64, stop: i64, buffer: *mut c_void) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let (_, sc) = unsafe { reader(schunk)? };
-        let ts = i64::from(sc.typesize().max(1));
-        let n = stop.checked_sub(start).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
-        let dst = unsafe { slice_mut(buffer.cast(), n.checked_mul(ts).ok_or(Error::InvalidParam)?)? };
-        sc.get_slice(start, stop, dst)?;
-        Ok(0)
-    })
-}
-
-/// Overwrite items `[start, stop)` with `buffer`.
-///
-/// # Safety
-/// `schunk` NULL or live; `buffer` `(stop - start) * typesize` readable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(schunk: *mut blosc2_schunk, start: i64, stop: i64, buffer: *mut c_void) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let ts = i64::from(unsafe { handle(schunk)? }.public.typesize.max(1));
-        let n = stop.checked_sub(start).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
-        let src = unsafe { slice(buffer.cast_const().cast(), n.checked_mul(ts).ok_or(Error::InvalidParam)?)? };
-        unsafe { change(schunk, |sc| sc.set_slice(start, stop, src)) }?;
-        Ok(0)
-    })
-}
-
-/// Items at `ncoords` coordinates into `buffer`, in order.
-///
-/// # Safety
-/// `schunk` NULL or live; `coords` `ncoords` items; `buffer` room for `ncoords * typesize`.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(schunk: *mut blosc2_schunk, ncoords: i64, coords: *const i64, buffer: *mut c_void) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let (_, sc) = unsafe { reader(schunk)? };
-        let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
-        let bytes = unsafe { slice(coords.cast(), (n as i64).checked_mul(8).ok_or(Error::InvalidParam)?)? };
-        let coords: Vec<i64> = bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
-        let ts = sc.typesize().max(1) as i64;
-        let dst = unsafe { slice_mut(buffer.cast(), (n as i64).checked_mul(ts).ok_or(Error::InvalidParam)?)? };
-        sc.get_sparse(&coords, dst)?;
-        Ok(0)
-    })
-}
-
-/// Reorder the chunks: chunk `offsets_order[i]` goes to position `i`.
-///
-/// # Safety
-/// `schunk` NULL or live; `offsets_order` `nchunks` items.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(schunk: *mut blosc2_schunk, offsets_order: *mut i64) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let n = unsafe { handle(schunk)? }.public.nchunks;
-        let bytes = unsafe { slice(offsets_order.cast_const().cast(), n.checked_mul(8).ok_or(Error::InvalidParam)?)? };
-        let order: Vec<i64> = bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
-        unsafe { change(schunk, |sc| sc.reorder(&order)) }?;
-        Ok(0)
-    })
-}
-
-/// Fill an empty super-chunk with `nitems` special values in chunks of `chunksize` bytes.
-///
-/// # Safety
-/// `schunk` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_fill_special(schunk: *mut blosc2_schunk, nitems: i64, special_value: c_int, chunksize: i32) -> i64 {
-    guard_code64(|| {
-        let kind = match special_value {
-            BLOSC2_SPECIAL_ZERO => Special::Zero,
-            BLOSC2_SPECIAL_NAN => Special::Nan,
-            BLOSC2_SPECIAL_UNINIT => Special::Uninit,
-            _ => return Err(Error::SchunkSpecial),
-        };
-        // SAFETY: caller contract.
-        Ok(unsafe { change(schunk, |sc| sc.fill_special(nitems, kind, chunksize)) }? as i64)
-    })
-}
-
-/// A malloc'd copy of the super-chunk's compression parameters.
-///
-/// # Safety
-/// `schunk` NULL or live; `cparams` valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_cparams(schunk: *mut blosc2_schunk, cparams: *mut *mut blosc2_cparams) -> c_int {
-    guard_code(|| {
-        if cparams.is_null() {
-            return Err(Error::NullPointer);
-        }
-        // SAFETY: caller contract.
-        let h = unsafe { handle(schunk)? };
-        let _g = read(h);
-        let c: blosc2_cparams = *h.cparams;
-        // SAFETY: plain-data struct copied into a malloc'd block of its size.
-        let bytes = unsafe { std::slice::from_raw_parts((&raw const c).cast::<u8>(), std::mem::size_of::<blosc2_cparams>()) };
-        unsafe { *cparams = malloc_copy(bytes)?.cast() };
-        Ok(0)
-    })
-}
-
-/// A malloc'd copy of the super-chunk's decompression parameters.
-///
-/// # Safety
-/// `schunk` NULL or live; `dparams` valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_dparams(schunk: *mut blosc2_schunk, dparams: *mut *mut blosc2_dparams) -> c_int {
-    guard_code(|| {
-        if dparams.is_null() {
-            return Err(Error::NullPointer);
-        }
-        // SAFETY: caller contract.
-        let h = unsafe { handle(schunk)? };
-        let d: blosc2_dparams = *h.dparams;
-        // SAFETY: plain-data struct copied into a malloc'd block of its size.
-        let bytes = unsafe { std::slice::from_raw_parts((&raw const d).cast::<u8>(), std::mem::size_of::<blosc2_dparams>()) };
-        unsafe { *dparams = malloc_copy(bytes)?.cast() };
-        Ok(0)
-    })
-}
-
-/// The chunks holding items `[*start, *stop)`: their number, and their indices
-/// in a malloc'd array.
-///
-/// # Safety
-/// `schunk` NULL or live; `start`/`stop` one item each; `chunks_idx` valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_get_slice_nchunks(schunk: *mut blosc2_schunk, start: *mut i64, stop: *mut i64, chunks_idx: *mut *mut i64) -> i64 {
-    guard_code64(|| {
-        if start.is_null() || stop.is_null() || chunks_idx.is_null() {
-            return Err(Error::NullPointer);
-        }
-        // SAFETY: caller contract.
-        let (_, sc) = unsafe { reader(schunk)? };
-        let nd_meta = sc.meta_get("b2nd").or_else(|_| sc.meta_get("caterva")).ok().map(crate::b2nd::Meta::deserialize);
-        let chunks: Vec<i64> = match nd_meta {
-            // n-dimensional: `start` and `stop` have one item per dimension.
-            Some(meta) => {
-                let g = crate::b2nd::Geometry::new(&meta?)?;
-                let nd = g.ndim();
-                let (s0, s1) = unsafe { (std::slice::from_raw_parts(start, nd), std::slice::from_raw_parts(stop, nd)) };
-                g.slice_chunks(s0, s1)?
-            }
-            None => {
-                let (a, b) = sc.slice_chunks(unsafe { *start }, unsafe { *stop })?;
-                (a as i64..b as i64).collect()
-            }
-        };
-        let idx: Vec<u8> = chunks.iter().flat_map(|i| i.to_ne_bytes()).collect();
-        unsafe { *chunks_idx = malloc_copy(&idx)?.cast() };
-        Ok(chunks.len() as i64)
-    })
-}
-
-// ---------------------------------------------------------------- metalayers
-
-/// Add a metalayer (before any data); returns its index.
-///
-/// # Safety
-/// `schunk` NULL or live; `name` NUL-terminated; `content` `content_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_meta_add(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
-        let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
-        let i = unsafe { change(schunk, |sc| sc.meta_add(name, content)) }?;
-        Ok(i as i32)
-    })
-}
-
-/// Overwrite a metalayer's content (not longer than it was); returns its index.
-///
-/// # Safety
-/// As for `blosc2_meta_add`.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_meta_update(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
-        let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
-        let i = unsafe { change(schunk, |sc| sc.meta_update(name, content)) }?;
-        Ok(i as i32)
-    })
-}
-
-/// Index of variable-length metalayer `name`, or a negative code.
-///
-/// # Safety
-/// `schunk` NULL or live; `name` NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_exists(schunk: *mut blosc2_schunk, name: *const c_char) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
-        let (_, sc) = unsafe { reader(schunk)? };
-        sc.vlmeta_exists(name).map(|i| i as i32).ok_or(Error::NotFound)
-    })
-}
-
-/// The core parameters for an optional C `blosc2_cparams*`.
-unsafe fn optional_cparams(cparams: *mut blosc2_cparams) -> Result<Option<crate::chunk::CParams>> {
-    // SAFETY: caller contract.
-    unsafe { cparams.as_ref() }.map(core_cparams).transpose()
-}
-
-/// Add a variable-length metalayer; returns its index.
-///
-/// # Safety
-/// `schunk` NULL or live; `name` NUL-terminated; `content` `content_len` bytes; `cparams` NULL or valid.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_add(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32, cparams: *mut blosc2_cparams) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
-        let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
-        let cp = unsafe { optional_cparams(cparams)? };
-        let i = unsafe { change(schunk, |sc| sc.vlmeta_add(name, content, cp.as_ref())) }?;
-        Ok(i as i32)
-    })
-}
-
-/// Replace a variable-length metalayer's content; returns its index.
-///
-/// # Safety
-/// As for `blosc2_vlmeta_add`.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_update(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32, cparams: *mut blosc2_cparams) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
-        let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
-        let cp = unsafe { optional_cparams(cparams)? };
-        let i = unsafe { change(schunk, |sc| sc.vlmeta_update(name, content, cp.as_ref())) }?;
-        Ok(i as i32)
-    })
-}
-
-/// A variable-length metalayer's content, decompressed into a malloc'd buffer;
-/// returns its index.
-///
-/// # Safety
-/// `schunk` NULL or live; `name` NUL-terminated; `content`, `content_len` valid for writes.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_get(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut *mut u8, content_len: *mut i32) -> c_int {
-    guard_code(|| {
-        if content.is_null() || content_len.is_null() {
-            return Err(Error::InvalidParam);
-        }
-        // SAFETY: caller contract.
-        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
-        let (_, sc) = unsafe { reader(schunk)? };
-        let i = sc.vlmeta_exists(name).ok_or(Error::NotFound)?;
-        let v = sc.vlmeta_get(name)?;
-        let n = i32::try_from(v.len()).map_err(|_| Error::Data)?;
-        let p = malloc_copy(&v)?;
-        unsafe {
-            *content = p;
-            *content_len = n;
-        }
-        Ok(i as i32)
-    })
-}
-
-/// Remove a variable-length metalayer; returns how many remain.
-///
-/// # Safety
-/// `schunk` NULL or live; `name` NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_delete(schunk: *mut blosc2_schunk, name: *const c_char) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
-        let n = unsafe { change(schunk, |sc| sc.vlmeta_delete(name)) }?;
-        Ok(n as i32)
-    })
-}
-
-/// Fill `names` with the (internal) names of the variable-length metalayers; returns their number.
-///
-/// # Safety
-/// `schunk` NULL or live; `names` room for `nvlmetalayers` pointers.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_get_names(schunk: *mut blosc2_schunk, names: *mut *mut c_char) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let (h, sc) = unsafe { reader(schunk)? };
-        let n = sc.vlmetalayers().len();
-        if n > 0 && names.is_null() {
-            return Err(Error::NullPointer);
-        }
-        for (i, m) in h.vlmetas.iter().enumerate().take(n) {
-            unsafe { *names.add(i) = m.name.as_ptr().cast_mut() };
-        }
-        Ok(n as i32)
-    })
-}
-
-// ------------------------------------------------------------------- paths
-
-/// Remove a directory and everything in it.
-///
-/// # Safety
-/// `path` NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { c_str(path) }.ok_or(Error::InvalidParam)?;
-        std::fs::remove_dir_all(p).map_err(|_| Error::FileRemove)?;
-        Ok(0)
-    })
-}
-
-/// Remove a file or a directory tree (nothing to do when it does not exist).
-///
-/// # Safety
-/// `path` NULL or a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_remove_urlpath(path: *const c_char) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let Some(p) = (unsafe { c_str(path) }) else { return Ok(0) };
-        crate::schunk::remove_urlpath(p)?;
-        Ok(0)
-    })
-}
-
-/// Rename a file or directory.
-///
-/// # Safety
-/// Both NULL or NUL-terminated strings.
-#[no_mangle]
-pub unsafe extern "C" fn blosc2_rename_urlpath(old_urlpath: *mut c_char, new_path: *mut c_char) -> c_int {
-    guard_code(|| {
-        // SAFETY: caller contract.
-        let a = unsafe { c_str(old_urlpath) }.ok_or(Error::InvalidParam)?;
-        let b = unsafe { c_str(new_path) }.ok_or(Error::InvalidParam)?;
-        crate::schunk::rename_urlpath(a, b)?;
-        Ok(0)
-    })
-}
-
-/// The super-chunk a decompression context belongs to (its `dparams.schunk`).
-pub(crate) fn context_schunk(ctx: &blosc2_context) -> *mut c_void {
-    match &ctx.kind {
-        Kind::Decompress { d, .. } => d.schunk,
-        Kind::Compress { .. } => std::ptr::null_mut(),
-    }
 }
 
 /// Run `f` with the lazy-chunk source of super-chunk `sp` (NULL: none), for

@@ -3,8 +3,8 @@
 //! the API edge, on every global call as c-blosc2 does), and the version and
 //! codec listing functions.
 
-use super::ffi::{c_str, guard, guard_code, write_opt};
 use super::types::blosc_threads_callback;
+use crate::capi::ffi::{c_str, guard, guard_code, write_opt};
 use crate::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 use crate::codecs::{Codec, Library, ALL};
 use crate::error::Error;

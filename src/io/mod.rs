@@ -2,8 +2,15 @@
 //! stream reads and writes at explicit positions, so that several threads can
 //! read one open frame at once without sharing a file position.
 //!
-//! [`FileSystem`] is the default backend (c-blosc2's `BLOSC2_IO_FILESYSTEM`);
-//! the C API adds backends that call user callbacks.
+//! [`FileSystem`] is the default backend (c-blosc2's `BLOSC2_IO_FILESYSTEM`),
+//! [`Mmap`] reaches a file through a memory mapping (c-blosc2's
+//! `BLOSC2_IO_FILESYSTEM_MMAP`); the C API adds backends that call user
+//! callbacks.
+
+mod mmap;
+
+pub use mmap::{mmap, Mmap, MmapMode, DEFAULT_INITIAL_MAPPING_SIZE};
+pub(crate) use mmap::{MmapFile, RawMmap};
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};

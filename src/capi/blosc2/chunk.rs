@@ -1,10 +1,12 @@
 //! The chunk-level exports of `blosc2.h`: compress, decompress, getitem,
 //! header queries and special-value chunks.
 
-use super::context::{blosc2_context, core_cparams};
-use super::ffi::{guard, guard_code, reference_mut, slice, slice_mut, write_opt};
+use super::context::{context_schunk, context_tuner};
 use super::global::{compression_call, global_compress, global_decompress, with_global_dctx};
+use super::params::core_cparams;
+use super::schunk::with_lazy_source;
 use super::types::*;
+use crate::capi::ffi::{guard, guard_code, reference_mut, slice, slice_mut, write_opt};
 use crate::chunk::header::MIN_HEADER_LENGTH;
 use crate::chunk::{special, CParams, Header, Special};
 use crate::codecs::Library;
@@ -132,7 +134,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
-        let Some(tuner) = super::context::context_tuner(ctx) else {
+        let Some(tuner) = context_tuner(ctx) else {
             return len32(ctx.compressor()?.compress(src, dst)?);
         };
         // A registered tuner: as in c-blosc2, `next_blocksize` runs before every
@@ -165,10 +167,10 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
-        let sp = super::schunk::context_schunk(ctx);
+        let sp = context_schunk(ctx);
         let d = ctx.decompressor()?;
         // SAFETY: c-blosc2's contract on dparams.schunk.
-        len32(unsafe { super::schunk::with_lazy_source(sp, |lazy| d.decompress_lazy(src, dst, lazy)) }?)
+        len32(unsafe { with_lazy_source(sp, |lazy| d.decompress_lazy(src, dst, lazy)) }?)
     })
 }
 
@@ -226,12 +228,12 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
-        let sp = super::schunk::context_schunk(ctx);
+        let sp = context_schunk(ctx);
         let ts = i64::from(Header::parse_min(src)?.typesize);
         let (start, nbytes) = (i64::from(start) * ts, i64::from(nitems).checked_mul(ts).ok_or(Error::WriteBuffer)?);
         let d = ctx.decompressor()?;
         // SAFETY: c-blosc2's contract on dparams.schunk.
-        len32(unsafe { super::schunk::with_lazy_source(sp, |lazy| d.getitem_bytes_lazy(src, start, nbytes, dst, lazy)) }?)
+        len32(unsafe { with_lazy_source(sp, |lazy| d.getitem_bytes_lazy(src, start, nbytes, dst, lazy)) }?)
     })
 }
 
@@ -253,11 +255,11 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
-        let sp = super::schunk::context_schunk(ctx);
+        let sp = context_schunk(ctx);
         let d = ctx.decompressor()?;
         // SAFETY: c-blosc2's contract on dparams.schunk.
         len32(unsafe {
-            super::schunk::with_lazy_source(sp, |lazy| d.getitem_bytes_lazy(src, i64::from(start), i64::from(nbytes), dst, lazy))
+            with_lazy_source(sp, |lazy| d.getitem_bytes_lazy(src, i64::from(start), i64::from(nbytes), dst, lazy))
         }?)
     })
 }
