@@ -6,14 +6,15 @@
 //! - a chunk of the old array moved as it is (compressed, untouched), when
 //!   along every dimension it maps onto one old chunk by a whole number of
 //!   chunks (always the case when the changes are chunk-aligned);
-//! - a chunk of zeros (a special chunk: no data stored), when along some
-//!   dimension it lies in the new positions;
+//! - a chunk of zeros (a special chunk: no data stored, and in a frame not
+//!   even a chunk, just its index entry), when along some dimension it lies
+//!   in the new positions;
 //! - a chunk rebuilt from the parts of the (at most 2 per changed dimension)
 //!   old chunks it covers, decoded one box at a time.
 //!
-//! Moved chunks keep the old chunk number's bytes; new and rebuilt chunks are
+//! Moved chunks keep the old chunk number's bytes; rebuilt chunks are
 //! appended after the old ones, and one final index write puts every chunk in
-//! its place and drops the chunks that left. As in c-blosc2, growing a
+//! its place, adds the chunks of zeros and drops the chunks that left. As in c-blosc2, growing a
 //! dimension at its end keeps the old edge chunk as it is, so the items
 //! that were its padding show in the grown part (zeros for arrays written
 //! from buffers; the fill value for filled arrays).
@@ -22,7 +23,7 @@ use super::boxes::{buffer_len, c_index, for_each_index};
 use super::{Array, Geometry, Meta};
 use crate::chunk::Special;
 use crate::error::{Error, Result};
-use crate::schunk::SuperChunk;
+use crate::schunk::{Pick, SuperChunk};
 
 /// One dimension's change: `delta` positions open (> 0) or go (< 0) at `at`.
 #[derive(Debug, Clone, Copy)]
@@ -144,30 +145,26 @@ fn apply(sc: &mut SuperChunk, old: &Geometry, meta: &Meta, changes: &[AxisChange
         })?;
     }
     let chunkbytes = new.chunk_bytes(ts)?;
-    let mut zero = vec![0u8; 64];
-    let zn = crate::chunk::special::make(&sc.context_cparams(), Special::Zero, i32::try_from(chunkbytes).map_err(|_| Error::MaxBufsizeExceeded)?, None, &mut zero)?;
+    let zeros = Pick::Special(Special::Zero, i32::try_from(chunkbytes).map_err(|_| Error::MaxBufsizeExceeded)?);
     let mut chunk = Vec::new();
     let mut tmp = Vec::new();
     let mut keep = Vec::with_capacity(plan.len());
     let r = (|| {
         for (c, src) in &plan {
             match src {
-                Source::Moved(k) if *k < old_n => keep.push(*k),
+                Source::Moved(k) if *k < old_n => keep.push(Pick::Chunk(*k)),
                 Source::Moved(_) => return Err(Error::Data),
-                Source::Zeros => {
-                    sc.append_chunk(&zero[..zn])?;
-                    keep.push(sc.nchunks() - 1);
-                }
+                Source::Zeros => keep.push(zeros),
                 Source::Rebuilt(segs) => {
                     chunk.resize(chunkbytes, 0);
                     rebuild(sc, &new, old, c, segs, &mut chunk, &mut tmp, ts)?;
                     let bytes = sc.compress(&chunk)?;
                     sc.append_chunk(&bytes)?;
-                    keep.push(sc.nchunks() - 1);
+                    keep.push(Pick::Chunk(sc.nchunks() - 1));
                 }
             }
         }
-        sc.select_chunks(&keep)?;
+        sc.arrange(&keep)?;
         sc.meta_update("b2nd", &meta.serialize()?)?;
         Ok(())
     })();

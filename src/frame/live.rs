@@ -807,19 +807,50 @@ impl Frame {
         self.commit(info, info, layout)
     }
 
-    /// Keep chunks `keep[i]` (distinct positions) as the new chunk list, in
-    /// that order; the others leave the index (in a sparse frame their files
-    /// are removed once the new index is written). One index write.
-    pub fn select(&mut self, info: &Info, old_info: &Info, keep: &[usize]) -> Result<()> {
+    /// Make the chunk list `picks` (kept chunks at distinct positions, and
+    /// new special-value chunks); the chunks not kept leave the index (in a
+    /// sparse frame their files are removed once the new index is written).
+    /// One index write.
+    pub fn arrange(&mut self, info: &Info, old_info: &Info, picks: &[Pick]) -> Result<()> {
         let mut layout = self.layout.clone();
-        layout.offsets = keep.iter().map(|&o| self.layout.offsets[o]).collect();
+        let stored_cbytes = self.layout.cbytes;
+        let mut next_id = self.layout.offsets.iter().copied().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
+        let mut offsets = Vec::with_capacity(picks.len());
+        let mut kept = vec![false; self.layout.offsets.len()];
+        for p in picks {
+            offsets.push(match *p {
+                Pick::Chunk(k) => {
+                    kept[k] = true;
+                    self.layout.offsets[k]
+                }
+                Pick::Special(kind, nbytes) if offset_encoded(kind) && info.chunksize != 0 && nbytes == info.chunksize => special_offset(kind),
+                Pick::Special(kind, nbytes) if self.dir.is_some() => {
+                    let c = special_chunk(kind, nbytes, info.cparams.typesize, info.cparams.blocksize);
+                    let id = next_id;
+                    next_id += 1;
+                    if let Some(d) = &self.dir {
+                        d.write_chunk(id, &c)?;
+                    }
+                    layout.cbytes += c.len() as i64;
+                    id
+                }
+                Pick::Special(kind, nbytes) => {
+                    let c = special_chunk(kind, nbytes, info.cparams.typesize, info.cparams.blocksize);
+                    // Stored one after the other (`store` places a chunk at the current end).
+                    let stored = self.store(&c);
+                    let (off, cb) = stored.inspect_err(|_| self.layout.cbytes = stored_cbytes)?;
+                    layout.cbytes = cb;
+                    self.layout.cbytes = cb;
+                    off
+                }
+            });
+        }
+        // The current layout stays what is on disk until the new one is written.
+        self.layout.cbytes = stored_cbytes;
+        layout.offsets = offsets;
         layout.index_capacity = layout.offsets.len();
         let mut dropped = Vec::new();
         if self.dir.is_some() {
-            let mut kept = vec![false; self.layout.offsets.len()];
-            for &k in keep {
-                kept[k] = true;
-            }
             for (i, &k) in kept.iter().enumerate() {
                 if let (false, Entry::Stored(id)) = (k, self.entry(i)?) {
                     layout.cbytes -= i64::from(self.stored_head(id)?.2);
@@ -902,6 +933,15 @@ impl Frame {
         self.layout = layout;
         Ok(info)
     }
+}
+
+/// One chunk of a new chunk list (see [`Frame::arrange`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// The chunk now at this position.
+    Chunk(usize),
+    /// A new chunk of special values of this many bytes.
+    Special(Special, i32),
 }
 
 /// Read the layout and the super-chunk state of the frame in `bytes`.

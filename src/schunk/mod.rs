@@ -20,6 +20,7 @@ use crate::chunk::view::{ChunkView, LazySource};
 use crate::chunk::{CParams, Compressor, DParams, Decompressor, Postfilter, Prefilter};
 use crate::error::{Error, Result};
 use crate::frame::live::{Frame, Opened};
+pub use crate::frame::live::Pick;
 use crate::frame::writer::Info;
 use crate::frame::Metalayer;
 use crate::io::{filesystem, Backend, Mode};

@@ -200,49 +200,80 @@ impl SuperChunk {
     }
 
     /// Make the chunk list `keep` (distinct positions of the current chunks,
-    /// in their new order): the chunks not named leave the super-chunk. One
-    /// index write for a frame, however many chunks move or go.
+    /// in their new order): the chunks not named leave the super-chunk.
     pub fn select_chunks(&mut self, keep: &[usize]) -> Result<()> {
-        self.writing(|s| s.select_chunks_now(keep))
+        let picks: Vec<Pick> = keep.iter().map(|&k| Pick::Chunk(k)).collect();
+        self.arrange(&picks)
     }
 
-    pub(super) fn select_chunks_now(&mut self, keep: &[usize]) -> Result<()> {
+    /// Make the chunk list `picks`: current chunks (each at most once, in
+    /// their new order) and new chunks of special values; the chunks not
+    /// picked leave the super-chunk. One index write for a frame, however
+    /// many chunks move, go or come.
+    pub fn arrange(&mut self, picks: &[Pick]) -> Result<()> {
+        self.writing(|s| s.arrange_now(picks))
+    }
+
+    pub(super) fn arrange_now(&mut self, picks: &[Pick]) -> Result<()> {
         let n = self.nchunks();
         let mut seen = vec![false; n];
-        for &k in keep {
-            if k >= n || std::mem::replace(&mut seen[k], true) {
-                return Err(Error::InvalidIndex);
+        for p in picks {
+            match *p {
+                Pick::Chunk(k) if k >= n || std::mem::replace(&mut seen[k], true) => return Err(Error::InvalidIndex),
+                Pick::Special(_, nb) if nb < 0 || nb % self.typesize().max(1) != 0 => return Err(Error::InvalidParam),
+                _ => {}
             }
         }
-        if keep.len() == n && keep.iter().enumerate().all(|(i, &k)| i == k) {
+        if picks.len() == n && picks.iter().enumerate().all(|(i, p)| *p == Pick::Chunk(i)) {
             return Ok(());
         }
         let mut info = self.info.clone();
         let mut nbytes = 0i64;
         let mut uniform = true;
-        for (i, &k) in keep.iter().enumerate() {
-            let nb = self.chunk_nbytes(k)?;
+        for (i, p) in picks.iter().enumerate() {
+            let nb = match *p {
+                Pick::Chunk(k) => self.chunk_nbytes(k)?,
+                Pick::Special(_, nb) => nb,
+            };
             nbytes += i64::from(nb);
-            let last = i + 1 == keep.len();
+            let last = i + 1 == picks.len();
             if info.chunksize > 0 && (nb > info.chunksize || (!last && nb != info.chunksize)) {
                 uniform = false;
+            }
+        }
+        if info.chunksize < 0 {
+            if let Some(Pick::Special(_, nb)) = picks.first() {
+                info.chunksize = *nb;
             }
         }
         info.nbytes = nbytes;
         if !uniform {
             info.chunksize = 0;
         }
-        if keep.is_empty() {
+        if !picks.iter().any(|p| matches!(p, Pick::Chunk(_))) {
             info.vl_blocks = false;
         }
+        let cparams = self.context_cparams();
         self.mutate(info, |store, new, old, mem_cbytes| match store {
             Store::Memory(c) => {
                 let mut all: Vec<Option<Vec<u8>>> = std::mem::take(c).into_iter().map(Some).collect();
-                *c = keep.iter().map(|&k| all[k].take().unwrap_or_default()).collect();
+                let mut out = Vec::with_capacity(picks.len());
+                for p in picks {
+                    out.push(match *p {
+                        Pick::Chunk(k) => all[k].take().unwrap_or_default(),
+                        Pick::Special(kind, nb) => {
+                            let mut b = vec![0u8; EXTENDED_HEADER_LENGTH];
+                            let len = crate::chunk::special::make(&cparams, kind, nb, None, &mut b)?;
+                            b.truncate(len);
+                            b
+                        }
+                    });
+                }
+                *c = out;
                 *mem_cbytes = c.iter().map(|x| x.len() as i64).sum();
                 Ok(())
             }
-            Store::Frame(f) => f.select(new, old, keep),
+            Store::Frame(f) => f.arrange(new, old, picks),
         })
     }
 
