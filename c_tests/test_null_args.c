@@ -159,8 +159,16 @@ int main(void) {
   int32_t cs[2] = {5, 5}, bs[2] = {2, 2};
   CHECK(b2nd_create_ctx(NULL, 2, NULL, cs, bs, NULL, 0, NULL, 0) == NULL);
   CHECK(b2nd_create_ctx(NULL, 17, shape, cs, bs, NULL, 0, NULL, 0) == NULL);
+  int32_t negative[2] = {-1, 5};
+  CHECK(b2nd_create_ctx(NULL, 2, shape, negative, bs, NULL, 0, NULL, 0) == NULL);
+  /* A chunk length of 0 is a placeholder a context may hold (as in c-blosc2),
+     but no array of items can be made with it. */
   int32_t zero[2] = {0, 5};
-  CHECK(b2nd_create_ctx(NULL, 2, shape, zero, bs, NULL, 0, NULL, 0) == NULL);
+  b2nd_context_t *placeholder = b2nd_create_ctx(NULL, 2, shape, zero, bs, NULL, 0, NULL, 0);
+  CHECK(placeholder != NULL);
+  b2nd_array_t *none = NULL;
+  CHECK(b2nd_zeros(placeholder, &none) < 0 && none == NULL);
+  b2nd_free_ctx(placeholder);
   CHECK_EQ(b2nd_free_ctx(NULL), 0);
   b2nd_array_t *arr = NULL;
   CHECK(b2nd_zeros(NULL, &arr) < 0);
