@@ -240,6 +240,34 @@ static void aligned_changes(void) {
   b2nd_free(a);
 }
 
+/* Arrays reshaped away from chunk boundaries, left in files for the other
+   library to read (write_reshaped with libb2nd, read_reshaped with either). */
+static const char *RESHAPED[] = {"opened.b2nd", "gone.b2nd", "inserted.b2nd"};
+static int32_t (*const RESHAPED_F[])(int64_t, int64_t) = {cols_opened, rows_gone, rows_inserted};
+
+static void write_reshaped(void) {
+  for (int k = 0; k < 3; k++) {
+    b2nd_array_t *a = grid(12, 11, 5, 4, 2, 3, path(RESHAPED[k]));
+    int64_t opened[2] = {12, 14}, at[2] = {0, 5};
+    int32_t rows[2 * 11];
+    for (int r = 0; r < 22; r++) rows[r] = -7;
+    int rc = k == 0 ? b2nd_resize(a, opened, at) : k == 1 ? b2nd_delete(a, 0, 3, 4) : b2nd_insert(a, rows, sizeof rows, 0, 6);
+    CHECK_EQ(rc, 0);
+    b2nd_free(a);
+  }
+}
+
+static void read_reshaped(void) {
+  for (int k = 0; k < 3; k++) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, RESHAPED[k]);
+    b2nd_array_t *a = NULL;
+    CHECK_EQ(b2nd_open(p, &a), 0);
+    CHECK(a != NULL && holds(a, RESHAPED_F[k]));
+    b2nd_free(a);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s CASE DIR\n", argv[0]);
@@ -255,6 +283,8 @@ int main(int argc, char **argv) {
   else if (strcmp(c, "copies_keep_metalayers") == 0) copies_keep_metalayers();
   else if (strcmp(c, "unaligned_changes") == 0) unaligned_changes();
   else if (strcmp(c, "aligned_changes") == 0) aligned_changes();
+  else if (strcmp(c, "write_reshaped") == 0) write_reshaped();
+  else if (strcmp(c, "read_reshaped") == 0) read_reshaped();
   else {
     fprintf(stderr, "unknown case %s\n", c);
     return 2;
