@@ -3,6 +3,7 @@
 //! index, trailer. Frames held in memory are read by [`FrameView`] and
 //! written by [`writer::write_cframe`].
 
+mod bytes;
 pub mod header;
 pub mod live;
 mod msgpack;

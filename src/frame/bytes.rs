@@ -1,0 +1,185 @@
+//! Where a frame's bytes live: in memory (owned, or someone else's until the
+//! first change), in a stream at an offset, and, for a sparse frame, the
+//! directory of its chunk files.
+
+use crate::chunk::header::{Header, EXTENDED_HEADER_LENGTH};
+use crate::error::{Error, Result};
+use crate::io::{Backend, Mode, Stream};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Bytes moved at a time when a frame's chunks section shifts.
+const MOVE_PIECE: usize = 4 << 20;
+
+/// Where the bytes of a contiguous frame (or of a sparse frame's index) live.
+pub(super) enum Bytes {
+    /// An in-memory frame owned here.
+    Memory(Vec<u8>),
+    /// An in-memory frame owned by someone else; copied on the first change.
+    Foreign(Arc<dyn AsRef<[u8]> + Send + Sync>),
+    /// A stream (file), the frame starting at `base`.
+    Stream { stream: Box<dyn Stream>, base: u64, writable: bool },
+}
+
+impl Bytes {
+    pub(super) fn slice(&self) -> Option<&[u8]> {
+        match self {
+            Bytes::Memory(v) => Some(v),
+            Bytes::Foreign(f) => Some((**f).as_ref()),
+            Bytes::Stream { .. } => None,
+        }
+    }
+
+    /// `len` bytes at `pos` of the frame.
+    pub(super) fn read(&self, pos: u64, len: usize) -> Result<Cow<'_, [u8]>> {
+        match self {
+            Bytes::Stream { stream, base, .. } => {
+                let mut buf = vec![0u8; len];
+                let at = base.checked_add(pos).ok_or(Error::FileRead)?;
+                stream.read_exact_at(at, &mut buf)?;
+                Ok(Cow::Owned(buf))
+            }
+            _ => {
+                let s = self.slice().unwrap_or(&[]);
+                let start = usize::try_from(pos).map_err(|_| Error::ReadBuffer)?;
+                let end = start.checked_add(len).ok_or(Error::ReadBuffer)?;
+                s.get(start..end).map(Cow::Borrowed).ok_or(Error::ReadBuffer)
+            }
+        }
+    }
+
+    pub(super) fn read_into(&self, pos: u64, buf: &mut [u8]) -> Result<()> {
+        match self {
+            Bytes::Stream { stream, base, .. } => {
+                stream.read_exact_at(base.checked_add(pos).ok_or(Error::FileRead)?, buf)
+            }
+            _ => {
+                let src = self.read(pos, buf.len())?;
+                buf.copy_from_slice(&src);
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn owned(&mut self) -> &mut Vec<u8> {
+        if let Bytes::Foreign(f) = self {
+            *self = Bytes::Memory((**f).as_ref().to_vec());
+        }
+        match self {
+            Bytes::Memory(v) => v,
+            _ => unreachable!("owned() is only called on in-memory frames"),
+        }
+    }
+
+    pub(super) fn write(&mut self, pos: u64, data: &[u8]) -> Result<()> {
+        match self {
+            Bytes::Stream { stream, base, writable } => {
+                if !*writable {
+                    return Err(Error::FileWrite);
+                }
+                stream.write_at(base.checked_add(pos).ok_or(Error::FileWrite)?, data)
+            }
+            _ => {
+                let v = self.owned();
+                let pos = usize::try_from(pos).map_err(|_| Error::WriteBuffer)?;
+                let end = pos.checked_add(data.len()).ok_or(Error::WriteBuffer)?;
+                if v.len() < end {
+                    v.resize(end, 0);
+                }
+                v[pos..end].copy_from_slice(data);
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn truncate(&mut self, len: u64) -> Result<()> {
+        match self {
+            Bytes::Stream { stream, base, writable } => {
+                if !*writable {
+                    return Err(Error::FileWrite);
+                }
+                stream.truncate(base.checked_add(len).ok_or(Error::FileTruncate)?)
+            }
+            _ => {
+                let v = self.owned();
+                v.resize(usize::try_from(len).map_err(|_| Error::WriteBuffer)?, 0);
+                Ok(())
+            }
+        }
+    }
+
+    /// Move `len` bytes from `from` to `to` (regions may overlap).
+    pub(super) fn shift(&mut self, from: u64, to: u64, len: u64) -> Result<()> {
+        if from == to || len == 0 {
+            return Ok(());
+        }
+        if let Bytes::Stream { .. } = self {
+            // Piece by piece, in the order that never overwrites bytes not yet moved.
+            let mut buf = vec![0u8; (len as usize).min(MOVE_PIECE)];
+            let mut done = 0u64;
+            while done < len {
+                let n = (len - done).min(buf.len() as u64);
+                let at = if to > from { len - done - n } else { done };
+                self.read_into(from + at, &mut buf[..n as usize])?;
+                self.write(to + at, &buf[..n as usize])?;
+                done += n;
+            }
+            return Ok(());
+        }
+        let v = self.owned();
+        let (from, to, len) = (from as usize, to as usize, len as usize);
+        if v.len() < to + len {
+            v.resize(to + len, 0);
+        }
+        v.copy_within(from..from + len, to);
+        Ok(())
+    }
+}
+
+/// A sparse frame's directory: one file per stored chunk.
+pub(super) struct Directory {
+    pub(super) path: String,
+    pub(super) backend: Arc<dyn Backend>,
+}
+
+impl Directory {
+    pub(super) fn chunk_path(&self, id: i64) -> String {
+        format!("{}/{:08X}.chunk", self.path, id)
+    }
+
+    pub(super) fn read_chunk(&self, id: i64) -> Result<Vec<u8>> {
+        let s = self.backend.open(&self.chunk_path(id), Mode::Read)?;
+        let size = s.size()?;
+        if size < 16 || size > i32::MAX as u64 {
+            return Err(Error::InvalidHeader);
+        }
+        let mut buf = vec![0u8; size as usize];
+        s.read_exact_at(0, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// The first bytes of a chunk file (up to 32), and the chunk's sizes.
+    pub(super) fn read_head(&self, id: i64) -> Result<(Vec<u8>, i32, i32)> {
+        let s = self.backend.open(&self.chunk_path(id), Mode::Read)?;
+        let size = s.size()?;
+        if size < 16 || size > i32::MAX as u64 {
+            return Err(Error::InvalidHeader);
+        }
+        let mut head = vec![0u8; (size as usize).min(EXTENDED_HEADER_LENGTH)];
+        s.read_exact_at(0, &mut head)?;
+        let (nb, cb, _) = Header::sizes(&head)?;
+        if cb as u64 != size {
+            return Err(Error::InvalidHeader);
+        }
+        Ok((head, nb, cb))
+    }
+
+    pub(super) fn write_chunk(&self, id: i64, chunk: &[u8]) -> Result<()> {
+        let s = self.backend.open(&self.chunk_path(id), Mode::Create)?;
+        s.write_at(0, chunk)
+    }
+
+    pub(super) fn remove_chunk(&self, id: i64) -> Result<()> {
+        std::fs::remove_file(self.chunk_path(id)).map_err(|_| Error::FileRemove)
+    }
+}
