@@ -113,7 +113,7 @@ pub(crate) fn compression_call(clevel: c_int, doshuffle: c_int, typesize: i32) -
     }
     let clevel = clevel.clamp(-1, 255);
     let mut params = CParams::classic(g.compressor, clevel.max(0) as u8, doshuffle, typesize, g.delta);
-    if clevel < 0 || clevel > 9 {
+    if !(0..=9).contains(&clevel) {
         params.clevel = 10; // rejected by the compressor with CODEC_PARAM
     }
     params.nthreads = g.nthreads;
