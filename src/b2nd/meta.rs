@@ -148,6 +148,19 @@ impl Meta {
     }
 }
 
+impl std::fmt::Display for Meta {
+    /// The metalayer as `b2nd_print_meta` prints it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let join = |v: Vec<String>| v.join(", ");
+        writeln!(f, "b2nd metalayer parameters:")?;
+        writeln!(f, " Ndim:       {}", self.ndim())?;
+        writeln!(f, " shape:      {}", join(self.shape.iter().map(|x| x.to_string()).collect()))?;
+        writeln!(f, " chunkshape: {}", join(self.chunkshape.iter().map(|x| x.to_string()).collect()))?;
+        writeln!(f, " dtype: {}", self.dtype)?;
+        writeln!(f, " blockshape: {}", join(self.blockshape.iter().map(|x| x.to_string()).collect()))
+    }
+}
+
 /// The shape of a block.
 pub struct BlockShape(Vec<i32>);
 

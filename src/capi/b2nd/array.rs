@@ -229,19 +229,28 @@ pub unsafe extern "C" fn b2nd_full(ctx: *mut b2nd_context_t, array: *mut *mut b2
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_free(array: *mut b2nd_array_t) -> c_int {
     guard_code(|| {
-        if array.is_null() {
-            return Ok(0);
-        }
-        // SAFETY: made by Box::into_raw in `publish`.
-        let h = unsafe { Box::from_raw(array.cast::<ArrayHandle>()) };
-        let (sc, owns) = (h.public.sc, h.owns_sc);
-        drop(h);
-        if owns {
-            // SAFETY: the array owns its super-chunk handle.
-            unsafe { free_handle(sc) };
-        }
+        // SAFETY: caller contract.
+        unsafe { release(array) };
         Ok(0)
     })
+}
+
+/// Free an array handle and, unless it is a view, its super-chunk handle (NULL is ignored).
+///
+/// # Safety
+/// As for [`b2nd_free`].
+unsafe fn release(array: *mut b2nd_array_t) {
+    if array.is_null() {
+        return;
+    }
+    // SAFETY: made by Box::into_raw in `publish`.
+    let h = unsafe { Box::from_raw(array.cast::<ArrayHandle>()) };
+    let (sc, owns) = (h.public.sc, h.owns_sc);
+    drop(h);
+    if owns {
+        // SAFETY: the array owns its super-chunk handle.
+        unsafe { free_handle(sc) };
+    }
 }
 
 /// An array over an existing super-chunk (which the array then owns).
@@ -267,7 +276,7 @@ pub unsafe extern "C" fn b2nd_from_schunk(schunk: *mut blosc2_schunk, array: *mu
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd_array_t) -> c_int {
     // SAFETY: caller contract.
-    unsafe { b2nd_open_offset(urlpath, array, 0) }
+    guard_code(|| unsafe { open_at(urlpath, array, 0) })
 }
 
 /// Open the array stored in a frame `offset` bytes into a file.
@@ -276,14 +285,21 @@ pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd
 /// As for `b2nd_open`.
 #[no_mangle]
 pub unsafe extern "C" fn b2nd_open_offset(urlpath: *const c_char, array: *mut *mut b2nd_array_t, offset: i64) -> c_int {
-    guard_code(|| {
-        if array.is_null() {
-            return Err(Error::NullPointer);
-        }
-        // SAFETY: caller contract.
-        let sc = unsafe { open_handle(urlpath, offset, std::ptr::null()) }.map_err(|_| Error::FileOpen)?;
-        unsafe { adopt_schunk(sc, array) }
-    })
+    // SAFETY: caller contract.
+    guard_code(|| unsafe { open_at(urlpath, array, offset) })
+}
+
+/// Open the array whose frame starts `offset` bytes into `urlpath`.
+///
+/// # Safety
+/// As for [`b2nd_open`].
+unsafe fn open_at(urlpath: *const c_char, array: *mut *mut b2nd_array_t, offset: i64) -> Result<i32> {
+    if array.is_null() {
+        return Err(Error::NullPointer);
+    }
+    // SAFETY: caller contract.
+    let sc = unsafe { open_handle(urlpath, offset, std::ptr::null()) }.map_err(|_| Error::FileOpen)?;
+    unsafe { adopt_schunk(sc, array) }
 }
 
 /// An array over the contiguous frame in `cframe` (see `blosc2_schunk_from_buffer`).
@@ -384,7 +400,7 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(ctx: *mut b2nd_context_t, array: *mut
         };
         if let Err(e) = r {
             unsafe {
-                b2nd_free(a);
+                release(a);
                 *array = std::ptr::null_mut();
             }
             return Err(e);
@@ -760,14 +776,7 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { array_handle(array)? };
-        let m = h.array.meta();
-        let join = |v: Vec<String>| v.join(", ");
-        println!("b2nd metalayer parameters:");
-        println!(" Ndim:       {}", m.ndim());
-        println!(" shape:      {}", join(m.shape.iter().map(|x| x.to_string()).collect()));
-        println!(" chunkshape: {}", join(m.chunkshape.iter().map(|x| x.to_string()).collect()));
-        println!(" dtype: {}", m.dtype);
-        println!(" blockshape: {}", join(m.blockshape.iter().map(|x| x.to_string()).collect()));
+        print!("{}", h.array.meta());
         Ok(0)
     })
 }

@@ -288,19 +288,37 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
     dst_pad_shape: *const i64,
     dst_start: *const i64,
 ) -> c_int {
-    guard_code(|| {
-        let nd = usize::try_from(ndim).ok().filter(|&n| n <= B2ND_MAX_DIM).ok_or(Error::InvalidParam)?;
-        let is = usize::try_from(itemsize).ok().filter(|&i| i > 0).ok_or(Error::InvalidParam)?;
-        // SAFETY: caller contract.
-        let (ss, s0, s1, ds, d0) = unsafe {
-            (items(src_pad_shape, nd)?, items(src_start, nd)?, items(src_stop, nd)?, items(dst_pad_shape, nd)?, items(dst_start, nd)?)
-        };
-        let count = |shape: &[i64]| shape.iter().try_fold(is as i64, |a, &x| a.checked_mul(x)).ok_or(Error::InvalidParam);
-        let src = unsafe { slice(src.cast(), count(ss)?)? };
-        let dst = unsafe { slice_mut(dst.cast(), count(ds)?)? };
-        crate::b2nd::copy_box(is, src, ss, s0, s1, dst, ds, d0)?;
-        Ok(0)
-    })
+    // SAFETY: caller contract.
+    guard_code(|| unsafe { copy_buffer(ndim, itemsize, src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start) })
+}
+
+/// The box copy of [`b2nd_copy_buffer2`].
+///
+/// # Safety
+/// As for [`b2nd_copy_buffer2`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_buffer(
+    ndim: i8,
+    itemsize: i32,
+    src: *const c_void,
+    src_pad_shape: *const i64,
+    src_start: *const i64,
+    src_stop: *const i64,
+    dst: *mut c_void,
+    dst_pad_shape: *const i64,
+    dst_start: *const i64,
+) -> Result<i32> {
+    let nd = usize::try_from(ndim).ok().filter(|&n| n <= B2ND_MAX_DIM).ok_or(Error::InvalidParam)?;
+    let is = usize::try_from(itemsize).ok().filter(|&i| i > 0).ok_or(Error::InvalidParam)?;
+    // SAFETY: caller contract.
+    let (ss, s0, s1, ds, d0) = unsafe {
+        (items(src_pad_shape, nd)?, items(src_start, nd)?, items(src_stop, nd)?, items(dst_pad_shape, nd)?, items(dst_start, nd)?)
+    };
+    let count = |shape: &[i64]| shape.iter().try_fold(is as i64, |a, &x| a.checked_mul(x)).ok_or(Error::InvalidParam);
+    let src = unsafe { slice(src.cast(), count(ss)?)? };
+    let dst = unsafe { slice_mut(dst.cast(), count(ds)?)? };
+    crate::b2nd::copy_box(is, src, ss, s0, s1, dst, ds, d0)?;
+    Ok(0)
 }
 
 /// [`b2nd_copy_buffer2`] with the item size given as a byte (`uint8_t`).
@@ -320,6 +338,6 @@ pub unsafe extern "C" fn b2nd_copy_buffer(
     dst_start: *const i64,
 ) -> c_int {
     // SAFETY: caller contract.
-    unsafe { b2nd_copy_buffer2(ndim, i32::from(itemsize), src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start) }
+    guard_code(|| unsafe { copy_buffer(ndim, i32::from(itemsize), src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start) })
 }
 
