@@ -273,6 +273,9 @@ impl Array {
     /// The items of `start..stop` into `buffer`, a C-order array of shape
     /// `buffer_shape` (at least the slice's; the items go at its origin).
     pub fn get_slice_into(&self, start: &[i64], stop: &[i64], buffer: &mut [u8], buffer_shape: &[i64]) -> Result<()> {
+        if self.view.is_some() && self.empty_box(start, stop, buffer.len(), buffer_shape)? {
+            return Ok(());
+        }
         let r = self.sc.read()?;
         match &self.view {
             None => self.geom.get_slice(&r, start, stop, buffer, buffer_shape),
@@ -281,6 +284,34 @@ impl Array {
                 self.geom.get_slice(&r, &s0, &s1, buffer, &bs)
             }
         }
+    }
+
+    /// Check a box in this array's own coordinates and a buffer of
+    /// `buffer_shape` (`len` bytes); returns whether the box holds no items.
+    fn empty_box(&self, start: &[i64], stop: &[i64], len: usize, buffer_shape: &[i64]) -> Result<bool> {
+        let shape = self.geometry().check_slice(start, stop, buffer_shape)?;
+        if len < buffer_len(buffer_shape, self.typesize())? {
+            return Err(Error::WriteBuffer);
+        }
+        Ok(shape.contains(&0))
+    }
+
+    /// Check an orthogonal selection in this array's own coordinates; returns
+    /// whether it selects no items.
+    fn empty_selection(&self, selection: &[Vec<i64>], len: usize, buffer_shape: &[i64]) -> Result<bool> {
+        let shape = self.shape();
+        if selection.len() != shape.len() || buffer_shape.len() != shape.len() {
+            return Err(Error::InvalidParam);
+        }
+        for (i, sel) in selection.iter().enumerate() {
+            if sel.len() as i64 > buffer_shape[i] || sel.iter().any(|&x| x < 0 || x >= shape[i]) {
+                return Err(Error::InvalidParam);
+            }
+        }
+        if len < buffer_len(buffer_shape, self.typesize())? {
+            return Err(Error::WriteBuffer);
+        }
+        Ok(selection.iter().any(|s| s.is_empty()))
     }
 
     /// The items of `start..stop` into `buffer`, in C order.
@@ -310,9 +341,6 @@ impl Array {
         if indices.is_empty() {
             return Ok(());
         }
-        if nd == 0 {
-            return Err(Error::InvalidParam);
-        }
         let ts = self.typesize();
         if buffer.len() < indices.len().checked_mul(ts).ok_or(Error::InvalidParam)? {
             return Err(Error::InvalidParam);
@@ -338,6 +366,9 @@ impl Array {
     /// The items of an orthogonal selection (`selection[i]`: the indices along
     /// dimension `i`) into `buffer`, a C-order array of `buffer_shape`.
     pub fn get_orthogonal(&self, selection: &[Vec<i64>], buffer: &mut [u8], buffer_shape: &[i64]) -> Result<()> {
+        if self.view.is_some() && self.empty_selection(selection, buffer.len(), buffer_shape)? {
+            return Ok(());
+        }
         let r = self.sc.read()?;
         match &self.view {
             None => self.geom.get_selection(&r, selection, buffer, buffer_shape),
@@ -354,6 +385,9 @@ impl Array {
     /// `buffer`, a C-order array of `buffer_shape`.
     pub fn set_slice_from(&mut self, start: &[i64], stop: &[i64], buffer: &[u8], buffer_shape: &[i64]) -> Result<()> {
         self.refresh()?;
+        if self.view.is_some() && self.empty_box(start, stop, buffer.len(), buffer_shape)? {
+            return Ok(());
+        }
         let mut w = self.sc.write();
         match &self.view {
             None => self.geom.set_slice(&mut w, start, stop, buffer, buffer_shape),
@@ -373,6 +407,9 @@ impl Array {
     /// Set the items of an orthogonal selection from `buffer` (C order, `buffer_shape`).
     pub fn set_orthogonal(&mut self, selection: &[Vec<i64>], buffer: &[u8], buffer_shape: &[i64]) -> Result<()> {
         self.refresh()?;
+        if self.view.is_some() && self.empty_selection(selection, buffer.len(), buffer_shape)? {
+            return Ok(());
+        }
         let mut w = self.sc.write();
         match &self.view {
             None => self.geom.set_selection(&mut w, selection, buffer, buffer_shape),
