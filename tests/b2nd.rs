@@ -189,3 +189,30 @@ fn filled_arrays() {
     n.to_buffer(&mut b).unwrap();
     assert!(b.chunks_exact(8).all(|c| f64::from_le_bytes(c.try_into().unwrap()).is_nan()));
 }
+
+#[test]
+fn shape_changes_through_another_handle_are_picked_up() {
+    let dir = std::env::temp_dir().join(format!("b2nd-handles-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("h.b2nd").to_str().unwrap().to_string();
+    let cp = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+    let ctx = Context::new(&[4, 3], &[2, 2], &[2, 1], cp).stored(&path, true);
+    let row = |v: u32| -> Vec<u8> { (0..3).flat_map(|_| v.to_le_bytes()).collect() };
+    let mut a = Array::from_buffer(&ctx, &row(1).repeat(4)).unwrap();
+    // A second handle on the same super-chunk, and one on the same file.
+    let mut same = a.clone();
+    let mut other = Array::open(&path).unwrap();
+    a.append(&row(2), 0).unwrap();
+    same.append(&row(3), 0).unwrap();
+    other.append(&row(4), 0).unwrap();
+    let mut again = Array::open(&path).unwrap();
+    assert_eq!(again.shape(), &[7, 3]);
+    let all = again.to_vec().unwrap();
+    let firsts: Vec<u8> = all.chunks_exact(12).map(|r| r[0]).collect();
+    assert_eq!(firsts, vec![1, 1, 1, 1, 2, 3, 4]);
+    again.delete(0, 0, 4).unwrap();
+    a.refresh().unwrap();
+    assert_eq!(a.shape(), &[3, 3]);
+    drop((a, same, other, again));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

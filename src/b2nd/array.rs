@@ -89,7 +89,7 @@ pub struct Array {
 }
 
 /// The b2nd metalayer of a super-chunk.
-fn stored_meta(sc: &SuperChunk) -> Result<Meta> {
+pub(crate) fn stored_meta(sc: &SuperChunk) -> Result<Meta> {
     Meta::deserialize(sc.meta_get("b2nd").map_err(|_| Error::MetalayerNotFound)?)
 }
 

@@ -188,21 +188,38 @@ impl Array {
         Ok(())
     }
 
-    /// Apply one change per dimension and record the new shape.
-    fn change_shape(&mut self, changes: Vec<AxisChange>) -> Result<()> {
-        let mut meta = self.base.clone();
-        for (i, ch) in changes.iter().enumerate() {
-            meta.shape[i] = ch.old_len.checked_add(ch.delta).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
-        }
-        if meta == self.base {
-            return Ok(());
-        }
-        let g = {
-            let mut w = self.sc.write();
-            apply(&mut w, &self.geom, &meta, &changes)?
-        };
+    /// Change the shape: `plan` gives one change per dimension from the
+    /// current shape, `then` runs on the new geometry. Both run under the
+    /// exclusive frame lock (when the frame is locked), after picking up what
+    /// other handles changed, so that a change is never planned on a stale shape.
+    fn change_shape(
+        &mut self,
+        plan: impl FnOnce(&[i64]) -> Result<Vec<AxisChange>>,
+        then: impl FnOnce(&mut SuperChunk, &Geometry) -> Result<()>,
+    ) -> Result<()> {
+        let mut w = self.sc.write();
+        w.lock()?;
+        let r = (|| {
+            let base = super::array::stored_meta(&w)?;
+            if base.ndim() != self.base.ndim() || base.chunkshape != self.base.chunkshape || base.blockshape != self.base.blockshape {
+                return Err(Error::Data);
+            }
+            let geom = if base == self.base { self.geom.clone() } else { Geometry::new(&base)? };
+            let changes = plan(&geom.shape)?;
+            let mut meta = base.clone();
+            for (i, ch) in changes.iter().enumerate() {
+                meta.shape[i] = ch.old_len.checked_add(ch.delta).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
+            }
+            let g = if meta == base { geom } else { apply(&mut w, &geom, &meta, &changes)? };
+            let r = then(&mut w, &g);
+            Ok((meta, g, r))
+        })();
+        let unlocked = w.unlock();
+        drop(w);
+        let (meta, g, r) = r?;
         self.set_base(meta, g);
-        Ok(())
+        r?;
+        unlocked
     }
 
     /// Change the shape to `new_shape`. Along each dimension, new items (zeros)
@@ -210,58 +227,61 @@ impl Array {
     /// items open or go at the end.
     pub fn resize(&mut self, new_shape: &[i64], start: Option<&[i64]>) -> Result<()> {
         self.check_reshapable()?;
-        let nd = self.geom.ndim();
-        if new_shape.len() != nd || start.is_some_and(|s| s.len() != nd) {
-            return Err(Error::InvalidParam);
-        }
-        let mut changes = Vec::with_capacity(nd);
-        for i in 0..nd {
-            let (old, new) = (self.geom.shape[i], new_shape[i]);
-            if new < 0 {
+        let plan = |shape: &[i64]| {
+            let nd = shape.len();
+            if new_shape.len() != nd || start.is_some_and(|s| s.len() != nd) {
                 return Err(Error::InvalidParam);
             }
-            let delta = new - old;
-            let at = match start {
-                Some(s) => s[i],
-                None if delta >= 0 => old,
-                None => new,
-            };
-            if at < 0 || at > old || (delta < 0 && at - delta > old) {
-                return Err(Error::InvalidParam);
+            let mut changes = Vec::with_capacity(nd);
+            for i in 0..nd {
+                let (old, new) = (shape[i], new_shape[i]);
+                if new < 0 {
+                    return Err(Error::InvalidParam);
+                }
+                let delta = new - old;
+                let at = match start {
+                    Some(s) => s[i],
+                    None if delta >= 0 => old,
+                    None => new,
+                };
+                if at < 0 || at > old || (delta < 0 && at - delta > old) {
+                    return Err(Error::InvalidParam);
+                }
+                changes.push(AxisChange { old_len: old, at, delta });
             }
-            changes.push(AxisChange { old_len: old, at, delta });
-        }
-        self.change_shape(changes)
+            Ok(changes)
+        };
+        self.change_shape(plan, |_, _| Ok(()))
     }
 
     /// Insert the items of `buffer` (C order; the array's shape but along
     /// `axis`) at position `at` of `axis`.
     pub fn insert(&mut self, buffer: &[u8], axis: usize, at: i64) -> Result<()> {
         self.check_reshapable()?;
-        let shape = self.geom.shape.clone();
-        if axis >= shape.len() || at < 0 || at > shape[axis] {
-            return Err(Error::InvalidParam);
-        }
         let ts = self.typesize() as i64;
-        let row = shape.iter().enumerate().filter(|(i, _)| *i != axis).try_fold(ts, |a, (_, &s)| a.checked_mul(s)).ok_or(Error::InvalidParam)?;
-        let len = buffer.len() as i64;
-        if row == 0 {
-            return if len == 0 { Ok(()) } else { Err(Error::InvalidParam) };
-        }
-        if len % row != 0 {
-            return Err(Error::InvalidParam);
-        }
-        let n = len / row;
-        let mut changes: Vec<AxisChange> = shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
-        changes[axis] = AxisChange { old_len: shape[axis], at, delta: n };
-        self.change_shape(changes)?;
-        let mut start = vec![0i64; shape.len()];
-        start[axis] = at;
-        let mut stop = self.geom.shape.clone();
-        stop[axis] = at + n;
-        let bshape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
-        let mut w = self.sc.write();
-        self.geom.set_slice(&mut w, &start, &stop, buffer, &bshape)
+        let opened = std::cell::Cell::new(0i64);
+        let plan = |shape: &[i64]| {
+            if axis >= shape.len() || at < 0 || at > shape[axis] {
+                return Err(Error::InvalidParam);
+            }
+            let row = shape.iter().enumerate().filter(|(i, _)| *i != axis).try_fold(ts, |a, (_, &s)| a.checked_mul(s)).ok_or(Error::InvalidParam)?;
+            let len = buffer.len() as i64;
+            if (row == 0 && len != 0) || (row != 0 && len % row != 0) {
+                return Err(Error::InvalidParam);
+            }
+            opened.set(if row == 0 { 0 } else { len / row });
+            let mut changes: Vec<AxisChange> = shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
+            changes[axis] = AxisChange { old_len: shape[axis], at, delta: opened.get() };
+            Ok(changes)
+        };
+        self.change_shape(plan, |sc, g| {
+            let mut start = vec![0i64; g.ndim()];
+            start[axis] = at;
+            let mut stop = g.shape.clone();
+            stop[axis] = at + opened.get();
+            let bshape: Vec<i64> = start.iter().zip(&stop).map(|(a, b)| b - a).collect();
+            g.set_slice(sc, &start, &stop, buffer, &bshape)
+        })
     }
 
     /// Append the items of `buffer` (C order; the array's shape but along
@@ -275,13 +295,15 @@ impl Array {
     /// Remove `len` items along `axis` from `start` on.
     pub fn delete(&mut self, axis: usize, start: i64, len: i64) -> Result<()> {
         self.check_reshapable()?;
-        let shape = self.geom.shape.clone();
-        if axis >= shape.len() || start < 0 || len < 0 || start.checked_add(len).is_none_or(|e| e > shape[axis]) {
-            return Err(Error::InvalidParam);
-        }
-        let mut changes: Vec<AxisChange> = shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
-        changes[axis] = AxisChange { old_len: shape[axis], at: start, delta: -len };
-        self.change_shape(changes)
+        let plan = |shape: &[i64]| {
+            if axis >= shape.len() || start < 0 || len < 0 || start.checked_add(len).is_none_or(|e| e > shape[axis]) {
+                return Err(Error::InvalidParam);
+            }
+            let mut changes: Vec<AxisChange> = shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
+            changes[axis] = AxisChange { old_len: shape[axis], at: start, delta: -len };
+            Ok(changes)
+        };
+        self.change_shape(plan, |_, _| Ok(()))
     }
 }
 
