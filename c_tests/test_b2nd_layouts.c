@@ -160,6 +160,19 @@ static void views_save_with_their_shape(void) {
   CHECK_EQ(b2nd_copy(ctx, v, &back), 0);
   CHECK(back != NULL && back->ndim == 3 && back->shape[2] == 7);
   b2nd_free(back);
+  /* A squeezed view of a stored {6, 1, 7} array saves as {6, 7}. */
+  b2nd_array_t *tall = NULL, *flat = NULL;
+  CHECK_EQ(b2nd_from_cbuffer(ctx, &tall, all, sizeof all), 0);
+  CHECK_EQ(b2nd_squeeze(tall, &flat), 0);
+  snprintf(p, sizeof p, "%s/flat.b2nd", dir);
+  blosc2_remove_urlpath(p);
+  CHECK_EQ(b2nd_save(flat, p), 0);
+  CHECK_EQ(b2nd_open(p, &back), 0);
+  CHECK(back != NULL && back->ndim == 2 && back->shape[0] == 6 && back->shape[1] == 7);
+  CHECK(back != NULL && holds(back, same));
+  b2nd_free(back);
+  b2nd_free(flat);
+  b2nd_free(tall);
   b2nd_free_ctx(ctx);
   b2nd_free(s);
   b2nd_free(v);
