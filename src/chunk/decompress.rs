@@ -407,6 +407,11 @@ impl Decompressor {
         if start < 0 || stop > i64::from(h.nbytes) {
             return Err(Error::InvalidParam);
         }
+        // Ranges are whole items of the stored typesize (1 for typesizes above 255).
+        let ts = i64::from(h.typesize.max(1));
+        if start % ts != 0 || nbytes % ts != 0 {
+            return Err(Error::InvalidParam);
+        }
         let (start, stop) = (start as usize, stop as usize);
         let dst = &mut dst[..stop - start];
         if h.vlblocks() {

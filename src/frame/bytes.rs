@@ -150,7 +150,11 @@ impl Directory {
     pub(super) fn read_chunk(&self, id: i64) -> Result<Vec<u8>> {
         let s = self.backend.open(&self.chunk_path(id), Mode::Read)?;
         let size = s.size()?;
-        if size < 16 || size > i32::MAX as u64 {
+        // A file too short for a chunk header was cut short (c-blosc2: FILE_READ).
+        if size < 16 {
+            return Err(Error::FileRead);
+        }
+        if size > i32::MAX as u64 {
             return Err(Error::InvalidHeader);
         }
         let mut buf = vec![0u8; size as usize];
@@ -162,12 +166,19 @@ impl Directory {
     pub(super) fn read_head(&self, id: i64) -> Result<(Vec<u8>, i32, i32)> {
         let s = self.backend.open(&self.chunk_path(id), Mode::Read)?;
         let size = s.size()?;
-        if size < 16 || size > i32::MAX as u64 {
+        if size < 16 {
+            return Err(Error::FileRead);
+        }
+        if size > i32::MAX as u64 {
             return Err(Error::InvalidHeader);
         }
         let mut head = vec![0u8; (size as usize).min(EXTENDED_HEADER_LENGTH)];
         s.read_exact_at(0, &mut head)?;
         let (nb, cb, _) = Header::sizes(&head)?;
+        if (cb as u64) > size {
+            // The file lost the end of its chunk.
+            return Err(Error::FileRead);
+        }
         if cb as u64 != size {
             return Err(Error::InvalidHeader);
         }

@@ -168,7 +168,9 @@ impl Stream for MmapStream {
 /// the first `file_size` are the file's. Unmapped (and flushed, for a shared
 /// writable mapping) when dropped.
 pub(crate) struct MmapFile {
-    file: File,
+    /// The mapped file (`None` for parts given without a descriptor, through
+    /// the C API: then the mapping can be written but not extended).
+    file: Option<File>,
     mode: MmapMode,
     addr: *mut u8,
     mapping_size: usize,
@@ -219,7 +221,7 @@ impl MmapFile {
         if addr == libc::MAP_FAILED {
             return Err(Error::FileOpen);
         }
-        Ok(MmapFile { file, mode, addr: addr.cast(), mapping_size, file_size })
+        Ok(MmapFile { file: Some(file), mode, addr: addr.cast(), mapping_size, file_size })
     }
 
     /// The file's size.
@@ -274,12 +276,12 @@ impl MmapFile {
         let new_size = end.max(old_size);
         let extend_file = new_size > old_size && self.mode.shared_writes();
         if extend_file {
-            self.file.set_len(new_size as u64).map_err(|_| Error::FileWrite)?;
+            self.file.as_ref().ok_or(Error::FileWrite)?.set_len(new_size as u64).map_err(|_| Error::FileWrite)?;
         }
         if self.mapping_size < new_size {
             if let Err(e) = self.grow(new_size.checked_mul(2).unwrap_or(new_size)) {
-                if extend_file {
-                    let _ = self.file.set_len(old_size as u64);
+                if let (true, Some(f)) = (extend_file, self.file.as_ref()) {
+                    let _ = f.set_len(old_size as u64);
                 }
                 return Err(e);
             }
@@ -300,13 +302,13 @@ impl MmapFile {
         }
         match self.mode {
             MmapMode::Read => return Err(Error::FileTruncate),
-            MmapMode::Update | MmapMode::Create => self.file.set_len(len as u64).map_err(|_| Error::FileTruncate)?,
+            MmapMode::Update | MmapMode::Create => self.file.as_ref().ok_or(Error::FileTruncate)?.set_len(len as u64).map_err(|_| Error::FileTruncate)?,
             MmapMode::CopyOnWrite => {}
         }
         if len > self.mapping_size {
             if let Err(e) = self.grow(len) {
-                if self.mode.shared_writes() {
-                    let _ = self.file.set_len(self.file_size as u64);
+                if let (true, Some(f)) = (self.mode.shared_writes(), self.file.as_ref()) {
+                    let _ = f.set_len(self.file_size as u64);
                 }
                 return Err(e);
             }
@@ -324,7 +326,7 @@ impl MmapFile {
     /// to be taken back by [`from_raw`](Self::from_raw).
     pub(crate) fn into_raw(self) -> RawMmap {
         let this = std::mem::ManuallyDrop::new(self);
-        RawMmap { fd: this.file.as_raw_fd(), addr: this.addr, mapping_size: this.mapping_size, file_size: this.file_size, mode: this.mode }
+        RawMmap { fd: this.file.as_ref().map_or(-1, |f| f.as_raw_fd()), addr: this.addr, mapping_size: this.mapping_size, file_size: this.file_size, mode: this.mode }
     }
 
     /// Take back the parts of [`into_raw`](Self::into_raw).
@@ -333,8 +335,8 @@ impl MmapFile {
     /// `raw` must hold the parts that `into_raw` gave, unchanged, and be taken
     /// back once (the result owns the descriptor and the mapping).
     pub(crate) unsafe fn from_raw(raw: RawMmap) -> MmapFile {
-        // SAFETY: caller contract: an open descriptor, owned by these parts.
-        let file = unsafe { File::from_raw_fd(raw.fd) };
+        // SAFETY: caller contract: an open descriptor (or -1: none), owned by these parts.
+        let file = (raw.fd >= 0).then(|| unsafe { File::from_raw_fd(raw.fd) });
         MmapFile { file, mode: raw.mode, addr: raw.addr, mapping_size: raw.mapping_size, file_size: raw.file_size }
     }
 
@@ -360,7 +362,7 @@ impl MmapFile {
     fn grow_copy_on_write(&mut self, new_len: usize) -> Result<()> {
         let page = page_size();
         let old_len = round_up(self.mapping_size, page).ok_or(Error::MemoryAlloc)?;
-        let file_len = self.file.metadata().ok().and_then(|m| usize::try_from(m.len()).ok());
+        let file_len = self.file.as_ref().and_then(|f| f.metadata().ok()).and_then(|m| usize::try_from(m.len()).ok());
         let file_len = file_len.and_then(|n| round_up(n, page)).ok_or(Error::MemoryAlloc)?;
         if file_len > old_len {
             return Err(Error::MemoryAlloc);
@@ -422,7 +424,7 @@ impl MmapFile {
 
 impl AsRawFd for MmapFile {
     fn as_raw_fd(&self) -> RawFd {
-        self.file.as_raw_fd()
+        self.file.as_ref().map_or(-1, |f| f.as_raw_fd())
     }
 }
 

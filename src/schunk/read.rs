@@ -100,11 +100,13 @@ impl SuperChunk {
 
     // ------------------------------------------------------------------ reading
 
+    /// A chunk position that names a chunk (c-blosc2 answers others with
+    /// `BLOSC2_ERROR_INVALID_PARAM`).
     pub(super) fn check_index(&self, i: usize) -> Result<()> {
         if i < self.nchunks() {
             Ok(())
         } else {
-            Err(Error::InvalidIndex)
+            Err(Error::InvalidParam)
         }
     }
 
@@ -291,7 +293,14 @@ impl SuperChunk {
     /// The chunks holding items `[start, stop)`, first and one past the last.
     pub fn slice_chunks(&self, start: i64, stop: i64) -> Result<(usize, usize)> {
         let ts = i64::from(self.typesize().max(1));
-        if start < 0 || stop < start || stop * ts > self.info.nbytes {
+        if start < 0 || stop < start {
+            return Err(Error::InvalidParam);
+        }
+        // No chunk holds any part of a slice of an empty super-chunk (as c-blosc2 says).
+        if self.nchunks() == 0 {
+            return Ok((0, 0));
+        }
+        if stop.checked_mul(ts).is_none_or(|e| e > self.info.nbytes) {
             return Err(Error::InvalidParam);
         }
         let (first, _) = self.locate(start * ts)?;

@@ -80,7 +80,7 @@ impl SuperChunk {
     /// (no copy).
     pub(super) fn insert_cow(&mut self, pos: usize, chunk: Cow<'_, [u8]>) -> Result<usize> {
         if pos > self.nchunks() {
-            return Err(Error::InvalidIndex);
+            return Err(Error::InvalidParam);
         }
         let inc = inspect(&chunk)?;
         self.check_vl(&inc)?;
@@ -175,9 +175,10 @@ impl SuperChunk {
         let mut seen = vec![false; n];
         let mut idx = Vec::with_capacity(n);
         for &o in order {
-            let o = usize::try_from(o).map_err(|_| Error::InvalidIndex)?;
+            // An order that is not a permutation is bad data (as c-blosc2 says).
+            let o = usize::try_from(o).map_err(|_| Error::Data)?;
             if o >= n || std::mem::replace(&mut seen[o], true) {
-                return Err(Error::InvalidIndex);
+                return Err(Error::Data);
             }
             idx.push(o);
         }

@@ -63,7 +63,7 @@ pub unsafe extern "C" fn blosc2_compress(
     guard_code(|| {
         // SAFETY: caller contract.
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
-        let call = compression_call(clevel, doshuffle, typesize);
+        let call = compression_call(clevel, doshuffle, typesize)?;
         len32(global_compress(call, src, dst)?)
     })
 }

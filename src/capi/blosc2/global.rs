@@ -48,6 +48,15 @@ fn env(name: &str) -> Option<String> {
 }
 
 /// Leading integer of a string, as C's strtol reads it (None if there is none).
+/// `BLOSC_NTHREADS`, when set to a number: 1 to 32767, anything else is an
+/// error (as in c-blosc2, whose calls then fail with `BLOSC2_ERROR_INVALID_PARAM`).
+fn env_nthreads() -> Result<Option<i16>, Error> {
+    match env("BLOSC_NTHREADS").as_deref().and_then(parse_long) {
+        None => Ok(None),
+        Some(v) => i16::try_from(v).ok().filter(|&n| n > 0).map(Some).ok_or(Error::InvalidParam),
+    }
+}
+
 fn parse_long(s: &str) -> Option<i64> {
     let t = s.trim_start();
     let end = t
@@ -65,7 +74,9 @@ pub(crate) struct GlobalCall {
 }
 
 /// Apply c-blosc2's environment variables to a global compression call.
-pub(crate) fn compression_call(clevel: c_int, doshuffle: c_int, typesize: i32) -> GlobalCall {
+pub(crate) fn compression_call(clevel: c_int, doshuffle: c_int, typesize: i32) -> Result<GlobalCall, Error> {
+    // Compression ignores a BLOSC_NTHREADS out of range (decompression fails on it), as c-blosc2 does.
+    let nthreads = env_nthreads().unwrap_or(None);
     let mut clevel = clevel;
     let mut doshuffle = doshuffle;
     let mut typesize = typesize;
@@ -99,10 +110,8 @@ pub(crate) fn compression_call(clevel: c_int, doshuffle: c_int, typesize: i32) -
             g.blocksize = v.min(i64::from(i32::MAX)) as i32;
         }
     }
-    if let Some(v) = env("BLOSC_NTHREADS").as_deref().and_then(parse_long) {
-        if v > 0 {
-            g.nthreads = v.min(i64::from(i16::MAX)) as i16;
-        }
+    if let Some(n) = nthreads {
+        g.nthreads = n;
     }
     match env("BLOSC_SPLITMODE").as_deref() {
         Some("ALWAYS") => g.splitmode = SplitMode::Always,
@@ -119,11 +128,11 @@ pub(crate) fn compression_call(clevel: c_int, doshuffle: c_int, typesize: i32) -
     params.nthreads = g.nthreads;
     params.blocksize = g.blocksize;
     params.splitmode = g.splitmode;
-    GlobalCall {
+    Ok(GlobalCall {
         params,
         nolock: env("BLOSC_NOLOCK").is_some(),
         blosc1_header: env("BLOSC_BLOSC1_COMPAT").is_some(),
-    }
+    })
 }
 
 /// Compress through the global context (or a private one under BLOSC_NOLOCK).
@@ -148,11 +157,9 @@ pub(crate) fn global_compress(call: GlobalCall, src: &[u8], dst: &mut [u8]) -> R
 /// Decompress through the global context (or a private one under BLOSC_NOLOCK).
 pub(crate) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<usize, Error> {
     let mut nthreads = globals().nthreads;
-    if let Some(v) = env("BLOSC_NTHREADS").as_deref().and_then(parse_long) {
-        if v > 0 {
-            nthreads = v.min(i64::from(i16::MAX)) as i16;
-            globals().nthreads = nthreads;
-        }
+    if let Some(n) = env_nthreads()? {
+        nthreads = n;
+        globals().nthreads = n;
     }
     if env("BLOSC_NOLOCK").is_some() {
         return Decompressor::new(DParams { nthreads, typesize: 8 }).decompress(src, dst);
@@ -176,10 +183,8 @@ pub(crate) fn with_global_dctx<T>(f: impl FnOnce(&mut Decompressor) -> T) -> T {
 pub extern "C" fn blosc2_init() {
     guard((), || {
         let mut g = globals();
-        if let Some(v) = env("BLOSC_NTHREADS").as_deref().and_then(parse_long) {
-            if v > 0 {
-                g.nthreads = v.min(i64::from(i16::MAX)) as i16;
-            }
+        if let Ok(Some(n)) = env_nthreads() {
+            g.nthreads = n;
         }
     })
 }

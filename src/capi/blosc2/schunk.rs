@@ -157,7 +157,7 @@ pub(super) unsafe fn set_current(schunk: *mut blosc2_schunk, n: i64) {
 }
 
 pub(super) fn index(n: i64) -> Result<usize> {
-    usize::try_from(n).map_err(|_| Error::InvalidIndex)
+    usize::try_from(n).map_err(|_| Error::InvalidParam)
 }
 
 /// Copy `bytes` into a new malloc'd buffer (which C frees with `free`).

@@ -135,9 +135,6 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(schunk: *mut blosc2_schu
         let (_, sc) = unsafe { reader(schunk)? };
         let dst = unsafe { slice_mut(dest.cast(), i64::from(nbytes))? };
         unsafe { set_current(schunk, nchunk) };
-        if i >= sc.nchunks() {
-            return Err(Error::InvalidIndex);
-        }
         i32::try_from(sc.decompress_chunk(i, dst)?).map_err(|_| Error::Failure)
     })
 }

@@ -1,0 +1,211 @@
+/* Behaviours c-blosc2 3.3.5 has and programs written for it check, one named
+   case each (argv[1]; argv[2]: a scratch directory). Built against both
+   libraries: every case passes on c-blosc2 too. */
+#include <blosc2.h>
+#include <blosc2/blosc2-stdio.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "test_common.h"
+
+static char dir[2048];
+
+static const char *path(const char *name) {
+  static char p[4096];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  blosc2_remove_urlpath(p);
+  return p;
+}
+
+#define N 1000
+
+static blosc2_schunk *filled(const char *urlpath, bool contiguous, int nchunks) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_storage st = {.cparams = &cp, .contiguous = contiguous, .urlpath = (char *)urlpath};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  int32_t data[N];
+  for (int c = 0; c < nchunks; c++) {
+    for (int i = 0; i < N; i++) data[i] = c * N + i;
+    CHECK_EQ(blosc2_schunk_append_buffer(sc, data, sizeof data), c + 1);
+  }
+  return sc;
+}
+
+/* Chunk positions that name no chunk are a bad parameter; a reorder that is
+   not a permutation is bad data. */
+static void chunk_positions(void) {
+  blosc2_schunk *sc = filled(NULL, false, 2);
+  uint8_t *chunk = NULL;
+  bool needs_free = false;
+  int32_t dst[N];
+  for (int k = 0; k < 2; k++) {
+    int64_t bad = k == 0 ? -1 : sc->nchunks;
+    CHECK_EQ(blosc2_schunk_get_chunk(sc, bad, &chunk, &needs_free), BLOSC2_ERROR_INVALID_PARAM);
+    CHECK_EQ(blosc2_schunk_get_lazychunk(sc, bad, &chunk, &needs_free), BLOSC2_ERROR_INVALID_PARAM);
+    CHECK_EQ(blosc2_schunk_decompress_chunk(sc, bad, dst, sizeof dst), BLOSC2_ERROR_INVALID_PARAM);
+    CHECK_EQ(blosc2_schunk_delete_chunk(sc, bad), BLOSC2_ERROR_INVALID_PARAM);
+  }
+  CHECK_EQ(blosc2_schunk_get_chunk(sc, 0, &chunk, &needs_free) > 0, 1);
+  CHECK_EQ(blosc2_schunk_insert_chunk(sc, sc->nchunks + 1, chunk, true), BLOSC2_ERROR_INVALID_PARAM);
+  CHECK_EQ(blosc2_schunk_update_chunk(sc, sc->nchunks, chunk, true), BLOSC2_ERROR_INVALID_PARAM);
+  CHECK_EQ(blosc2_schunk_insert_chunk(sc, sc->nchunks, chunk, true), 3);
+  if (needs_free) free(chunk);
+  int64_t negative[3] = {0, -1, 2}, twice[3] = {0, 0, 1};
+  CHECK_EQ(blosc2_schunk_reorder_offsets(sc, negative), BLOSC2_ERROR_DATA);
+  CHECK_EQ(blosc2_schunk_reorder_offsets(sc, twice), BLOSC2_ERROR_DATA);
+  CHECK_EQ(sc->nchunks, 3);
+  blosc2_schunk_free(sc);
+}
+
+/* Byte ranges of getitem_bytes are whole items of the stored typesize. */
+static void getitem_bytes_alignment(void) {
+  int32_t src[N], out[N];
+  for (int i = 0; i < N; i++) src[i] = i * 7;
+  uint8_t chunk[sizeof src + BLOSC2_MAX_OVERHEAD];
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_context *c = blosc2_create_cctx(cp);
+  int csize = blosc2_compress_ctx(c, src, sizeof src, chunk, sizeof chunk);
+  CHECK(csize > 0);
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  blosc2_context *d = blosc2_create_dctx(dp);
+  CHECK_EQ(blosc2_getitem_bytes_ctx(d, chunk, csize, 8, 12, out, sizeof out), 12);
+  CHECK(out[0] == 14 && out[2] == 28);
+  CHECK(blosc2_getitem_bytes_ctx(d, chunk, csize, 1, 4, out, sizeof out) < 0);
+  CHECK(blosc2_getitem_bytes_ctx(d, chunk, csize, 0, 3, out, sizeof out) < 0);
+  CHECK_EQ(blosc2_getitem_bytes_ctx(d, chunk, csize, 0, 0, out, sizeof out), 0);
+  blosc2_free_ctx(c);
+  blosc2_free_ctx(d);
+}
+
+/* BLOSC_NTHREADS outside 1..32767 makes global decompression fail (compression
+   goes on with the threads it had). */
+static void nthreads_environment(void) {
+  int32_t src[N], out[N];
+  for (int i = 0; i < N; i++) src[i] = i;
+  uint8_t chunk[sizeof src + BLOSC2_MAX_OVERHEAD];
+  int csize = blosc1_compress(5, 1, 4, sizeof src, src, chunk, sizeof chunk);
+  CHECK(csize > 0);
+  setenv("BLOSC_NTHREADS", "32768", 1);
+  CHECK(blosc1_decompress(chunk, out, sizeof out) < 0);
+  CHECK(blosc1_compress(5, 1, 4, sizeof src, src, chunk, sizeof chunk) > 0);
+  setenv("BLOSC_NTHREADS", "-1", 1);
+  CHECK(blosc1_decompress(chunk, out, sizeof out) < 0);
+  setenv("BLOSC_NTHREADS", "2", 1);
+  CHECK_EQ(blosc1_decompress(chunk, out, sizeof out), (int)sizeof out);
+  CHECK(out[N - 1] == N - 1);
+  unsetenv("BLOSC_NTHREADS");
+}
+
+/* The mmap functions work on a blosc2_stdio_mmap whose mapping is given
+   (no file descriptor) as long as nothing needs the file. */
+static void mmap_given_mapping(void) {
+  uint8_t backing[32] = {0};
+  blosc2_stdio_mmap m = BLOSC2_STDIO_MMAP_DEFAULTS;
+  m.addr = (char *)backing;
+  m.file_size = sizeof backing;
+  m.mapping_size = sizeof backing;
+  uint8_t four[4] = {1, 2, 3, 4};
+  CHECK_EQ(blosc2_stdio_mmap_write(four, 1, 4, 8, &m), 4);
+  CHECK(memcmp(backing + 8, four, 4) == 0);
+  CHECK_EQ(blosc2_stdio_mmap_write(four, INT64_MAX, 2, 0, &m), 0);
+  CHECK_EQ(blosc2_stdio_mmap_write(four, 1, 1, INT64_MAX, &m), 0);
+  void *p = NULL;
+  CHECK_EQ(blosc2_stdio_mmap_read(&p, 1, 4, 8, &m), 4);
+  CHECK(p == (void *)(backing + 8));
+  CHECK_EQ(blosc2_stdio_mmap_read(&p, 1, 8, 28, &m), 0);
+  CHECK(p == NULL);
+}
+
+/* A chunk file of a sparse frame cut short behind the library's back: both
+   ways of getting the chunk fail with BLOSC2_ERROR_FILE_READ. */
+static void truncated_chunk_file(void) {
+  const char *p = path("sparse.b2frame");
+  blosc2_schunk *sc = filled(p, false, 3);
+  blosc2_schunk_free(sc);
+  sc = blosc2_schunk_open(p);
+  CHECK(sc != NULL);
+  char chunkfile[4200];
+  snprintf(chunkfile, sizeof chunkfile, "%s/%08X.chunk", p, 1);
+  FILE *f = fopen(chunkfile, "wb");
+  CHECK(f != NULL);
+  if (f) fclose(f);
+  uint8_t *chunk = NULL;
+  bool needs_free = false;
+  CHECK_EQ(blosc2_schunk_get_chunk(sc, 1, &chunk, &needs_free), BLOSC2_ERROR_FILE_READ);
+  CHECK_EQ(blosc2_schunk_get_lazychunk(sc, 1, &chunk, &needs_free), BLOSC2_ERROR_FILE_READ);
+  CHECK(blosc2_schunk_get_chunk(sc, 2, &chunk, &needs_free) > 0);
+  if (needs_free) free(chunk);
+  blosc2_schunk_free(sc);
+}
+
+/* No chunk holds part of a slice of an empty super-chunk. */
+static void slice_chunks_of_empty(void) {
+  blosc2_schunk *sc = filled(NULL, true, 0);
+  int64_t start = 0, stop = 100, *idx = NULL;
+  CHECK_EQ(blosc2_get_slice_nchunks(sc, &start, &stop, &idx), 0);
+  free(idx);
+  blosc2_schunk_free(sc);
+}
+
+/* A file:/// URL names the path after its prefix. */
+static void file_urls(void) {
+  const char *p = path("url.b2frame");
+  blosc2_schunk *sc = filled(p, true, 2);
+  blosc2_schunk_free(sc);
+  char url[4300];
+  /* file:///X names X (c-blosc2 drops the prefix, so X is relative here). */
+  char cwd_rel[4200];
+  snprintf(cwd_rel, sizeof cwd_rel, "%s", p);
+  snprintf(url, sizeof url, "file:///%s", cwd_rel[0] == '/' ? cwd_rel + 1 : cwd_rel);
+  if (cwd_rel[0] == '/') {
+    CHECK(chdir("/") == 0);
+  }
+  sc = blosc2_schunk_open(url);
+  CHECK(sc != NULL && sc->nchunks == 2);
+  blosc2_schunk_free(sc);
+}
+
+/* A stored chunk smaller than its block count (2-byte blocks of a 7-byte,
+   memcpyed chunk) reads lazily too. */
+static void tiny_memcpyed_lazy_chunks(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 1;
+  cp.blocksize = 2;
+  blosc2_storage st = {.cparams = &cp, .contiguous = true, .urlpath = (char *)path("tiny.b2frame")};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  uint8_t seven[7] = {1, 2, 3, 4, 5, 6, 7}, out[7] = {0};
+  CHECK_EQ(blosc2_schunk_append_buffer(sc, seven, 7), 1);
+  uint8_t *lazy = NULL;
+  bool needs_free = false;
+  CHECK(blosc2_schunk_get_lazychunk(sc, 0, &lazy, &needs_free) > 0);
+  if (needs_free) free(lazy);
+  CHECK_EQ(blosc2_schunk_decompress_chunk(sc, 0, out, sizeof out), 7);
+  CHECK(memcmp(out, seven, 7) == 0);
+  blosc2_schunk_free(sc);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s CASE DIR\n", argv[0]);
+    return 2;
+  }
+  snprintf(dir, sizeof dir, "%s", argv[2]);
+  blosc2_init();
+  const char *c = argv[1];
+  if (strcmp(c, "chunk_positions") == 0) chunk_positions();
+  else if (strcmp(c, "getitem_bytes_alignment") == 0) getitem_bytes_alignment();
+  else if (strcmp(c, "nthreads_environment") == 0) nthreads_environment();
+  else if (strcmp(c, "mmap_given_mapping") == 0) mmap_given_mapping();
+  else if (strcmp(c, "truncated_chunk_file") == 0) truncated_chunk_file();
+  else if (strcmp(c, "slice_chunks_of_empty") == 0) slice_chunks_of_empty();
+  else if (strcmp(c, "file_urls") == 0) file_urls();
+  else if (strcmp(c, "tiny_memcpyed_lazy_chunks") == 0) tiny_memcpyed_lazy_chunks();
+  else {
+    fprintf(stderr, "unknown case %s\n", c);
+    return 2;
+  }
+  blosc2_destroy();
+  return report(c);
+}
