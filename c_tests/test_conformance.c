@@ -186,6 +186,30 @@ static void tiny_memcpyed_lazy_chunks(void) {
   blosc2_schunk_free(sc);
 }
 
+/* A super-chunk copied into a frame (blosc2_schunk_to_buffer of chunks kept
+   apart) gets the default decompression threads (1) in the frame header, as
+   in c-blosc2: frames written from the same data by both libraries match. */
+static void copies_take_default_dparams(void) {
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  dp.nthreads = 4;
+  blosc2_storage st = {.cparams = &cp, .dparams = &dp, .contiguous = false};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  int32_t data[N] = {0};
+  CHECK_EQ(blosc2_schunk_append_buffer(sc, data, sizeof data), 1);
+  uint8_t *frame = NULL;
+  bool needs_free = false;
+  int64_t len = blosc2_schunk_to_buffer(sc, &frame, &needs_free);
+  CHECK(len > 70 && frame != NULL);
+  /* header: ... int16 tcomp (0xd1 at 62), int16 tdecomp (0xd1 at 65) */
+  if (len > 70 && frame != NULL) {
+    CHECK(frame[65] == 0xd1 && frame[66] == 0 && frame[67] == 1);
+  }
+  if (needs_free) free(frame);
+  blosc2_schunk_free(sc);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s CASE DIR\n", argv[0]);
@@ -202,6 +226,7 @@ int main(int argc, char **argv) {
   else if (strcmp(c, "slice_chunks_of_empty") == 0) slice_chunks_of_empty();
   else if (strcmp(c, "file_urls") == 0) file_urls();
   else if (strcmp(c, "tiny_memcpyed_lazy_chunks") == 0) tiny_memcpyed_lazy_chunks();
+  else if (strcmp(c, "copies_take_default_dparams") == 0) copies_take_default_dparams();
   else {
     fprintf(stderr, "unknown case %s\n", c);
     return 2;

@@ -243,6 +243,12 @@ impl SuperChunk {
     /// when the parameters differ from this super-chunk's, else copied as they are.
     /// A block size of 0 takes this super-chunk's.
     pub fn copy_with(&self, storage: Storage, cparams: Option<CParams>) -> Result<SuperChunk> {
+        self.copy_with_params(storage, cparams, None)
+    }
+
+    /// [`SuperChunk::copy_with`] with decompression parameters for the copy
+    /// (without them it gets the defaults, one thread, as in c-blosc2).
+    pub fn copy_with_params(&self, storage: Storage, cparams: Option<CParams>, dparams: Option<DParams>) -> Result<SuperChunk> {
         let src = self.context_cparams();
         let given = cparams.is_some();
         let mut cp = cparams.unwrap_or_else(|| src.clone());
@@ -260,7 +266,8 @@ impl SuperChunk {
             && cp.filters_meta == src.filters_meta;
         // c-blosc2 records the copy's compression threads as given, 0 when not given.
         let tcomp = if given { cp.nthreads } else { 0 };
-        let mut new = SuperChunk::new(cp, self.dparams.clone(), storage)?;
+        let dp = dparams.unwrap_or(DParams { nthreads: 1, typesize: cp.typesize });
+        let mut new = SuperChunk::new(cp, dp, storage)?;
         new.info.tcomp = tcomp;
         for m in &self.info.metalayers {
             new.meta_add(&m.name, &m.content)?;

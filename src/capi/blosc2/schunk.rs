@@ -537,7 +537,8 @@ pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage:
                 }
                 _ => None,
             };
-            let sc = src.copy_with(core, given)?;
+            let dparams_given = st.and_then(|s| unsafe { s.dparams.as_ref() }).map(|d| DParams { nthreads: d.nthreads.max(1), typesize: src.typesize() });
+            let sc = src.copy_with_params(core, given, dparams_given)?;
             let cparams = c_cparams(sc.cparams());
             let dparams = blosc2_dparams { nthreads: sc.dparams().nthreads, typesize: sc.typesize(), ..default_dparams() };
             drop(src);
