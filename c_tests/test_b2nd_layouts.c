@@ -253,6 +253,35 @@ static void aligned_changes(void) {
   b2nd_free(a);
 }
 
+/* A handle that reads an on-disk array follows what another handle did to it:
+   its next read sees the new shape (also in its public fields) and data. */
+static void stale_reader_follows_growth(void) {
+  const char *p = path("followed.b2nd");
+  b2nd_array_t *a = grid(6, 5, 3, 5, 3, 5, p);
+  b2nd_free(a);
+  char q[4096];
+  snprintf(q, sizeof q, "%s/followed.b2nd", dir);
+  b2nd_array_t *w = NULL, *r = NULL;
+  CHECK_EQ(b2nd_open(q, &w), 0);
+  CHECK_EQ(b2nd_open(q, &r), 0);
+  int32_t row[5];
+  int64_t start[2] = {5, 0}, stop[2] = {6, 5}, bshape[2] = {1, 5};
+  CHECK_EQ(b2nd_get_slice_cbuffer(r, start, stop, row, bshape, sizeof row), 0);
+  int32_t more[3 * 5];
+  for (int k = 0; k < 15; k++) more[k] = 90000 + k;
+  CHECK_EQ(b2nd_append(w, more, sizeof more, 0), 0);
+  int64_t s2[2] = {8, 0}, e2[2] = {9, 5};
+  CHECK_EQ(b2nd_get_slice_cbuffer(r, s2, e2, row, bshape, sizeof row), 0);
+  CHECK(r->shape[0] == 9 && row[0] == 90010 && row[4] == 90014);
+  int64_t shrunk[2] = {4, 5};
+  CHECK_EQ(b2nd_resize(w, shrunk, NULL), 0);
+  int32_t all[4 * 5];
+  CHECK_EQ(b2nd_to_cbuffer(r, all, sizeof all), 0);
+  CHECK(r->shape[0] == 4 && all[19] == 3004);
+  b2nd_free(w);
+  b2nd_free(r);
+}
+
 /* Arrays reshaped away from chunk boundaries, left in files for the other
    library to read (write_reshaped with libb2nd, read_reshaped with either). */
 static const char *RESHAPED[] = {"opened.b2nd", "gone.b2nd", "inserted.b2nd"};
@@ -297,6 +326,7 @@ int main(int argc, char **argv) {
   else if (strcmp(c, "unaligned_changes") == 0) unaligned_changes();
   else if (strcmp(c, "aligned_changes") == 0) aligned_changes();
   else if (strcmp(c, "write_reshaped") == 0) write_reshaped();
+  else if (strcmp(c, "stale_reader_follows_growth") == 0) stale_reader_follows_growth();
   else if (strcmp(c, "read_reshaped") == 0) read_reshaped();
   else {
     fprintf(stderr, "unknown case %s\n", c);

@@ -261,6 +261,14 @@ impl Array {
         Ok(changed)
     }
 
+    /// Whether another handle (or process) changed the stored array since
+    /// this one read its shape: cheap (a look at the frame's length or lock
+    /// counter); [`Array::refresh`] then reads it again.
+    pub fn is_stale(&self) -> bool {
+        let r = self.sc.read_cached();
+        r.needs_refresh() || (self.view.is_none() && r.change_tick() != self.tick)
+    }
+
     /// Record a new stored shape after a change this handle made.
     pub(crate) fn set_base(&mut self, meta: Meta, geom: Geometry) {
         self.base = meta;
@@ -389,13 +397,15 @@ impl Array {
             return Ok(());
         }
         let mut w = self.sc.write();
-        match &self.view {
+        // One exclusive frame lock across the chunks written: a locked reader
+        // sees the slice before or after, never half written.
+        w.lock()?;
+        let r = match &self.view {
             None => self.geom.set_slice(&mut w, start, stop, buffer, buffer_shape),
-            Some(v) => {
-                let (s0, s1, bs) = v.to_base(self.geom.ndim(), start, stop, buffer_shape)?;
-                self.geom.set_slice(&mut w, &s0, &s1, buffer, &bs)
-            }
-        }
+            Some(v) => v.to_base(self.geom.ndim(), start, stop, buffer_shape).and_then(|(s0, s1, bs)| self.geom.set_slice(&mut w, &s0, &s1, buffer, &bs)),
+        };
+        let u = w.unlock();
+        r.and(u)
     }
 
     /// Overwrite the items of `start..stop` with `buffer` (C order).
@@ -411,13 +421,13 @@ impl Array {
             return Ok(());
         }
         let mut w = self.sc.write();
-        match &self.view {
+        w.lock()?;
+        let r = match &self.view {
             None => self.geom.set_selection(&mut w, selection, buffer, buffer_shape),
-            Some(v) => {
-                let (s, b) = v.selection_to_base(self.geom.ndim(), selection, buffer_shape)?;
-                self.geom.set_selection(&mut w, &s, buffer, &b)
-            }
-        }
+            Some(v) => v.selection_to_base(self.geom.ndim(), selection, buffer_shape).and_then(|(s, b)| self.geom.set_selection(&mut w, &s, buffer, &b)),
+        };
+        let u = w.unlock();
+        r.and(u)
     }
 
     // ------------------------------------------------------------ views

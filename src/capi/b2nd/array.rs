@@ -134,6 +134,22 @@ unsafe fn array_handle<'a>(array: *const b2nd_array_t) -> Result<&'a ArrayHandle
     unsafe { array.cast::<ArrayHandle>().as_ref() }.ok_or(Error::NullPointer)
 }
 
+/// The handle behind an array pointer, current with what other handles and
+/// processes changed in the stored array (its shape read again, and the
+/// public fields with it, as c-blosc2 does even through `const` pointers).
+///
+/// # Safety
+/// `array` NULL or an array of this library; when the stored array changed,
+/// no other thread uses the handle during the call.
+unsafe fn current<'a>(array: *const b2nd_array_t) -> Result<&'a ArrayHandle> {
+    // SAFETY: caller contract.
+    let h = unsafe { array_handle(array)? };
+    if h.array.is_stale() {
+        unsafe { changing(array.cast_mut(), |a| a.refresh())? };
+    }
+    unsafe { array_handle(array) }
+}
+
 /// The handle behind an array pointer, for a change.
 ///
 /// # Safety
@@ -327,7 +343,7 @@ pub unsafe extern "C" fn b2nd_from_cframe(cframe: *mut u8, cframe_len: i64, copy
 pub unsafe extern "C" fn b2nd_to_cframe(array: *const b2nd_array_t, cframe: *mut *mut u8, cframe_len: *mut i64, needs_free: *mut bool) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let h = unsafe { array_handle(array)? };
+        let h = unsafe { current(array)? };
         if cframe.is_null() || cframe_len.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
         }
@@ -351,7 +367,7 @@ pub unsafe extern "C" fn b2nd_to_cframe(array: *const b2nd_array_t, cframe: *mut
 pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_char) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let h = unsafe { array_handle(array)? };
+        let h = unsafe { current(array)? };
         let path = unsafe { c_str(urlpath) }.ok_or(Error::NullPointer)?;
         h.array.save(path)?;
         Ok(0)
@@ -417,7 +433,7 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(ctx: *mut b2nd_context_t, array: *mut
 pub unsafe extern "C" fn b2nd_to_cbuffer(array: *const b2nd_array_t, buffer: *mut c_void, buffersize: i64) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let h = unsafe { array_handle(array)? };
+        let h = unsafe { current(array)? };
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         h.array.to_buffer(dst)?;
         Ok(0)
@@ -452,7 +468,7 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
 ) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let h = unsafe { array_handle(array)? };
+        let h = unsafe { current(array)? };
         let (start, stop, bshape) = unsafe { slice_args(h, start, stop, buffershape)? };
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         h.array.get_slice_into(start, stop, dst, bshape)?;
@@ -503,7 +519,7 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
 pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(array: *const b2nd_array_t, ncoords: i64, coords: *const i64, buffer: *mut c_void, buffersize: i64) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let h = unsafe { array_handle(array)? };
+        let h = unsafe { current(array)? };
         let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
         let flat = unsafe { items(coords, n)? };
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
@@ -540,7 +556,7 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
 ) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let h = unsafe { array_handle(array)? };
+        let h = unsafe { current(array)? };
         let (sel, bshape) = unsafe { self::selection(h, selection, selection_size, buffershape)? };
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         h.array.get_orthogonal(&sel, dst, &bshape)?;
@@ -589,7 +605,7 @@ unsafe fn note_shape(ctx: *mut b2nd_context_t, shape: &[i64]) {
 pub unsafe extern "C" fn b2nd_get_slice(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, src: *const b2nd_array_t, start: *const i64, stop: *const i64) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let h = unsafe { array_handle(src)? };
+        let h = unsafe { current(src)? };
         let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
         let (s0, s1) = unsafe { (items(start, nd)?, items(stop, nd)?) };
         if array.is_null() {
@@ -610,7 +626,7 @@ pub unsafe extern "C" fn b2nd_get_slice(ctx: *mut b2nd_context_t, array: *mut *m
 pub unsafe extern "C" fn b2nd_copy(ctx: *mut b2nd_context_t, src: *const b2nd_array_t, array: *mut *mut b2nd_array_t) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let h = unsafe { array_handle(src)? };
+        let h = unsafe { current(src)? };
         if array.is_null() {
             return Err(Error::NullPointer);
         }
