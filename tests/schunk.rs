@@ -269,3 +269,28 @@ fn a_frame_past_two_gigabytes() {
     assert_eq!(out, want);
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn a_handle_follows_a_frame_file_replaced_under_it() {
+    let path = scratch("replaced.b2frame");
+    let other = scratch("replacement.b2frame");
+    for p in [&path, &other] {
+        let _ = std::fs::remove_file(p);
+    }
+    let st = |p: &str| Storage { contiguous: true, urlpath: Some(p.to_string()), ..Storage::default() };
+    let mut a = SuperChunk::new(cparams(), DParams::default(), st(&path)).unwrap();
+    a.append_buffer(&data(1, 4000)).unwrap();
+    drop(a);
+    let reader = b2nd::schunk::SChunk::new(SuperChunk::open(&path, filesystem(), false).unwrap());
+    let mut out = vec![0u8; 4000];
+    reader.read().unwrap().decompress_chunk(0, &mut out).unwrap();
+    assert_eq!(out, data(1, 4000));
+    // The same length, other contents, another file renamed over the path.
+    let mut b = SuperChunk::new(cparams(), DParams::default(), st(&other)).unwrap();
+    b.append_buffer(&data(2, 4000)).unwrap();
+    drop(b);
+    std::fs::rename(&other, &path).unwrap();
+    reader.read().unwrap().decompress_chunk(0, &mut out).unwrap();
+    assert_eq!(out, data(2, 4000));
+    std::fs::remove_file(&path).unwrap();
+}

@@ -256,6 +256,15 @@ impl Frame {
         !matches!(self.bytes, Bytes::Stream { .. })
     }
 
+    /// For a frame read from a stream: the identity of its file (device,
+    /// inode), where the frame starts in it, and whether it is writable.
+    pub fn stream_origin(&self) -> Option<(Option<(u64, u64)>, u64, bool)> {
+        match &self.bytes {
+            Bytes::Stream { stream, base, writable } if self.dir.is_none() => Some((stream.identity(), *base, *writable)),
+            _ => None,
+        }
+    }
+
     /// The offsets index as stored (offsets, chunk ids, or special values).
     pub fn offsets(&self) -> &[i64] {
         &self.layout.offsets

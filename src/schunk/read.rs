@@ -70,6 +70,20 @@ impl SuperChunk {
     pub fn needs_refresh(&self) -> bool {
         self.is_stale()
             || self.lock.as_ref().is_some_and(|l| l.lock().unwrap_or_else(|e| e.into_inner()).changed_elsewhere())
+            || self.replaced()
+    }
+
+    /// Whether the path of this on-disk contiguous frame now names another
+    /// file than the one this handle reads (the frame was replaced, e.g. by a
+    /// rename): one `stat`.
+    pub(super) fn replaced(&self) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let (Store::Frame(f), Some(path)) = (&self.store, &self.storage.urlpath) else { return false };
+        if !self.storage.backend.is_filesystem() {
+            return false;
+        }
+        let Some((Some(id), _, _)) = f.stream_origin() else { return false };
+        std::fs::metadata(path).is_ok_and(|m| (m.dev(), m.ino()) != id)
     }
 
     /// Hold the shared frame lock while reading (a no-op without locking).
@@ -81,6 +95,9 @@ impl SuperChunk {
     }
 
     pub(super) fn reload(&mut self, force: bool) -> Result<bool> {
+        if self.replaced() {
+            return self.reopen().map(|()| true);
+        }
         let Store::Frame(f) = &mut self.store else { return Ok(false) };
         if f.is_memory() {
             return Ok(false);
@@ -96,6 +113,20 @@ impl SuperChunk {
             }
             None => Ok(false),
         }
+    }
+
+    /// Read the frame again from the file its path names now.
+    fn reopen(&mut self) -> Result<()> {
+        let (Store::Frame(f), Some(path)) = (&self.store, self.storage.urlpath.clone()) else { return Ok(()) };
+        let Some((_, base, writable)) = f.stream_origin() else { return Ok(()) };
+        let fresh = SuperChunk::open_with(&path, base, self.storage.backend.clone(), writable, false)?;
+        let (cp_threads, dthreads) = (self.info.cparams.nthreads, self.dparams.nthreads);
+        self.info = fresh.info;
+        self.store = fresh.store;
+        self.comp = None;
+        self.set_nthreads(cp_threads, dthreads);
+        self.change_tick += 1;
+        Ok(())
     }
 
     // ------------------------------------------------------------------ reading
