@@ -53,7 +53,7 @@
 # time. Exit status: 0 when nothing failed.
 set -uo pipefail
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 SRC=""; SAMPLE=0; ASAN=0; REF=0; ONLY=""
@@ -117,18 +117,15 @@ if [ $ref_ok = 1 ]; then lib_flags ref; REF_CFLAGS=$CFLAGS_LIB; REF_LIBS=$LIBS_L
 
 [ $ASAN = 1 ] && mode="$mode-asan"
 out="$root/build/c-blosc2-tests/$mode"
-rm -rf "$out"; mkdir -p "$out/bin" "$out/run" "$out/logs" "$out/stub-include"
+rm -rf "$out"; mkdir -p "$out/bin" "$out/run" "$out/logs" "$out/stub-include/lib" "$out/stub-include/ref"
 # tests/b2nd/test_common.h's "context.h" (see above): empty for libb2nd, whose b2nd.h defines
 # struct b2nd_context_s; for the reference, that same definition taken from our include/b2nd.h
 # (c-blosc2 keeps it in its private blosc/context.h, with the same fields).
-if [ $REF = 1 ]; then
-  { echo '#include <b2nd.h>'
-    awk '/^typedef struct b2nd_context_s \{/{p=1; print "struct b2nd_context_s {"; next}
-         p && /^\}/{print "};"; exit} p' "$root/include/b2nd.h"
-  } > "$out/stub-include/context.h"
-else
-  : > "$out/stub-include/context.h"
-fi
+: > "$out/stub-include/lib/context.h"
+{ echo '#include <b2nd.h>'
+  awk '/^typedef struct b2nd_context_s \{/{p=1; print "struct b2nd_context_s {"; next}
+       p && /^\}/{print "};"; exit} p' "$root/include/b2nd.h"
+} > "$out/stub-include/ref/context.h"
 
 CC=${CC:-gcc}
 BASE_CFLAGS="-O1 -std=gnu11 -w -DBLOSC_TESTING"
@@ -139,11 +136,11 @@ if [ $ASAN = 1 ]; then
   export UBSAN_OPTIONS="print_stacktrace=1"
 fi
 SYS_LIBS="-lm -lpthread -ldl -lrt"
-# Linked into every program: line-buffered stdout, so that what a test printed before a crash,
+# Linked into every program: unbuffered stdout, so that what a test printed before a crash,
 # a timeout or LeakSanitizer's exit (which skips stdio's flush) is in its log.
 cat > "$out/linebuf.c" <<'EOF2'
 #include <stdio.h>
-__attribute__((constructor)) static void c_blosc2_tests_linebuf(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
+__attribute__((constructor)) static void c_blosc2_tests_unbuffered(void) { setvbuf(stdout, NULL, _IONBF, 0); }
 EOF2
 # shellcheck disable=SC2086
 ${CC:-gcc} -O1 -c $SAN_FLAGS "$out/linebuf.c" -o "$out/linebuf.o" || exit 2
@@ -210,11 +207,12 @@ done
 
 # --- description and coverage of skipped programs (docs/C_BLOSC2_TESTS.md) --------------
 doc="$root/docs/C_BLOSC2_TESTS.md"
-describe() {  # $1 = name: "behaviour — ours: coverage" from the doc, else the file's comment
+describe() {  # $1 = name: "checks: behaviour" and "ours: coverage" lines from the doc, else the file's comment
   local row=""
   [ -f "$doc" ] && row=$(grep -m1 -F "| \`$1\` |" "$doc")
   if [ -n "$row" ]; then
-    awk -F'|' '{b=$4; c=$5; gsub(/^ +| +$/,"",b); gsub(/^ +| +$/,"",c); gsub(/`/,"",c); print b " — ours: " c}' <<<"$row"
+    awk -F'|' '{b=$4; c=$5; gsub(/^ +| +$/,"",b); gsub(/^ +| +$/,"",c); gsub(/`/,"",b); gsub(/`/,"",c);
+                print "checks: " b; print "ours:   " c}' <<<"$row"
     return
   fi
   # the file's opening comment: its first paragraph after the boilerplate
@@ -224,22 +222,24 @@ describe() {  # $1 = name: "behaviour — ours: coverage" from the doc, else the
        l=="" {if (t!="" || e) exit; next}
        {t = t (t=="" ? "" : " ") l}
        e {exit}
-       END {if (length(t) > 150) t = substr(t, 1, 147) "..."; print t}' "$SRC/$1.c"
+       END {if (length(t) > 150) t = substr(t, 1, 147) "..."; if (t != "") print "checks: " t}' "$SRC/$1.c"
 }
 
 # --- running -----------------------------------------------------------------------------
-first_error() {  # $1 = log file: the most telling line of a failure
+first_error() {  # $1 = log file, [$2 = strict: no fallback to the last line]: the most telling line of a failure
   local l
-  l=$(sed 's/\x1b\[[0-9;]*m//g' "$1" | tr -d '\r' | awk '
+  l=$(sed 's/\x1b\[[0-9;]*m//g' "$1" | tr -d '\r' | awk -v strict="${2:-}" '
     { sub(/^[ \t]+/, "") }
     /^$/ { next }
-    /ERROR: AddressSanitizer|runtime error:/ { if (!p1) p1 = $0; san = 1; next }
+    /ERROR: AddressSanitizer|runtime error:/ {
+      if (!p1) { p1 = $0; if (match(p1, /[^ ]+:[0-9]+:[0-9]+: runtime error:/)) p1 = substr(p1, RSTART) }
+      san = 1; next }
     /LeakSanitizer/ { if (!p4) p4 = $0; san = 1; next }
     san || /^SUMMARY: |^=+$|^#[0-9]+ 0x/ { next }
     /error|Error|ERROR|undefined reference|Assertion|assert/ { if (!p2) p2 = $0; next }
     tolower($0) ~ /fail|abort|wrong|mismatch|differ/ { if (!p3) p3 = $0; next }
     { if (!p5) p5 = $0; last = $0 }
-    END { print (p1 ? p1 : p2 ? p2 : p3 ? p3 : last ? last : p4) }')
+    END { print (p1 ? p1 : p2 ? p2 : p3 ? p3 : (last && !strict) ? last : p4) }')
   l=${l//"$SRC/"/}
   [ ${#l} -gt 140 ] && l="${l:0:137}..."
   printf '%s' "$l"
@@ -271,13 +271,13 @@ for name in "${programs[@]}"; do
      && [[ $examples_list != *" ${name#examples/} "* ]]; then
     reason="not built by examples/CMakeLists.txt"
   fi
-  extra=""
+  extra=""; stub=0
   if [ -z "$reason" ]; then
     inc=$(scan_includes "$src")
     if p=$(grep -m1 '^private ' <<<"$inc"); then
       reason="includes c-blosc2 internal \"${p#private }\""
     elif grep -q '^stub context.h' <<<"$inc"; then
-      extra="-I$out/stub-include"
+      stub=1; extra="-I$out/stub-include/${mode%-asan}"
     fi
   fi
   [ -n "$reason" ] && { skip "$name" "$reason"; continue; }
@@ -289,7 +289,8 @@ for name in "${programs[@]}"; do
   if ! compile "$src" "$bin" "$MAIN_CFLAGS" "$MAIN_LIBS" "$extra" "$out/logs/$safe.build.log"; then
     err=$(first_error "$out/logs/$safe.build.log")
     if [ "${mode%-asan}" = lib ] && [ $ref_ok = 1 ]; then
-      if compile "$src" "$out/bin/$safe.ref" "$REF_CFLAGS" "$REF_LIBS" "$extra" "$out/logs/$safe.refbuild.log"; then
+      if compile "$src" "$out/bin/$safe.ref" "$REF_CFLAGS" "$REF_LIBS" "$([ $stub = 1 ] && echo "-I$out/stub-include/ref")" \
+           "$out/logs/$safe.refbuild.log"; then
         printf "$fmt" "$name" - - - FAIL "does not compile: $err"
         failed+=("$name|does not compile: $err"); nfail=$((nfail + 1))
       else
@@ -352,7 +353,7 @@ for name in "${programs[@]}"; do
     elif [ $rc != 0 ]; then bad="exit $rc"
     fi
     if [ -n "$bad" ] && [[ $bad == killed* || $bad == exit* ]]; then
-      e=$(first_error "$rlog"); [ -n "$e" ] && bad+=": $e"
+      e=$(first_error "$rlog" "$([[ $bad == killed* ]] && echo 1)"); [ -n "$e" ] && bad+=": $e"
     fi
     { echo "=== $name $args  (exit $rc)"; cat "$rlog"; } >> "$log"
     if [ -n "$bad" ]; then
@@ -379,8 +380,7 @@ if [ $nskip -gt 0 ]; then
   for s in "${skipped[@]}"; do
     n=${s%%|*}; r=${s#*|}
     printf '  %-46s %s\n' "$n" "$r"
-    d=$(describe "$n")
-    [ -n "$d" ] && printf '  %-46s   checks: %s\n' "" "$d"
+    describe "$n" | while IFS= read -r d; do printf '  %-46s   %s\n' "" "$d"; done
   done
 fi
 if [ $nfail -gt 0 ]; then
