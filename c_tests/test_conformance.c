@@ -210,6 +210,102 @@ static void copies_take_default_dparams(void) {
   blosc2_schunk_free(sc);
 }
 
+/* User codecs and filters get the super-chunk being written or read as
+   cparams->schunk / dparams->schunk, and may call the library on it (here: a
+   vlmetalayer read in the middle of an append). */
+static int codec_calls_with_schunk = 0;
+
+static int xor_encoder(const uint8_t *in, int32_t len, uint8_t *out, int32_t out_len, uint8_t meta,
+                       blosc2_cparams *cparams, const void *chunk) {
+  (void)meta;
+  (void)chunk;
+  /* Keeps the low half of each 4-byte item (the data here is small), xor'ed. */
+  if (cparams->schunk == NULL || len % 4 != 0 || len / 2 > out_len) return BLOSC2_ERROR_NULL_POINTER;
+  uint8_t *key = NULL;
+  int32_t key_len = 0;
+  if (blosc2_vlmeta_get((blosc2_schunk *)cparams->schunk, "key", &key, &key_len) < 0 || key_len < 1) return -1;
+  for (int32_t i = 0; i < len / 4; i++) {
+    out[2 * i] = in[4 * i] ^ key[0];
+    out[2 * i + 1] = in[4 * i + 1] ^ key[0];
+  }
+  free(key);
+  codec_calls_with_schunk++;
+  return len / 2;
+}
+
+static int xor_decoder(const uint8_t *in, int32_t len, uint8_t *out, int32_t out_len, uint8_t meta,
+                       blosc2_dparams *dparams, const void *chunk) {
+  (void)meta;
+  (void)chunk;
+  if (dparams->schunk == NULL || 2 * len > out_len) return BLOSC2_ERROR_NULL_POINTER;
+  uint8_t *key = NULL;
+  int32_t key_len = 0;
+  if (blosc2_vlmeta_get((blosc2_schunk *)dparams->schunk, "key", &key, &key_len) < 0 || key_len < 1) return -1;
+  for (int32_t i = 0; i < len / 2; i++) {
+    out[4 * i] = in[2 * i] ^ key[0];
+    out[4 * i + 1] = in[2 * i + 1] ^ key[0];
+    out[4 * i + 2] = 0;
+    out[4 * i + 3] = 0;
+  }
+  free(key);
+  return 2 * len;
+}
+
+static int typesize_forward(const uint8_t *src, uint8_t *dest, int32_t size, uint8_t meta, blosc2_cparams *cparams,
+                            uint8_t id) {
+  (void)meta;
+  (void)id;
+  blosc2_schunk *sc = (blosc2_schunk *)cparams->schunk;
+  if (sc == NULL || sc->typesize != 4) return BLOSC2_ERROR_FAILURE;
+  memcpy(dest, src, (size_t)size);
+  return BLOSC2_ERROR_SUCCESS;
+}
+
+static int typesize_backward(const uint8_t *src, uint8_t *dest, int32_t size, uint8_t meta, blosc2_dparams *dparams,
+                             uint8_t id) {
+  (void)meta;
+  (void)id;
+  blosc2_schunk *sc = (blosc2_schunk *)dparams->schunk;
+  if (sc == NULL || sc->typesize != 4) return BLOSC2_ERROR_FAILURE;
+  memcpy(dest, src, (size_t)size);
+  return BLOSC2_ERROR_SUCCESS;
+}
+
+static void user_plugins_see_their_schunk(void) {
+  blosc2_codec codec = {.compcode = 244, .complib = 244, .version = 1, .compname = (char *)"xor_key",
+                        .encoder = xor_encoder, .decoder = xor_decoder};
+  CHECK_EQ(blosc2_register_codec(&codec), 0);
+  blosc2_filter filter = {.id = 245, .name = (char *)"typesize_check", .version = 1, .forward = typesize_forward,
+                          .backward = typesize_backward};
+  CHECK_EQ(blosc2_register_filter(&filter), 0);
+  for (int nthreads = 1; nthreads <= 2; nthreads++) {
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 4;
+    cp.compcode = 244;
+    cp.nthreads = (int16_t)nthreads;
+    cp.blocksize = 1024;
+    cp.splitmode = BLOSC_NEVER_SPLIT;
+    cp.filters[BLOSC2_MAX_FILTERS - 1] = 245;
+    blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+    dp.nthreads = (int16_t)nthreads;
+    blosc2_storage st = {.cparams = &cp, .dparams = &dp, .contiguous = true,
+                         .urlpath = (char *)path(nthreads == 1 ? "ucodec1.b2frame" : "ucodec2.b2frame")};
+    blosc2_schunk *sc = blosc2_schunk_new(&st);
+    uint8_t key = 0x5a;
+    CHECK(blosc2_vlmeta_add(sc, "key", &key, 1, NULL) >= 0);
+    int32_t data[N], back[N];
+    codec_calls_with_schunk = 0;
+    for (int c = 0; c < 3; c++) {
+      for (int i = 0; i < N; i++) data[i] = c * N + i;
+      CHECK_EQ(blosc2_schunk_append_buffer(sc, data, sizeof data), c + 1);
+    }
+    CHECK(codec_calls_with_schunk > 0);
+    CHECK_EQ(blosc2_schunk_decompress_chunk(sc, 2, back, sizeof back), (int)sizeof back);
+    CHECK(back[0] == 2 * N && back[N - 1] == 3 * N - 1);
+    blosc2_schunk_free(sc);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s CASE DIR\n", argv[0]);
@@ -227,6 +323,7 @@ int main(int argc, char **argv) {
   else if (strcmp(c, "file_urls") == 0) file_urls();
   else if (strcmp(c, "tiny_memcpyed_lazy_chunks") == 0) tiny_memcpyed_lazy_chunks();
   else if (strcmp(c, "copies_take_default_dparams") == 0) copies_take_default_dparams();
+  else if (strcmp(c, "user_plugins_see_their_schunk") == 0) user_plugins_see_their_schunk();
   else {
     fprintf(stderr, "unknown case %s\n", c);
     return 2;

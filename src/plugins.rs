@@ -17,6 +17,8 @@ pub struct EncodeInfo<'a> {
 /// What a codec or a filter may know about the chunk being decompressed.
 pub struct DecodeInfo<'a> {
     pub typesize: i32,
+    /// The decompression's owner ([`crate::chunk::DParams::owner`]).
+    pub owner: usize,
     /// The whole chunk.
     pub chunk: &'a [u8],
 }

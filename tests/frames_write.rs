@@ -81,6 +81,7 @@ fn cparams_of(f: &FrameView) -> CParams {
         splitmode: SplitMode::from_code(h.splitmode()),
         filters: h.filters,
         filters_meta: h.filters_meta,
+        owner: 0,
     }
 }
 

@@ -141,6 +141,14 @@ impl Compressor {
 
     /// Compress `src` into `dst`. Returns the chunk length, or 0 when the
     /// chunk cannot fit in `dst`.
+    /// [`Compressor::compress`] into a new buffer of the chunk's size.
+    pub fn compress_to_vec(&mut self, src: &[u8]) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; src.len() + crate::chunk::header::EXTENDED_HEADER_LENGTH];
+        let n = self.compress(src, &mut out)?;
+        out.truncate(n);
+        Ok(out)
+    }
+
     pub fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
         let params = self.params.clone();
         let p = &params;

@@ -50,10 +50,12 @@ struct Decoder<'a> {
     blocksize: usize,
     nblocks: usize,
     filters: [u8; MAX_FILTERS],
+    /// The decompression's owner, for user codecs and filters.
+    owner: usize,
 }
 
 impl<'a> Decoder<'a> {
-    fn new(view: &'a ChunkView<'a>, source: Option<&'a dyn LazySource>) -> Result<Decoder<'a>> {
+    fn new(view: &'a ChunkView<'a>, source: Option<&'a dyn LazySource>, owner: usize) -> Result<Decoder<'a>> {
         let h = &view.header;
         let source = match (view.lazy, source) {
             (Some(_), None) => return Err(Error::InvalidParam),
@@ -83,6 +85,7 @@ impl<'a> Decoder<'a> {
             blocksize: h.blocksize as usize,
             nblocks: h.nblocks(),
             filters,
+            owner,
         })
     }
 
@@ -160,7 +163,7 @@ impl<'a> Decoder<'a> {
                     target.copy_from_slice(stream);
                 } else if format == codecs::FORMAT_UDCODEC {
                     let u = plugins::codec(h.udcompcode).ok_or(Error::CodecSupport)?;
-                    let info = DecodeInfo { typesize: i32::from(h.typesize), chunk: self.view.data };
+                    let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data };
                     if u.decode(stream, target, h.compcode_meta, &info)? != neblock {
                         return Err(Error::Data);
                     }
@@ -173,7 +176,7 @@ impl<'a> Decoder<'a> {
             return Ok(());
         }
         let f = self.filters;
-        let info = DecodeInfo { typesize: i32::from(h.typesize), chunk: self.view.data };
+        let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data };
         pipeline::backward(&f, &h.filters_meta, self.typesize, h.version, j == 0, reference, out, tmp1, tmp2, Some(&info))
     }
 }
@@ -302,7 +305,7 @@ impl Decompressor {
             special::fill(&view, dst)?;
             return Ok(nbytes);
         }
-        let dec = Decoder::new(&view, source)?;
+        let dec = Decoder::new(&view, source, self.params.owner)?;
         if let Some(m) = &maskout {
             if m.len() != dec.nblocks {
                 return Err(Error::Data);
@@ -426,7 +429,7 @@ impl Decompressor {
             dst.copy_from_slice(view.data.get(hl + start..hl + stop).ok_or(Error::ReadBuffer)?);
             return Ok(dst.len());
         }
-        let dec = Decoder::new(&view, source)?;
+        let dec = Decoder::new(&view, source, self.params.owner)?;
         let bs = dec.blocksize;
         // Blocks wholly inside the range decode straight into `dst` (in parallel
         // when the context has threads); the partial ones at either end go

@@ -42,6 +42,10 @@ pub struct CParams {
     pub splitmode: SplitMode,
     pub filters: [u8; MAX_FILTERS],
     pub filters_meta: [u8; MAX_FILTERS],
+    /// Who compresses (0: nobody in particular), handed to user codecs and
+    /// filters as is: the C API puts its `blosc2_schunk*` here, as c-blosc2
+    /// hands `cparams->schunk` to their callbacks. Not part of the format.
+    pub owner: usize,
 }
 
 impl Default for CParams {
@@ -58,6 +62,7 @@ impl Default for CParams {
             splitmode: SplitMode::ForwardCompat,
             filters: [0, 0, 0, 0, 0, filter::SHUFFLE],
             filters_meta: [0; MAX_FILTERS],
+            owner: 0,
         }
     }
 }
@@ -85,10 +90,13 @@ impl CParams {
 pub struct DParams {
     pub nthreads: i16,
     pub typesize: i32,
+    /// Who decompresses (0: nobody in particular), handed to user codecs and
+    /// filters (see [`CParams::owner`]).
+    pub owner: usize,
 }
 
 impl Default for DParams {
     fn default() -> Self {
-        DParams { nthreads: 1, typesize: 8 }
+        DParams { nthreads: 1, typesize: 8, owner: 0 }
     }
 }

@@ -125,6 +125,7 @@ fn info_from_header(h: &FrameHeader, vlmetalayers: Vec<Metalayer>) -> Info {
         splitmode: SplitMode::from_code(h.splitmode()),
         filters: h.filters,
         filters_meta: h.filters_meta,
+        owner: 0,
     };
     Info {
         cparams,

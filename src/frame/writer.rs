@@ -146,6 +146,7 @@ pub fn index_chunk(offsets: &[i64], capacity: usize) -> Result<Vec<u8>> {
         splitmode: SplitMode::Never,
         filters: [0, 0, 0, 0, 0, filter::SHUFFLE],
         filters_meta: [0; 6],
+        owner: 0,
     };
     let raw: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
     let mut out = vec![0u8; 8 * capacity.max(offsets.len()) + 32];

@@ -170,7 +170,7 @@ impl SuperChunk {
     fn from_opened(o: Opened, storage: Storage) -> SuperChunk {
         let mut info = o.info;
         info.cparams.nthreads = 1;
-        let dparams = DParams { nthreads: 1, typesize: info.cparams.typesize };
+        let dparams = DParams { nthreads: 1, typesize: info.cparams.typesize, owner: 0 };
         SuperChunk { info, dparams, store: Store::Frame(o.frame), storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None }
     }
 
@@ -266,7 +266,9 @@ impl SuperChunk {
             && cp.filters_meta == src.filters_meta;
         // c-blosc2 records the copy's compression threads as given, 0 when not given.
         let tcomp = if given { cp.nthreads } else { 0 };
-        let dp = dparams.unwrap_or(DParams { nthreads: 1, typesize: cp.typesize });
+        cp.owner = 0;
+        let mut dp = dparams.unwrap_or(DParams { nthreads: 1, typesize: cp.typesize, owner: 0 });
+        dp.owner = 0;
         let mut new = SuperChunk::new(cp, dp, storage)?;
         new.info.tcomp = tcomp;
         for m in &self.info.metalayers {
@@ -383,6 +385,14 @@ impl SuperChunk {
             self.comp = Some(c);
         }
         self.comp.as_mut().ok_or(Error::Failure)
+    }
+
+    /// Who owns this super-chunk, handed as is to user codecs and filters as
+    /// they compress and decompress its chunks (see [`CParams::owner`]).
+    pub fn set_owner(&mut self, owner: usize) {
+        self.info.cparams.owner = owner;
+        self.dparams.owner = owner;
+        self.comp = None;
     }
 
     /// Run `prefilter` on every block of the buffers this super-chunk compresses.

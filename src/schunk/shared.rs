@@ -72,6 +72,20 @@ impl SChunk {
         self.inner.read().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Compress `src` with the super-chunk's parameters and append it; returns
+    /// the new number of chunks. The compression runs without holding the
+    /// super-chunk's lock, so that user codecs, filters and prefilters may read
+    /// the super-chunk (its metalayers, say) through another handle meanwhile.
+    pub fn append_buffer(&self, src: &[u8]) -> Result<usize> {
+        let mut comp = self.write().take_compressor()?;
+        let nchunk = self.read_cached().nchunks();
+        comp.set_nchunk(Some(nchunk as i64));
+        let chunk = comp.compress_to_vec(src);
+        let mut w = self.write();
+        w.give_compressor(comp);
+        w.append_compressed(chunk?)
+    }
+
     /// Whether `other` is a handle on the same super-chunk.
     pub fn same(&self, other: &SChunk) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)

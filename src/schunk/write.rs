@@ -295,6 +295,31 @@ impl SuperChunk {
         self.writing(|s| s.append_buffer_now(src))
     }
 
+    /// The compressor of `append_buffer`, taken out to compress without the
+    /// super-chunk (see [`super::SChunk::append_buffer`]); give it back after.
+    pub fn take_compressor(&mut self) -> Result<Compressor> {
+        self.compressor()?;
+        self.comp.take().ok_or(Error::Failure)
+    }
+
+    pub fn give_compressor(&mut self, comp: Compressor) {
+        if self.comp.is_none() {
+            self.comp = Some(comp);
+        }
+    }
+
+    /// Append a chunk compressed with this super-chunk's compressor (kept as
+    /// it is in memory: no copy).
+    pub fn append_compressed(&mut self, mut chunk: Vec<u8>) -> Result<usize> {
+        self.writing(|s| {
+            if let Store::Memory(_) = s.store {
+                chunk.shrink_to_fit();
+            }
+            let pos = s.nchunks();
+            s.insert_cow(pos, Cow::Owned(chunk))
+        })
+    }
+
     pub(super) fn append_buffer_now(&mut self, src: &[u8]) -> Result<usize> {
         let mut c = vec![0u8; src.len() + MAX_OVERHEAD];
         let pos = self.nchunks();

@@ -22,6 +22,7 @@ pub(crate) fn core_cparams(c: &blosc2_cparams) -> Result<CParams, Error> {
         splitmode: SplitMode::from_code(c.splitmode),
         filters: c.filters,
         filters_meta: c.filters_meta,
+        owner: c.schunk as usize,
     })
 }
 

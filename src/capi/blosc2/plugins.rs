@@ -6,7 +6,7 @@ use super::types::*;
 use crate::capi::ffi::{c_str, guard_code, reference};
 use crate::error::{Error, Result};
 use crate::plugins::{self, DecodeInfo, EncodeInfo, UserCodec, UserFilter};
-use libc::c_int;
+use libc::{c_int, c_void};
 use std::sync::Arc;
 
 fn len32(n: usize) -> Result<i32> {
@@ -39,6 +39,7 @@ impl UserCodec for CCodec {
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<usize> {
         let f = self.encoder.ok_or(Error::CodecSupport)?;
         let mut cp = c_cparams(info.params);
+        cp.schunk = info.params.owner as *mut c_void;
         // SAFETY: the callback gets live buffers of the stated lengths and a valid cparams.
         let rc = unsafe {
             f(src.as_ptr(), len32(src.len())?, dst.as_mut_ptr(), len32(dst.len())?, meta, &mut cp, info.source.as_ptr().cast())
@@ -48,6 +49,7 @@ impl UserCodec for CCodec {
     fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<usize> {
         let f = self.decoder.ok_or(Error::CodecSupport)?;
         let mut dp = c_dparams(info.typesize);
+        dp.schunk = info.owner as *mut c_void;
         // SAFETY: as for `encode`.
         let rc = unsafe {
             f(src.as_ptr(), len32(src.len())?, dst.as_mut_ptr(), len32(dst.len())?, meta, &mut dp, info.chunk.as_ptr().cast())
@@ -70,6 +72,7 @@ impl UserFilter for CFilter {
     fn forward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<()> {
         let f = self.forward.ok_or(Error::FilterPipeline)?;
         let mut cp = c_cparams(info.params);
+        cp.schunk = info.params.owner as *mut c_void;
         // SAFETY: the callback gets two live buffers of `src.len()` bytes.
         let rc = unsafe { f(src.as_ptr(), dst.as_mut_ptr(), len32(src.len())?, meta, &mut cp, self.id) };
         checked(rc).map(|_| ())
@@ -77,6 +80,7 @@ impl UserFilter for CFilter {
     fn backward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<()> {
         let f = self.backward.ok_or(Error::FilterPipeline)?;
         let mut dp = c_dparams(info.typesize);
+        dp.schunk = info.owner as *mut c_void;
         // SAFETY: as for `forward`.
         let rc = unsafe { f(src.as_ptr(), dst.as_mut_ptr(), len32(src.len())?, meta, &mut dp, self.id) };
         checked(rc).map(|_| ())

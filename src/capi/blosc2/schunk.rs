@@ -27,7 +27,7 @@ use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 #[repr(C)]
 pub struct SchunkHandle {
     pub(super) public: blosc2_schunk,
-    inner: SChunk,
+    pub(super) inner: SChunk,
     storage: Box<blosc2_storage>,
     pub(super) cparams: Box<blosc2_cparams>,
     pub(super) dparams: Box<blosc2_dparams>,
@@ -300,6 +300,8 @@ pub(crate) fn publish_shared(sc: SChunk, cparams: blosc2_cparams, dparams: blosc
     h.public.frame = if is_frame { hp.cast() } else { std::ptr::null_mut() };
     h.public.cctx = blosc2_create_cctx(*h.cparams);
     h.public.dctx = blosc2_create_dctx(*h.dparams);
+    // User codecs and filters get this handle as `cparams->schunk` / `dparams->schunk`.
+    h.inner.write().set_owner(hp as usize);
     let p = Box::into_raw(h);
     // SAFETY: `p` is the live handle just made; nobody else has it yet.
     unsafe {
@@ -360,7 +362,7 @@ impl CoreStorage {
         let storage = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking };
         let mut cparams = core_cparams(&c_cparams)?;
         cparams.nthreads = c_cparams.nthreads.max(1);
-        let dparams = DParams { nthreads: c_dparams.nthreads.max(1), typesize: cparams.typesize };
+        let dparams = DParams { nthreads: c_dparams.nthreads.max(1), typesize: cparams.typesize, owner: 0 };
         Ok(CoreStorage { storage, cparams, dparams, c_cparams, c_dparams, io })
     }
 }
@@ -537,7 +539,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage:
                 }
                 _ => None,
             };
-            let dparams_given = st.and_then(|s| unsafe { s.dparams.as_ref() }).map(|d| DParams { nthreads: d.nthreads.max(1), typesize: src.typesize() });
+            let dparams_given = st.and_then(|s| unsafe { s.dparams.as_ref() }).map(|d| DParams { nthreads: d.nthreads.max(1), typesize: src.typesize(), owner: 0 });
             let sc = src.copy_with_params(core, given, dparams_given)?;
             let cparams = c_cparams(sc.cparams());
             let dparams = blosc2_dparams { nthreads: sc.dparams().nthreads, typesize: sc.typesize(), ..default_dparams() };

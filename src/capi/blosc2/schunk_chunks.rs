@@ -114,12 +114,14 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk,
     guard_code64(|| {
         // SAFETY: caller contract.
         let data = unsafe { slice(src.cast(), i64::from(nbytes))? };
-        Ok(unsafe {
-            change(schunk, |sc| {
-                set_current(schunk, sc.nchunks() as i64);
-                sc.append_buffer(data)
-            })
-        }? as i64)
+        // SAFETY: caller contract.
+        let h = unsafe { handle(schunk)? };
+        unsafe { set_current(schunk, read(h).nchunks() as i64) };
+        // Compressed without the handle's lock held: user codecs and filters
+        // may call back into the library with `cparams->schunk`.
+        let r = h.inner.append_buffer(data);
+        unsafe { super::schunk::resync(schunk)? };
+        Ok(r? as i64)
     })
 }
 
