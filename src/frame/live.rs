@@ -257,11 +257,12 @@ impl Frame {
         !matches!(self.bytes, Bytes::Stream { .. })
     }
 
-    /// For a frame read from a stream: the identity of its file (device,
-    /// inode), where the frame starts in it, and whether it is writable.
-    pub fn stream_origin(&self) -> Option<(Option<(u64, u64)>, u64, bool)> {
+    /// For a frame read from a stream: where it comes from.
+    pub fn stream_origin(&self) -> Option<StreamOrigin> {
         match &self.bytes {
-            Bytes::Stream { stream, base, writable } if self.dir.is_none() => Some((stream.identity(), *base, *writable)),
+            Bytes::Stream { stream, base, writable } if self.dir.is_none() => {
+                Some(StreamOrigin { identity: stream.identity(), base: *base, writable: *writable })
+            }
             _ => None,
         }
     }
@@ -769,6 +770,16 @@ impl Frame {
         self.layout = layout;
         Ok(info)
     }
+}
+
+/// Where a frame read from a stream comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamOrigin {
+    /// The identity of its file (device, inode), when the stream has one.
+    pub identity: Option<(u64, u64)>,
+    /// Where the frame starts in the file.
+    pub base: u64,
+    pub writable: bool,
 }
 
 /// One chunk of a new chunk list (see [`Frame::arrange`]).

@@ -82,7 +82,7 @@ impl SuperChunk {
         if !self.storage.backend.is_filesystem() {
             return false;
         }
-        let Some((Some(id), _, _)) = f.stream_origin() else { return false };
+        let Some(id) = f.stream_origin().and_then(|o| o.identity) else { return false };
         std::fs::metadata(path).is_ok_and(|m| (m.dev(), m.ino()) != id)
     }
 
@@ -118,8 +118,8 @@ impl SuperChunk {
     /// Read the frame again from the file its path names now.
     fn reopen(&mut self) -> Result<()> {
         let (Store::Frame(f), Some(path)) = (&self.store, self.storage.urlpath.clone()) else { return Ok(()) };
-        let Some((_, base, writable)) = f.stream_origin() else { return Ok(()) };
-        let fresh = SuperChunk::open_with(&path, base, self.storage.backend.clone(), writable, false)?;
+        let Some(origin) = f.stream_origin() else { return Ok(()) };
+        let fresh = SuperChunk::open_with(&path, origin.base, self.storage.backend.clone(), origin.writable, false)?;
         let (cp_threads, dthreads) = (self.info.cparams.nthreads, self.dparams.nthreads);
         self.info = fresh.info;
         self.store = fresh.store;
