@@ -152,11 +152,16 @@ impl Array {
 
     /// The array stored in a super-chunk (which must have a `b2nd` metalayer).
     pub fn from_schunk(sc: SChunk) -> Result<Array> {
-        let (base, tick) = {
+        let (base, tick, ts) = {
             let r = sc.read()?;
-            (stored_meta(&r)?, r.change_tick())
+            (stored_meta(&r)?, r.change_tick(), r.typesize().max(1) as usize)
         };
         let geom = Geometry::new(&base)?;
+        // A chunk holds at most what the chunk format can: a metalayer asking
+        // for more (a crafted file) is refused before anything is allocated.
+        if geom.chunk_bytes(ts).map_or(true, |n| n > crate::chunk::header::MAX_BUFFERSIZE as usize) {
+            return Err(Error::InvalidHeader);
+        }
         Ok(Array { sc, base, geom, view: None, tick })
     }
 
