@@ -20,16 +20,10 @@ struct Part<'a> {
     raw: bool,
 }
 
-/// Whether chunks compressed with `a` may stand for chunks compressed with `b`.
+/// Whether chunks compressed with `a` may stand for chunks compressed with `b`
+/// (the codec's meta and the split mode count too: they shape the streams).
 fn same_compression(a: &CParams, b: &CParams) -> bool {
-    a.typesize == b.typesize
-        && a.compcode == b.compcode
-        && a.compcode_meta == b.compcode_meta
-        && a.clevel == b.clevel
-        && a.use_dict == b.use_dict
-        && a.filters == b.filters
-        && a.filters_meta == b.filters_meta
-        && a.splitmode == b.splitmode
+    a.encodes_like(b) && a.compcode_meta == b.compcode_meta && a.splitmode == b.splitmode
 }
 
 impl Part<'_> {

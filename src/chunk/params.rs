@@ -68,6 +68,18 @@ impl Default for CParams {
 }
 
 impl CParams {
+    /// Whether chunks compressed with these parameters may stand for chunks
+    /// compressed with `other`'s, as c-blosc2 decides when it copies a
+    /// super-chunk: same typesize, level, codec, dictionary use and filters.
+    pub fn encodes_like(&self, other: &CParams) -> bool {
+        self.typesize == other.typesize
+            && self.clevel == other.clevel
+            && self.compcode == other.compcode
+            && self.use_dict == other.use_dict
+            && self.filters == other.filters
+            && self.filters_meta == other.filters_meta
+    }
+
     /// Parameters for a codec, level, typesize and the classic shuffle choice
     /// (0 none, 1 byte shuffle, 2 bit shuffle), as `blosc2_compress` builds them.
     pub fn classic(codec: Codec, clevel: u8, shuffle: i32, typesize: i32, delta: bool) -> CParams {

@@ -255,15 +255,7 @@ impl SuperChunk {
         if cp.blocksize == 0 {
             cp.blocksize = src.blocksize;
         }
-        let same = self.prefilter.is_none()
-            && self.postfilter.is_none()
-            && cp.typesize == src.typesize
-            && cp.clevel == src.clevel
-            && cp.compcode == src.compcode
-            && cp.use_dict == src.use_dict
-            && cp.blocksize == src.blocksize
-            && cp.filters == src.filters
-            && cp.filters_meta == src.filters_meta;
+        let same = self.prefilter.is_none() && self.postfilter.is_none() && cp.encodes_like(&src) && cp.blocksize == src.blocksize;
         // c-blosc2 records the copy's compression threads as given, 0 when not given.
         let tcomp = if given { cp.nthreads } else { 0 };
         cp.owner = 0;
