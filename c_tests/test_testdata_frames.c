@@ -1,4 +1,4 @@
-/* Every frame of ../shared/testdata (written by c-blosc2 2.x/3.x and python-blosc2)
+/* Every frame of tests/data (written by c-blosc2 2.x/3.x and python-blosc2)
    opens through blosc2_schunk_open and blosc2_schunk_from_buffer, and decodes.
    Usage: test_testdata_frames TESTDATA_DIR SCRATCH_DIR
    Built with LIBB2ND_STRICT against libb2nd: the frame with variable-size chunks is also

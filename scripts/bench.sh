@@ -12,7 +12,7 @@ mkdir -p build
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench.c -ldl -lm -o build/bench
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); date: $(date -u +%F)"
 ./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
-  ../shared/testdata/raw/rainfall-grid-150x150.bin
+  tests/data/raw/rainfall-grid-150x150.bin
 echo
 echo "super-chunks (64 chunks of 1 MiB, LZ4, 1 thread):"
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_schunk.c -ldl -o build/bench_schunk

@@ -9,7 +9,7 @@ use b2nd::schunk::{SChunk, Storage, SuperChunk};
 use std::path::PathBuf;
 
 fn testdata(rel: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata").join(rel).to_str().unwrap().to_string()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel).to_str().unwrap().to_string()
 }
 
 fn f32s(b: &[u8]) -> Vec<f32> {

@@ -1,11 +1,11 @@
-//! Every chunk in ../shared/testdata/compat and ../shared/testdata/raw, written
+//! Every chunk in tests/data/compat and tests/data/raw, written
 //! by c-blosc 1.x and c-blosc2 2.x/3.x, decodes to its known content.
 
 use b2nd::chunk::{DParams, Decompressor};
 use std::path::PathBuf;
 
 fn testdata(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel)
 }
 
 fn int32_sequence(nbytes: usize) -> Vec<u8> {

@@ -1,4 +1,4 @@
-//! Every frame in ../shared/testdata (written by c-blosc2 and python-blosc2)
+//! Every frame in tests/data (written by c-blosc2 and python-blosc2)
 //! parses, and its chunks decode to the content its README gives.
 
 use b2nd::chunk::{DParams, Decompressor, Header};
@@ -6,7 +6,7 @@ use b2nd::frame::{ChunkRef, FrameView};
 use std::path::PathBuf;
 
 fn testdata(rel: &str) -> Vec<u8> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata").join(rel);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel);
     std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 

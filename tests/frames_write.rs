@@ -39,7 +39,7 @@ fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
 
 #[test]
 fn frames_written_by_c_blosc2_3_are_rebuilt_byte_for_byte() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     for rel in [
         "compat/varchunks-lz4-3.0.0.b2frame",
         "compat/vlblocks-lz4-fixed-3.0.0.b2frame",
@@ -54,7 +54,7 @@ fn frames_written_by_c_blosc2_3_are_rebuilt_byte_for_byte() {
 
 #[test]
 fn rebuilt_frames_of_older_versions_still_parse_and_keep_their_chunks() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     for rel in ["frames/frame_simple-zstd.b2frame", "b2nd/example_item_prices.b2nd"] {
         let bytes = std::fs::read(dir.join(rel)).unwrap();
         let again = rebuild(&bytes);
@@ -87,7 +87,7 @@ fn cparams_of(f: &FrameView) -> CParams {
 
 #[test]
 fn appending_the_chunks_again_gives_the_same_frame() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     for rel in ["compat/varchunks-lz4-3.0.0.b2frame", "b2nd/example_day_month_temp.b2nd", "compat/vlblocks-lz4-fixed-3.0.0.b2frame"] {
         let bytes = std::fs::read(dir.join(rel)).unwrap();
         let f = FrameView::parse(&bytes).unwrap();

@@ -125,7 +125,7 @@ fn every_storage_kind_keeps_chunks_and_metadata_through_changes() {
 
 #[test]
 fn variable_chunks_read_and_write_through_slices() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/compat/varchunks-lz4-3.0.0.b2frame");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/compat/varchunks-lz4-3.0.0.b2frame");
     let mut sc = SuperChunk::from_cframe(std::fs::read(path).unwrap()).unwrap();
     assert_eq!(sc.chunksize(), 0);
     let n = sc.nbytes();

@@ -177,7 +177,7 @@ pub(crate) fn golden_input() -> Vec<u8> {
 #[test]
 fn matches_c_blosc2_golden_file() {
     let path =
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/testdata/compat/shuffle-2.20.0.cdata");
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compat/shuffle-2.20.0.cdata");
     let golden = std::fs::read(path).expect("golden file shuffle-2.20.0.cdata");
     let input = golden_input();
     for k in available() {
