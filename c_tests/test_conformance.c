@@ -3,8 +3,11 @@
    libraries: every case passes on c-blosc2 too. */
 #include <blosc2.h>
 #include <blosc2/blosc2-stdio.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test_common.h"
 
@@ -306,6 +309,237 @@ static void user_plugins_see_their_schunk(void) {
   }
 }
 
+/* A chunksize written into the public struct before the first chunk holds:
+   a shorter first chunk keeps it, the frame header records it, and the
+   chunk grown to that size later is followed by full chunks. */
+static void chunksize_set_before_first_chunk(void) {
+  for (int on_disk = 0; on_disk <= 1; on_disk++) {
+    const char *p = on_disk ? path("chunksize.b2frame") : NULL;
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.typesize = 4;
+    blosc2_storage st = {.cparams = &cp, .contiguous = true, .urlpath = (char *)p};
+    blosc2_schunk *sc = blosc2_schunk_new(&st);
+    sc->chunksize = 1024;
+    int32_t data[256], back[256];
+    for (int i = 0; i < 256; i++) data[i] = i;
+    CHECK_EQ(blosc2_schunk_append_buffer(sc, data, 300), 1);
+    CHECK_EQ(sc->chunksize, 1024);
+    CHECK_EQ(sc->nbytes, 300);
+    /* grow the first chunk to the full size, then add a full one */
+    uint8_t chunk[1024 + BLOSC2_MAX_OVERHEAD];
+    int csize = blosc2_compress_ctx(sc->cctx, data, 1024, chunk, sizeof chunk);
+    CHECK(csize > 0);
+    CHECK(blosc2_schunk_update_chunk(sc, 0, chunk, true) >= 0);
+    CHECK_EQ(blosc2_schunk_append_buffer(sc, data, 1024), 2);
+    CHECK_EQ(sc->chunksize, 1024);
+    CHECK_EQ(sc->nbytes, 2048);
+    if (on_disk) {
+      blosc2_schunk_free(sc);
+      sc = blosc2_schunk_open(p);
+      CHECK(sc != NULL);
+      if (sc == NULL) continue;
+      CHECK_EQ(sc->chunksize, 1024);
+      CHECK_EQ(sc->nchunks, 2);
+    }
+    CHECK_EQ(blosc2_schunk_decompress_chunk(sc, 1, back, sizeof back), 1024);
+    CHECK(back[255] == 255);
+    blosc2_schunk_free(sc);
+  }
+}
+
+static int postfilter_calls = 0;
+
+static int add_hundred(blosc2_postfilter_params *pp) {
+  postfilter_calls++;
+  const int32_t *in = (const int32_t *)pp->input;
+  int32_t *out = (int32_t *)pp->output;
+  for (int i = 0; i < pp->size / 4; i++) out[i] = in[i] + 100;
+  return 0;
+}
+
+/* Contexts the caller puts into the super-chunk (after freeing the old ones)
+   are the ones it works with: a decompression context with a postfilter, and
+   a compression context with other parameters. */
+static void replaced_contexts(void) {
+  blosc2_schunk *sc = filled(NULL, true, 2);
+  int32_t back[N];
+  sc->storage->dparams->postfilter = add_hundred;
+  blosc2_postfilter_params pp = {0};
+  sc->storage->dparams->postparams = &pp;
+  blosc2_free_ctx(sc->dctx);
+  sc->dctx = blosc2_create_dctx(*sc->storage->dparams);
+  postfilter_calls = 0;
+  CHECK_EQ(blosc2_schunk_decompress_chunk(sc, 1, back, sizeof back), (int)sizeof back);
+  CHECK(postfilter_calls > 0);
+  CHECK_EQ(back[0], N + 100);
+  CHECK_EQ(back[N - 1], 2 * N - 1 + 100);
+  /* and again without it, in a context made right after freeing the last */
+  sc->storage->dparams->postfilter = NULL;
+  sc->storage->dparams->postparams = NULL;
+  blosc2_free_ctx(sc->dctx);
+  sc->dctx = blosc2_create_dctx(*sc->storage->dparams);
+  CHECK_EQ(blosc2_schunk_decompress_chunk(sc, 1, back, sizeof back), (int)sizeof back);
+  CHECK_EQ(back[0], N);
+
+  blosc2_cparams cp = *sc->storage->cparams;
+  cp.compcode = BLOSC_ZSTD;
+  cp.clevel = 3;
+  blosc2_free_ctx(sc->cctx);
+  sc->cctx = blosc2_create_cctx(cp);
+  int32_t data[N];
+  for (int i = 0; i < N; i++) data[i] = i;
+  CHECK_EQ(blosc2_schunk_append_buffer(sc, data, sizeof data), 3);
+  uint8_t *chunk = NULL;
+  bool needs_free = false;
+  CHECK(blosc2_schunk_get_chunk(sc, 2, &chunk, &needs_free) > 0);
+  const char *complib = blosc2_cbuffer_complib(chunk);
+  CHECK(complib != NULL && strcmp(complib, "Zstd") == 0);
+  if (needs_free) free(chunk);
+  CHECK_EQ(blosc2_schunk_decompress_chunk(sc, 2, back, sizeof back), (int)sizeof back);
+  CHECK_EQ(back[N - 1], N - 1);
+  blosc2_schunk_free(sc);
+}
+
+static int copy_forward(const uint8_t *src, uint8_t *dest, int32_t size, uint8_t meta, blosc2_cparams *cparams,
+                        uint8_t id) {
+  (void)meta, (void)cparams, (void)id;
+  memcpy(dest, src, (size_t)size);
+  return BLOSC2_ERROR_SUCCESS;
+}
+
+static int copy_backward(const uint8_t *src, uint8_t *dest, int32_t size, uint8_t meta, blosc2_dparams *dparams,
+                         uint8_t id) {
+  (void)meta, (void)dparams, (void)id;
+  memcpy(dest, src, (size_t)size);
+  return BLOSC2_ERROR_SUCCESS;
+}
+
+/* Registration: a filter given by its callbacks needs no name; a codec or a
+   filter registered by name without callbacks (a plugin to load at run time)
+   is accepted, and compressing with it when no such plugin is installed
+   fails cleanly. */
+static void plugin_registration(void) {
+  blosc2_filter unnamed = {.id = 230, .name = NULL, .forward = copy_forward, .backward = copy_backward};
+  CHECK_EQ(blosc2_register_filter(&unnamed), 0);
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  cp.typesize = 4;
+  cp.filters[0] = 230;
+  blosc2_context *cctx = blosc2_create_cctx(cp);
+  int32_t data[N], back[N];
+  for (int i = 0; i < N; i++) data[i] = i * 3;
+  uint8_t chunk[sizeof data + BLOSC2_MAX_OVERHEAD];
+  int csize = blosc2_compress_ctx(cctx, data, sizeof data, chunk, sizeof chunk);
+  CHECK(csize > 0);
+  blosc2_free_ctx(cctx);
+  blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+  blosc2_context *dctx = blosc2_create_dctx(dp);
+  CHECK_EQ(blosc2_decompress_ctx(dctx, chunk, csize, back, sizeof back), (int)sizeof back);
+  CHECK(memcmp(data, back, sizeof data) == 0);
+  blosc2_free_ctx(dctx);
+
+  blosc2_codec by_name = {.compcode = 231, .complib = 231, .version = 1, .compname = (char *)"b2nd_absent_codec"};
+  CHECK_EQ(blosc2_register_codec(&by_name), 0);
+  blosc2_filter filter_by_name = {.id = 232, .name = (char *)"b2nd_absent_filter"};
+  CHECK_EQ(blosc2_register_filter(&filter_by_name), 0);
+  for (int k = 0; k < 2; k++) {
+    blosc2_cparams p = BLOSC2_CPARAMS_DEFAULTS;
+    p.typesize = 4;
+    if (k == 0) p.compcode = 231;
+    else p.filters[0] = 232;
+    blosc2_context *c = blosc2_create_cctx(p);
+    CHECK(c != NULL);
+    if (c == NULL) continue;
+    CHECK(blosc2_compress_ctx(c, data, sizeof data, chunk, sizeof chunk) < 0);
+    blosc2_free_ctx(c);
+  }
+}
+
+/* Under BLOSC_INFO, opening a memory-mapped file says so on stderr, with the
+   mode and the mapping size (python-blosc2 checks the message). */
+static void mmap_open_info(void) {
+  char log[4096];
+  snprintf(log, sizeof log, "%s/stderr.txt", dir);
+  fflush(stderr);
+  int saved = dup(2);
+  int fd = open(log, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  CHECK(saved >= 0 && fd >= 0);
+  dup2(fd, 2);
+  setenv("BLOSC_INFO", "1", 1);
+  const char *p = path("info.b2frame");
+  blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
+  mm.mode = "w+";
+  mm.initial_mapping_size = 1 << 20;
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM_MMAP, .name = "filesystem_mmap", .params = &mm};
+  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+  blosc2_storage st = {.cparams = &cp, .contiguous = true, .urlpath = (char *)p, .io = &io};
+  blosc2_schunk *sc = blosc2_schunk_new(&st);
+  CHECK(sc != NULL);
+  if (sc) blosc2_schunk_free(sc);
+  fflush(stderr);
+  unsetenv("BLOSC_INFO");
+  dup2(saved, 2);
+  close(saved);
+  close(fd);
+  FILE *f = fopen(log, "r");
+  char text[8192] = {0};
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f) fclose(f);
+  text[n] = 0;
+  CHECK(strstr(text, "Opened memory-mapped file") != NULL);
+  CHECK(strstr(text, "in mode w+ with an mapping size of 1048576") != NULL);
+}
+
+/* A reader with locking reads every chunk while another process keeps
+   replacing them (special chunks and stored ones alternately) in a sparse
+   frame: no read fails, and each sees a whole chunk. */
+static void locked_reader_during_updates(void) {
+  const char *p = path("hammer.b2frame");
+  blosc2_schunk *sc = filled(p, false, 4);
+  blosc2_schunk_free(sc);
+  blosc2_stdio_params lp = {.locking = true};
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &lp};
+  pid_t pid = fork();
+  if (pid == 0) {
+    blosc2_schunk *w = blosc2_schunk_open_udio(p, &io);
+    if (w == NULL) _exit(3);
+    int32_t data[N];
+    uint8_t chunk[sizeof data + BLOSC2_MAX_OVERHEAD];
+    for (int it = 0; it < 300; it++) {
+      int64_t nchunk = it % 4;
+      int csize;
+      if (it % 2 == 0) {
+        csize = blosc2_chunk_uninit(*w->storage->cparams, sizeof data, chunk, sizeof chunk);
+      } else {
+        for (int i = 0; i < N; i++) data[i] = it;
+        csize = blosc2_compress_ctx(w->cctx, data, sizeof data, chunk, sizeof chunk);
+      }
+      if (csize <= 0 || blosc2_schunk_update_chunk(w, nchunk, chunk, true) < 0) _exit(4);
+    }
+    blosc2_schunk_free(w);
+    _exit(0);
+  }
+  blosc2_schunk *r = blosc2_schunk_open_udio(p, &io);
+  CHECK(r != NULL);
+  int failures = 0, reads = 0, status = 0;
+  int32_t back[N];
+  while (r != NULL) {
+    int done = waitpid(pid, &status, WNOHANG) == pid;
+    for (int64_t c = 0; c < 4; c++) {
+      uint8_t *chunk = NULL;
+      bool needs_free = false;
+      if (blosc2_schunk_get_chunk(r, c, &chunk, &needs_free) <= 0) failures++;
+      if (needs_free) free(chunk);
+      if (blosc2_schunk_decompress_chunk(r, c, back, sizeof back) != (int)sizeof back) failures++;
+      reads += 2;
+    }
+    if (done) break;
+  }
+  CHECK_EQ(failures, 0);
+  CHECK(reads > 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  if (r) blosc2_schunk_free(r);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: %s CASE DIR\n", argv[0]);
@@ -324,6 +558,11 @@ int main(int argc, char **argv) {
   else if (strcmp(c, "tiny_memcpyed_lazy_chunks") == 0) tiny_memcpyed_lazy_chunks();
   else if (strcmp(c, "copies_take_default_dparams") == 0) copies_take_default_dparams();
   else if (strcmp(c, "user_plugins_see_their_schunk") == 0) user_plugins_see_their_schunk();
+  else if (strcmp(c, "chunksize_set_before_first_chunk") == 0) chunksize_set_before_first_chunk();
+  else if (strcmp(c, "replaced_contexts") == 0) replaced_contexts();
+  else if (strcmp(c, "plugin_registration") == 0) plugin_registration();
+  else if (strcmp(c, "mmap_open_info") == 0) mmap_open_info();
+  else if (strcmp(c, "locked_reader_during_updates") == 0) locked_reader_during_updates();
   else {
     fprintf(stderr, "unknown case %s\n", c);
     return 2;

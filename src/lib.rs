@@ -13,5 +13,6 @@ pub mod frame;
 pub mod io;
 pub mod plugins;
 pub mod schunk;
+pub mod trace;
 
 pub use error::{Error, Result};

@@ -51,8 +51,11 @@ static FILTERS: Registry<dyn UserFilter> = RwLock::new(Vec::new());
 fn register<T: ?Sized>(reg: &Registry<T>, id: u8, item: Arc<T>, name: impl Fn(&T) -> &str, clash: Error) -> Result<()> {
     let mut r = reg.write().unwrap_or_else(|e| e.into_inner());
     if let Some((_, old)) = r.iter().find(|(i, _)| *i == id) {
-        // Registering the same name again is harmless; another name is a clash.
-        return if name(old) == name(&item) { Ok(()) } else { Err(clash) };
+        // Registering the same name again is harmless (the first registration
+        // stays, as in c-blosc2); another name is a clash. An unnamed filter
+        // (given by its callbacks only) clashes with none.
+        let (a, b) = (name(old), name(&item));
+        return if a == b || a.is_empty() || b.is_empty() { Ok(()) } else { Err(clash) };
     }
     if r.len() >= 255 {
         return Err(Error::CodecSupport);

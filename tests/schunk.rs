@@ -294,3 +294,42 @@ fn a_handle_follows_a_frame_file_replaced_under_it() {
     assert_eq!(out, data(2, 4000));
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn chunksize_set_before_the_first_chunk_holds() {
+    for storage in storages("chunksize") {
+        let mut sc = SuperChunk::new(cparams(), DParams::default(), storage).unwrap();
+        assert_eq!(sc.chunksize(), -1);
+        assert_eq!(sc.set_chunksize(-2), Err(Error::InvalidParam));
+        sc.set_chunksize(4000).unwrap();
+        // a shorter first chunk keeps it; a full one after it makes sizes variable
+        sc.append_buffer(&data(1, 1200)).unwrap();
+        assert_eq!(sc.chunksize(), 4000);
+        assert_eq!(sc.set_chunksize(1200), Err(Error::InvalidParam), "chunks exist");
+        sc.set_chunksize(4000).unwrap();
+        sc.update_chunk(0, &compress(&data(1, 4000))).unwrap();
+        sc.append_buffer(&data(2, 4000)).unwrap();
+        assert_eq!((sc.chunksize(), sc.nchunks(), sc.nbytes()), (4000, 2, 8000));
+        if let Some(back) = reopen(&sc) {
+            assert_eq!((back.chunksize(), back.nchunks()), (4000, 2));
+            assert_eq!(contents(&back), vec![data(1, 4000), data(2, 4000)]);
+        }
+    }
+}
+
+#[test]
+fn new_cparams_apply_to_the_chunks_added_after() {
+    let mut sc = SuperChunk::new(cparams(), DParams::default(), Storage::default()).unwrap();
+    sc.append_buffer(&data(1, 4000)).unwrap();
+    let mut zstd = CParams::classic(Codec::Zstd, 3, 1, 4, false);
+    zstd.clevel = 10;
+    assert!(sc.set_cparams(zstd.clone()).is_err(), "clevel 10 is refused");
+    zstd.clevel = 3;
+    sc.set_cparams(zstd).unwrap();
+    sc.append_buffer(&data(2, 4000)).unwrap();
+    assert_eq!(sc.cparams().compcode, Codec::Zstd as u8);
+    let codec_of = |i: usize| b2nd::chunk::header::Header::parse(&sc.chunk(i).unwrap()).unwrap().compcode();
+    assert_eq!(codec_of(0), Codec::Lz4 as u8);
+    assert_eq!(codec_of(1), Codec::Zstd as u8);
+    assert_eq!(contents(&sc), vec![data(1, 4000), data(2, 4000)]);
+}

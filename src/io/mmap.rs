@@ -44,6 +44,16 @@ pub enum MmapMode {
 }
 
 impl MmapMode {
+    /// c-blosc2's mode string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MmapMode::Read => "r",
+            MmapMode::Update => "r+",
+            MmapMode::Create => "w+",
+            MmapMode::CopyOnWrite => "c",
+        }
+    }
+
     /// Whether writes are allowed.
     pub fn writable(self) -> bool {
         self != MmapMode::Read
@@ -205,7 +215,7 @@ impl MmapFile {
             MmapMode::Update => o.read(true).write(true),
             MmapMode::Create => o.read(true).write(true).create(true).truncate(true),
         };
-        let file = o.open(path).map_err(|_| Error::FileOpen)?;
+        let file = o.open(path.as_ref()).map_err(|_| Error::FileOpen)?;
         let file_size = file.metadata().ok().and_then(|m| usize::try_from(m.len()).ok()).ok_or(Error::FileOpen)?;
         let wanted = if mode == MmapMode::Read { file_size } else { initial_mapping_size };
         let mapping_size = wanted.max(file_size).max(1);
@@ -221,6 +231,11 @@ impl MmapFile {
         if addr == libc::MAP_FAILED {
             return Err(Error::FileOpen);
         }
+        crate::info!(
+            "Opened memory-mapped file {} in mode {} with an mapping size of {mapping_size} bytes.",
+            path.as_ref().display(),
+            mode.as_str()
+        );
         Ok(MmapFile { file: Some(file), mode, addr: addr.cast(), mapping_size, file_size })
     }
 

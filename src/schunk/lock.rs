@@ -14,8 +14,11 @@ const SEQ_OFFSET: u64 = 8;
 pub struct FrameLock {
     file: File,
     depth: u32,
-    /// The generation this handle last saw.
+    /// The generation of the frame this handle has loaded.
     seen: u64,
+    /// The generation while the lock is held (read when it was taken; a
+    /// writer's own bump included).
+    held: u64,
 }
 
 /// The sidecar path for the frame at `urlpath`.
@@ -41,7 +44,7 @@ impl FrameLock {
             .truncate(false)
             .open(lock_path(urlpath, sparse))
             .map_err(|_| Error::Lock)?;
-        Ok(FrameLock { file, depth: 0, seen: 0 })
+        Ok(FrameLock { file, depth: 0, seen: 0, held: 0 })
     }
 
     fn read_seq(&self) -> Result<u64> {
@@ -58,12 +61,15 @@ impl FrameLock {
         self.read_seq().is_ok_and(|s| s != self.seen)
     }
 
-    /// Take the lock (exclusive for writers). Returns whether another handle
-    /// changed the frame since this one last held the lock.
+    /// Take the lock (exclusive for writers). Returns whether the frame
+    /// changed since this handle loaded it: then a reader reloads it and calls
+    /// [`FrameLock::mark_loaded`]. A writer's own change is taken as loaded.
+    /// Taken again while held (by this handle, from any thread), it only
+    /// counts, and answers as the first taking did until the handle reloads.
     pub fn acquire(&mut self, exclusive: bool) -> Result<bool> {
         if self.depth > 0 {
             self.depth += 1;
-            return Ok(false);
+            return Ok(self.held != self.seen);
         }
         let r = if exclusive { self.file.lock() } else { self.file.lock_shared() };
         r.map_err(|_| Error::Lock)?;
@@ -79,9 +85,21 @@ impl FrameLock {
             return Err(Error::Lock);
         }
         let changed = seq != self.seen;
-        self.seen = if exclusive { seq + 1 } else { seq };
+        self.held = seq;
+        if exclusive {
+            // the writer reloads when `changed`, then adds its own change
+            self.held = seq + 1;
+            self.seen = seq + 1;
+        }
         self.depth = 1;
         Ok(changed)
+    }
+
+    /// Record that the handle loaded the frame as it is while the lock is held.
+    pub fn mark_loaded(&mut self) {
+        if self.depth > 0 {
+            self.seen = self.held;
+        }
     }
 
     pub fn release(&mut self) -> Result<()> {
@@ -96,5 +114,43 @@ impl FrameLock {
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_elsewhere_stays_unseen_until_the_handle_reloads() {
+        let dir = std::env::temp_dir().join(format!("b2nd-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("frame.b2frame");
+        let path = path.to_str().unwrap();
+        let mut reader = FrameLock::open(path, false).unwrap();
+        let mut writer = FrameLock::open(path, false).unwrap();
+        assert!(!reader.acquire(false).unwrap());
+        reader.release().unwrap();
+        writer.acquire(true).unwrap();
+        writer.release().unwrap();
+        // seen when taken, and taken again, until the reader marks it loaded
+        assert!(reader.changed_elsewhere());
+        assert!(reader.acquire(false).unwrap());
+        assert!(reader.acquire(false).unwrap(), "nested takings answer as the first");
+        reader.release().unwrap();
+        reader.release().unwrap();
+        assert!(reader.acquire(false).unwrap(), "not loaded yet");
+        reader.mark_loaded();
+        assert!(!reader.acquire(false).unwrap(), "nested, after the reload");
+        reader.release().unwrap();
+        reader.release().unwrap();
+        assert!(!reader.acquire(false).unwrap());
+        reader.release().unwrap();
+        assert!(!reader.changed_elsewhere());
+        // a writer's own change is not a change for it
+        assert!(!writer.acquire(true).unwrap());
+        writer.release().unwrap();
+        assert!(reader.changed_elsewhere());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

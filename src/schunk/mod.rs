@@ -213,6 +213,9 @@ impl SuperChunk {
             Frame::open_stream(s, offset, writable)
         };
         if let Some(l) = lock.as_mut() {
+            if opened.is_ok() {
+                l.mark_loaded();
+            }
             l.release()?;
         }
         let mut sc = Self::from_opened(opened?, storage);
@@ -355,6 +358,32 @@ impl SuperChunk {
         self.info.chunksize
     }
 
+    /// Set the size every chunk but the last will have, before the first chunk
+    /// is added (c-blosc2's users write the public `chunksize` field for this:
+    /// a super-chunk made for 1024-byte chunks keeps 1024 when its first chunk
+    /// is shorter). `-1` leaves it to the first chunk, `0` allows any sizes.
+    /// Recorded in the frame header at the next change. Once chunks exist only
+    /// the current value is accepted: the frame's chunk count derives from it.
+    pub fn set_chunksize(&mut self, chunksize: i32) -> Result<()> {
+        if chunksize == self.info.chunksize {
+            return Ok(());
+        }
+        if chunksize < -1 {
+            crate::trace!("chunksize {chunksize} is negative");
+            return Err(Error::InvalidParam);
+        }
+        if self.nchunks() > 0 {
+            crate::trace!(
+                "chunksize {chunksize} refused: the super-chunk has {} chunks of chunksize {}",
+                self.nchunks(),
+                self.info.chunksize
+            );
+            return Err(Error::InvalidParam);
+        }
+        self.info.chunksize = chunksize;
+        Ok(())
+    }
+
     /// The super-chunk's parameters (those its frame header records).
     pub fn cparams(&self) -> &CParams {
         &self.info.cparams
@@ -377,6 +406,20 @@ impl SuperChunk {
             self.comp = Some(c);
         }
         self.comp.as_mut().ok_or(Error::Failure)
+    }
+
+    /// Compress the chunks added from now on with `cparams` (the chunks stored
+    /// keep theirs; the frame header records the new ones at the next change).
+    /// The owner handed to user codecs and filters stays.
+    pub fn set_cparams(&mut self, mut cparams: CParams) -> Result<()> {
+        cparams.owner = self.info.cparams.owner;
+        cparams.nthreads = cparams.nthreads.max(1);
+        let mut comp = Compressor::sticky(cparams.clone())?;
+        comp.set_prefilter(self.prefilter.clone());
+        self.info.tcomp = cparams.nthreads;
+        self.info.cparams = cparams;
+        self.comp = Some(comp);
+        Ok(())
     }
 
     /// Who owns this super-chunk, handed as is to user codecs and filters as

@@ -49,7 +49,7 @@ impl SuperChunk {
             Some(l) => l.lock().unwrap_or_else(|e| e.into_inner()).acquire(false)?,
             None => false,
         };
-        let r = self.reload(changed);
+        let r = self.reload_locked(changed);
         let u = self.unlock();
         let r = r?;
         u?;
@@ -86,12 +86,25 @@ impl SuperChunk {
         std::fs::metadata(path).is_ok_and(|m| (m.dev(), m.ino()) != id)
     }
 
-    /// Hold the shared frame lock while reading (a no-op without locking).
-    pub fn read_lock(&self) -> Result<ReadLock> {
+    /// Hold the shared frame lock while reading, and say whether another
+    /// handle changed the frame since this one loaded it (then reload it with
+    /// [`SuperChunk::reload_locked`] before reading, with the lock held).
+    pub fn read_lock_checked(&self) -> Result<(ReadLock, bool)> {
+        let mut changed = false;
         if let Some(l) = &self.lock {
-            l.lock().unwrap_or_else(|e| e.into_inner()).acquire(false)?;
+            changed = l.lock().unwrap_or_else(|e| e.into_inner()).acquire(false)?;
         }
-        Ok(ReadLock(self.lock.clone()))
+        Ok((ReadLock(self.lock.clone()), changed))
+    }
+
+    /// Reload the frame (with the frame lock held, when locking): all of it
+    /// when `changed`, else only when its length or file changed.
+    pub fn reload_locked(&mut self, changed: bool) -> Result<bool> {
+        let r = self.reload(changed)?;
+        if let Some(l) = &self.lock {
+            l.lock().unwrap_or_else(|e| e.into_inner()).mark_loaded();
+        }
+        Ok(r)
     }
 
     pub(super) fn reload(&mut self, force: bool) -> Result<bool> {

@@ -25,14 +25,32 @@ pub struct SChunk {
 
 /// Read access to a shared super-chunk (see [`SChunk::read`]).
 pub struct Reading<'a> {
+    // dropped first: the frame lock is released before the guard
     _lock: ReadLock,
-    guard: RwLockReadGuard<'a, SuperChunk>,
+    guard: Guard<'a>,
+}
+
+/// Usually a read guard; a write guard when the read had to reload the frame
+/// first (kept for that read, as the frame lock is held across both).
+enum Guard<'a> {
+    Shared(RwLockReadGuard<'a, SuperChunk>),
+    Reloaded(RwLockWriteGuard<'a, SuperChunk>),
+}
+
+impl Reading<'_> {
+    /// Whether this read reloaded the frame (another handle had changed it).
+    pub fn reloaded(&self) -> bool {
+        matches!(self.guard, Guard::Reloaded(_))
+    }
 }
 
 impl std::ops::Deref for Reading<'_> {
     type Target = SuperChunk;
     fn deref(&self) -> &SuperChunk {
-        &self.guard
+        match &self.guard {
+            Guard::Shared(g) => g,
+            Guard::Reloaded(g) => g,
+        }
     }
 }
 
@@ -50,12 +68,24 @@ impl SChunk {
         self.write().refresh()
     }
 
-    /// Read access, current with the frame on disk.
+    /// Read access, current with the frame on disk: the shared frame lock is
+    /// held (when locking) from the check that the frame is current until the
+    /// read ends, so that another process's change is either all seen or not at all.
     pub fn read(&self) -> Result<Reading<'_>> {
-        self.refresh_if_stale()?;
-        let guard = self.guard_read();
-        let lock = guard.read_lock()?;
-        Ok(Reading { _lock: lock, guard })
+        {
+            let guard = self.guard_read();
+            if !guard.needs_refresh() {
+                let (lock, changed) = guard.read_lock_checked()?;
+                if !changed {
+                    return Ok(Reading { _lock: lock, guard: Guard::Shared(guard) });
+                }
+            }
+        }
+        // Changed elsewhere: reload with the frame lock held, and read under it.
+        let mut w = self.write();
+        let (lock, changed) = w.read_lock_checked()?;
+        w.reload_locked(changed)?;
+        Ok(Reading { _lock: lock, guard: Guard::Reloaded(w) })
     }
 
     /// Read access without looking at the frame on disk first.

@@ -14,7 +14,9 @@ impl SuperChunk {
         Ok(match c {
             -1 => n,
             0 => 0,
-            _ if count == 0 => n,
+            // no chunks yet: a chunksize set beforehand holds for a shorter first
+            // chunk; a longer one sets it (c-blosc2 refuses that append)
+            c if count == 0 => c.max(n),
             c if pos == count => {
                 let last = self.chunk_nbytes(count - 1)?;
                 if last < c || n > c {

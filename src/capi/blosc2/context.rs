@@ -27,7 +27,18 @@ impl blosc2_context {
 }
 
 fn boxed(kind: Kind) -> *mut blosc2_context {
-    Box::into_raw(Box::new(blosc2_context { kind }))
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    Box::into_raw(Box::new(blosc2_context { kind, serial }))
+}
+
+/// The serial of the context at `ctx` (0 for NULL).
+///
+/// # Safety
+/// `ctx` is NULL or a live context of this library.
+pub(crate) unsafe fn serial(ctx: *const blosc2_context) -> u64 {
+    // SAFETY: caller contract.
+    unsafe { ctx.as_ref() }.map_or(0, |c| c.serial)
 }
 
 /// Create a compression context (NULL on invalid parameters).

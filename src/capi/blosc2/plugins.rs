@@ -26,6 +26,12 @@ fn c_dparams(typesize: i32) -> blosc2_dparams {
     blosc2_dparams { typesize, ..default_dparams() }
 }
 
+/// The error for a plugin registered by name whose library is not loaded.
+fn unloaded(kind: &str, name: &str, e: Error) -> Error {
+    crate::trace!("the {kind} plugin `{name}` was registered without callbacks and its library (libblosc2_{name}.so) is not loaded");
+    e
+}
+
 struct CCodec {
     name: String,
     encoder: blosc2_codec_encoder_cb,
@@ -37,7 +43,7 @@ impl UserCodec for CCodec {
         &self.name
     }
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<usize> {
-        let f = self.encoder.ok_or(Error::CodecSupport)?;
+        let f = self.encoder.ok_or_else(|| unloaded("codec", &self.name, Error::CodecSupport))?;
         let mut cp = c_cparams(info.params);
         cp.schunk = info.params.owner as *mut c_void;
         // SAFETY: the callback gets live buffers of the stated lengths and a valid cparams.
@@ -47,7 +53,7 @@ impl UserCodec for CCodec {
         checked(rc).map(|n| n.min(dst.len() + 1))
     }
     fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<usize> {
-        let f = self.decoder.ok_or(Error::CodecSupport)?;
+        let f = self.decoder.ok_or_else(|| unloaded("codec", &self.name, Error::CodecSupport))?;
         let mut dp = c_dparams(info.typesize);
         dp.schunk = info.owner as *mut c_void;
         // SAFETY: as for `encode`.
@@ -70,7 +76,7 @@ impl UserFilter for CFilter {
         &self.name
     }
     fn forward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<()> {
-        let f = self.forward.ok_or(Error::FilterPipeline)?;
+        let f = self.forward.ok_or_else(|| unloaded("filter", &self.name, Error::FilterPipeline))?;
         let mut cp = c_cparams(info.params);
         cp.schunk = info.params.owner as *mut c_void;
         // SAFETY: the callback gets two live buffers of `src.len()` bytes.
@@ -78,7 +84,7 @@ impl UserFilter for CFilter {
         checked(rc).map(|_| ())
     }
     fn backward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<()> {
-        let f = self.backward.ok_or(Error::FilterPipeline)?;
+        let f = self.backward.ok_or_else(|| unloaded("filter", &self.name, Error::FilterPipeline))?;
         let mut dp = c_dparams(info.typesize);
         dp.schunk = info.owner as *mut c_void;
         // SAFETY: as for `forward`.
@@ -88,7 +94,11 @@ impl UserFilter for CFilter {
 }
 
 /// Register a codec under its `compcode` (160-255). Registering the same
-/// name again is accepted; another name on a taken id is an error.
+/// name again is accepted; another name on a taken id is an error. A codec
+/// registered by name without callbacks names a plugin library to load at run
+/// time; this version does not load plugins, so compressing or decompressing
+/// with it fails with `BLOSC2_ERROR_CODEC_SUPPORT` (c-blosc2's code when the
+/// plugin is not installed).
 ///
 /// # Safety
 /// `codec` must be NULL or point to a valid `blosc2_codec` whose name is a C string.
@@ -99,26 +109,34 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         let c = unsafe { reference(codec)? };
         let name = unsafe { c_str(c.compname) }.ok_or(Error::InvalidParam)?.to_string();
         if c.encoder.is_none() || c.decoder.is_none() {
-            return Err(Error::InvalidParam);
+            crate::trace!("codec {} (`{name}`) registered without callbacks: a run-time plugin, which this version cannot load", c.compcode);
         }
         plugins::register_codec(c.compcode, Arc::new(CCodec { name, encoder: c.encoder, decoder: c.decoder }))?;
         Ok(0)
     })
 }
 
-/// Register a filter under its `id` (160-255).
+/// Register a filter under its `id` (160-255). A filter given both callbacks
+/// needs no name, and its `name` is not read (python-blosc2 leaves it unset);
+/// one without callbacks names a plugin library to load at run time (its name
+/// is required), which this version does not load: chunks using it fail with
+/// `BLOSC2_ERROR_FILTER_PIPELINE`.
 ///
 /// # Safety
-/// `filter` must be NULL or point to a valid `blosc2_filter` whose name is a C string.
+/// `filter` must be NULL or point to a valid `blosc2_filter`; its name a C
+/// string unless both callbacks are set.
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let f = unsafe { reference(filter)? };
-        let name = unsafe { c_str(f.name) }.ok_or(Error::InvalidParam)?.to_string();
-        if f.forward.is_none() || f.backward.is_none() {
-            return Err(Error::InvalidParam);
-        }
+        let name = if f.forward.is_some() && f.backward.is_some() {
+            String::new()
+        } else {
+            let name = unsafe { c_str(f.name) }.ok_or(Error::InvalidParam)?.to_string();
+            crate::trace!("filter {} (`{name}`) registered without callbacks: a run-time plugin, which this version cannot load", f.id);
+            name
+        };
         let wrapped = CFilter { id: f.id, name, forward: f.forward, backward: f.backward };
         plugins::register_filter(f.id, Arc::new(wrapped))?;
         Ok(0)

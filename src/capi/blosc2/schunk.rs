@@ -20,7 +20,7 @@ use crate::schunk::{Reading, SChunk, Storage, SuperChunk};
 use libc::{c_char, c_int, c_void};
 use std::borrow::Cow;
 use std::ffi::CString;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 
 /// The memory behind a `blosc2_schunk*`.
@@ -40,6 +40,11 @@ pub struct SchunkHandle {
     #[allow(clippy::vec_box)]
     vlmeta_ptrs: Vec<Box<blosc2_metalayer>>,
     synced_tick: i64,
+    /// `public.chunksize`, `cctx` and `dctx` as last published (or adopted),
+    /// to see whether the caller wrote them.
+    published_chunksize: AtomicI32,
+    published_cctx: AtomicU64,
+    published_dctx: AtomicU64,
     data_ptrs: Vec<*mut u8>,
     callbacks: Option<Arc<CallbackBackend>>,
     cframe_owned: Option<Arc<AtomicBool>>,
@@ -99,6 +104,8 @@ fn write(h: &SchunkHandle) -> RwLockWriteGuard<'_, SuperChunk> {
 /// `schunk` as for [`handle`].
 pub(crate) unsafe fn shared(schunk: *mut blosc2_schunk) -> Result<SChunk> {
     // SAFETY: caller contract.
+    unsafe { adopt_written(schunk)? };
+    // SAFETY: caller contract.
     Ok(unsafe { handle(schunk)? }.inner.clone())
 }
 
@@ -109,9 +116,12 @@ pub(crate) unsafe fn shared(schunk: *mut blosc2_schunk) -> Result<SChunk> {
 pub(crate) unsafe fn resync(schunk: *mut blosc2_schunk) -> Result<()> {
     // SAFETY: caller contract.
     let h = unsafe { handle(schunk)? };
-    let w = write(h);
+    let mut w = write(h);
     // SAFETY: the write lock is held.
-    unsafe { sync(schunk, &w) };
+    unsafe {
+        adopt_public(schunk, &mut w);
+        sync(schunk, &w);
+    }
     Ok(())
 }
 
@@ -122,12 +132,19 @@ pub(crate) unsafe fn resync(schunk: *mut blosc2_schunk) -> Result<()> {
 pub(crate) unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, Reading<'a>)> {
     // SAFETY: caller contract.
     let h = unsafe { handle(schunk)? };
+    // SAFETY: caller contract.
+    unsafe { adopt_written(schunk)? };
     if h.inner.refresh_if_stale()? {
         let w = write(h);
         // SAFETY: the write lock is held; no reader is using the mirror fields' targets.
         unsafe { sync(schunk, &w) };
     }
-    Ok((h, h.inner.read()?))
+    let r = h.inner.read()?;
+    if r.reloaded() {
+        // SAFETY: `r` holds the write lock; no reader is using the mirror fields' targets.
+        unsafe { sync(schunk, &r) };
+    }
+    Ok((h, r))
 }
 
 
@@ -140,10 +157,122 @@ pub(crate) unsafe fn change<T>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut S
     // SAFETY: caller contract.
     let h = unsafe { handle(schunk)? };
     let mut w = write(h);
+    // SAFETY: the write lock is held.
+    unsafe { adopt_public(schunk, &mut w) };
     let r = f(&mut w);
     // SAFETY: the write lock is held.
     unsafe { sync(schunk, &w) };
     r
+}
+
+/// A public field read or written atomically: threads reading through one
+/// handle check the fields the caller may have written while a change updates them.
+///
+/// # Safety
+/// `field` points into a live handle's public struct, aligned for `A`, which
+/// has the size of the field.
+unsafe fn public_field<'a, A>(field: *mut impl Sized) -> &'a A {
+    // SAFETY: caller contract.
+    unsafe { &*field.cast::<A>() }
+}
+
+/// The serial of the context at address `p` (0 for NULL): a context freed and
+/// another made at the same address still count as a change.
+///
+/// # Safety
+/// `p` is NULL or the address of a live context (c-blosc2's contract for the
+/// `cctx`/`dctx` fields of a super-chunk).
+unsafe fn ctx_serial(p: usize) -> u64 {
+    // SAFETY: caller contract.
+    unsafe { super::context::serial(p as *const blosc2_context) }
+}
+
+/// Whether the caller wrote `chunksize`, `cctx` or `dctx` since they were published.
+///
+/// # Safety
+/// `schunk` is a live handle.
+unsafe fn written(schunk: *mut blosc2_schunk) -> bool {
+    let h = schunk.cast::<SchunkHandle>();
+    // SAFETY: caller contract; the fields are aligned i32 and pointers.
+    unsafe {
+        let p = &raw mut (*h).public;
+        public_field::<AtomicI32>(&raw mut (*p).chunksize).load(Ordering::Relaxed) != (*h).published_chunksize.load(Ordering::Relaxed)
+            || ctx_serial(public_field::<AtomicUsize>(&raw mut (*p).cctx).load(Ordering::Relaxed)) != (*h).published_cctx.load(Ordering::Relaxed)
+            || ctx_serial(public_field::<AtomicUsize>(&raw mut (*p).dctx).load(Ordering::Relaxed)) != (*h).published_dctx.load(Ordering::Relaxed)
+    }
+}
+
+/// Hand the core what the caller wrote into the public fields since they were
+/// last published, as c-blosc2 works from them: `chunksize` (python-blosc2 sets
+/// it on a new super-chunk), and the contexts `cctx` and `dctx` (a caller that
+/// replaces them changes the parameters, prefilter and postfilter the
+/// super-chunk compresses and decompresses with).
+///
+/// # Safety
+/// `schunk` is a live handle and its write lock is held.
+pub(super) unsafe fn adopt_public(schunk: *mut blosc2_schunk, sc: &mut SuperChunk) {
+    let h = schunk.cast::<SchunkHandle>();
+    // SAFETY: caller contract; the contexts are NULL or live ones of this library.
+    unsafe {
+        let written = (*schunk).chunksize;
+        if written != (*h).published_chunksize.load(Ordering::Relaxed) {
+            // A refusal (chunks exist already) is traced; the field is set back at the next sync.
+            let _ = sc.set_chunksize(written);
+            (*h).published_chunksize.store(sc.chunksize(), Ordering::Relaxed);
+        }
+        let cctx = (*schunk).cctx;
+        if ctx_serial(cctx as usize) != (*h).published_cctx.load(Ordering::Relaxed) {
+            if let Some(Kind::Compress { c, .. }) = cctx.as_ref().map(|x| &x.kind) {
+                match core_cparams(c) {
+                    Ok(mut cp) => {
+                        cp.nthreads = c.nthreads.max(1);
+                        let pre = CPrefilter::from_cparams(c);
+                        if let Some(p) = &pre {
+                            p.set_context(cctx);
+                        }
+                        sc.set_prefilter(pre.map(|p| p as Arc<dyn crate::chunk::Prefilter>));
+                        if let Err(e) = sc.set_cparams(cp) {
+                            crate::trace!("the compression context set in the super-chunk is not usable: {e}");
+                        }
+                    }
+                    Err(e) => crate::trace!("the compression context set in the super-chunk is not usable: {e}"),
+                }
+            }
+            (*h).published_cctx.store(ctx_serial(cctx as usize), Ordering::Relaxed);
+        }
+        let dctx = (*schunk).dctx;
+        if ctx_serial(dctx as usize) != (*h).published_dctx.load(Ordering::Relaxed) {
+            if let Some(Kind::Decompress { d, .. }) = dctx.as_ref().map(|x| &x.kind) {
+                let post = CPostfilter::from_dparams(d);
+                if let Some(p) = &post {
+                    p.set_context(dctx);
+                }
+                sc.set_postfilter(post.map(|p| p as Arc<dyn crate::chunk::Postfilter>));
+                let owner = sc.dparams().owner;
+                sc.set_dparams(DParams { nthreads: d.nthreads.max(1), typesize: sc.typesize(), owner });
+            }
+            (*h).published_dctx.store(ctx_serial(dctx as usize), Ordering::Relaxed);
+        }
+    }
+}
+
+/// Pick up what the caller wrote into the public fields (see [`adopt_public`]).
+///
+/// # Safety
+/// `schunk` as for [`handle`]; no guard on it is held by the caller.
+pub(super) unsafe fn adopt_written(schunk: *mut blosc2_schunk) -> Result<()> {
+    // SAFETY: caller contract.
+    let h = unsafe { handle(schunk)? };
+    // SAFETY: a live handle.
+    if unsafe { written(schunk) } {
+        let mut w = write(h);
+        // SAFETY: the write lock is held.
+        unsafe {
+            adopt_public(schunk, &mut w);
+            sync(schunk, &w);
+        }
+    }
+    Ok(())
 }
 
 /// Record the chunk an operation works on in the public `current_nchunk` (as
@@ -207,7 +336,8 @@ unsafe fn sync(schunk: *mut blosc2_schunk, sc: &SuperChunk) {
         (*p).splitmode = cp.splitmode as u8;
         (*p).typesize = cp.typesize;
         (*p).blocksize = cp.blocksize;
-        (*p).chunksize = sc.chunksize();
+        public_field::<AtomicI32>(&raw mut (*p).chunksize).store(sc.chunksize(), Ordering::Relaxed);
+        (*h).published_chunksize.store(sc.chunksize(), Ordering::Relaxed);
         (*p).flags2 = if sc.vl_blocks() { crate::chunk::header::VL_BLOCKS } else { 0 };
         (*p).use_dict = u8::from(cp.use_dict);
         (*p).filters = cp.filters;
@@ -284,6 +414,9 @@ pub(crate) fn publish_shared(sc: SChunk, cparams: blosc2_cparams, dparams: blosc
         meta_ptrs: Vec::new(),
         vlmeta_ptrs: Vec::new(),
         synced_tick: -1,
+        published_chunksize: AtomicI32::new(-1),
+        published_cctx: AtomicU64::new(0),
+        published_dctx: AtomicU64::new(0),
         data_ptrs: Vec::new(),
         callbacks,
         cframe_owned: None,
@@ -300,6 +433,11 @@ pub(crate) fn publish_shared(sc: SChunk, cparams: blosc2_cparams, dparams: blosc
     h.public.frame = if is_frame { hp.cast() } else { std::ptr::null_mut() };
     h.public.cctx = blosc2_create_cctx(*h.cparams);
     h.public.dctx = blosc2_create_dctx(*h.dparams);
+    // SAFETY: just made (or NULL).
+    unsafe {
+        h.published_cctx = AtomicU64::new(ctx_serial(h.public.cctx as usize));
+        h.published_dctx = AtomicU64::new(ctx_serial(h.public.dctx as usize));
+    }
     // User codecs and filters get this handle as `cparams->schunk` / `dparams->schunk`.
     h.inner.write().set_owner(hp as usize);
     let p = Box::into_raw(h);

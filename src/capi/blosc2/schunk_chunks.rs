@@ -116,7 +116,11 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk,
         let data = unsafe { slice(src.cast(), i64::from(nbytes))? };
         // SAFETY: caller contract.
         let h = unsafe { handle(schunk)? };
-        unsafe { set_current(schunk, read(h).nchunks() as i64) };
+        unsafe {
+            let mut w = h.inner.write();
+            super::schunk::adopt_public(schunk, &mut w);
+            set_current(schunk, w.nchunks() as i64);
+        }
         // Compressed without the handle's lock held: user codecs and filters
         // may call back into the library with `cparams->schunk`.
         let r = h.inner.append_buffer(data);

@@ -182,6 +182,9 @@ pub const BLOSC2_IO_USER_DEFINED: c_int = 256;
 /// Opaque compression or decompression context: C sees only pointers to it.
 pub struct blosc2_context {
     pub(crate) kind: Kind,
+    /// Unique among the contexts made in this process (from 1): tells a
+    /// context from one made later at the same address.
+    pub(crate) serial: u64,
 }
 
 /// What a context does, with the C parameters it was made from.
