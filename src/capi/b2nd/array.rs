@@ -10,7 +10,7 @@
 use super::context::{core_context, items, nonnull, ContextHandle};
 use super::types::*;
 use crate::b2nd::{Array, Fill};
-use crate::capi::blosc2::schunk::{adopt, free_handle, from_buffer_handle, malloc_copy, open_handle, resync, shared, CoreStorage};
+use crate::capi::blosc2::schunk::{adopt, adopt_written, free_handle, from_buffer_handle, malloc_copy, open_handle, resync, shared, CoreStorage};
 use crate::capi::blosc2::types::*;
 use crate::capi::ffi::{c_str, guard, guard_code, slice, slice_mut};
 use crate::error::{Error, Result};
@@ -144,6 +144,9 @@ unsafe fn array_handle<'a>(array: *const b2nd_array_t) -> Result<&'a ArrayHandle
 unsafe fn current<'a>(array: *const b2nd_array_t) -> Result<&'a ArrayHandle> {
     // SAFETY: caller contract.
     let h = unsafe { array_handle(array)? };
+    // What the caller wrote into its super-chunk's public fields (contexts, ...).
+    // SAFETY: the handle's `sc` is live while the array is.
+    unsafe { adopt_written(h.public.sc)? };
     if h.array.is_stale() {
         unsafe { changing(array.cast_mut(), |a| a.refresh())? };
     }
@@ -167,6 +170,8 @@ unsafe fn array_mut<'a>(array: *mut b2nd_array_t) -> Result<&'a mut ArrayHandle>
 unsafe fn changing<T>(array: *mut b2nd_array_t, f: impl FnOnce(&mut Array) -> Result<T>) -> Result<T> {
     // SAFETY: caller contract.
     let h = unsafe { array_mut(array)? };
+    // SAFETY: the handle's `sc` is live while the array is.
+    unsafe { adopt_written(h.public.sc)? };
     let r = f(&mut h.array);
     fill_public(h);
     // SAFETY: the handle's `sc` is live while the array is.

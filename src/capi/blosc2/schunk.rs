@@ -260,7 +260,7 @@ pub(super) unsafe fn adopt_public(schunk: *mut blosc2_schunk, sc: &mut SuperChun
 ///
 /// # Safety
 /// `schunk` as for [`handle`]; no guard on it is held by the caller.
-pub(super) unsafe fn adopt_written(schunk: *mut blosc2_schunk) -> Result<()> {
+pub(crate) unsafe fn adopt_written(schunk: *mut blosc2_schunk) -> Result<()> {
     // SAFETY: caller contract.
     let h = unsafe { handle(schunk)? };
     // SAFETY: a live handle.
