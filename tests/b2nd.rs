@@ -218,10 +218,14 @@ fn shape_changes_through_another_handle_are_picked_up() {
 }
 
 #[test]
-fn a_metalayer_asking_for_chunks_too_big_is_refused_before_any_allocation() {
+fn a_metalayer_asking_for_chunks_too_big_opens_but_allocates_nothing() {
     let mut sc = SuperChunk::new(CParams::classic(Codec::Lz4, 5, 1, 8, false), b2nd::chunk::DParams::default(), Storage::default()).unwrap();
     // 46340^2 items of 8 bytes: 17 GB per chunk, more than a chunk can hold.
     let meta = Meta { shape: vec![1 << 20, 1 << 20], chunkshape: vec![46340, 46340], blockshape: vec![1, 1], dtype: "<f8".into(), dtype_format: 0 };
     sc.meta_add("b2nd", &meta.serialize().unwrap()).unwrap();
-    assert_eq!(Array::from_schunk(SChunk::new(sc)).err(), Some(b2nd::Error::InvalidHeader));
+    let mut a = Array::from_schunk(SChunk::new(sc)).unwrap();
+    assert_eq!(a.shape(), &[1 << 20, 1 << 20]);
+    let mut one = [0u8; 8];
+    assert_eq!(a.get_slice(&[0, 0], &[1, 1], &mut one), Err(b2nd::Error::TwoGbLimit));
+    assert_eq!(a.set_slice(&[5, 5], &[6, 6], &one), Err(b2nd::Error::TwoGbLimit));
 }

@@ -152,16 +152,14 @@ impl Array {
 
     /// The array stored in a super-chunk (which must have a `b2nd` metalayer).
     pub fn from_schunk(sc: SChunk) -> Result<Array> {
-        let (base, tick, ts) = {
+        let (base, tick) = {
             let r = sc.read()?;
-            (stored_meta(&r)?, r.change_tick(), r.typesize().max(1) as usize)
+            (stored_meta(&r)?, r.change_tick())
         };
+        // A metalayer asking for chunks bigger than a chunk can hold (a crafted
+        // file) opens as in c-blosc2; reads and writes refuse to allocate them
+        // (`Geometry::chunk_bytes`).
         let geom = Geometry::new(&base)?;
-        // A chunk holds at most what the chunk format can: a metalayer asking
-        // for more (a crafted file) is refused before anything is allocated.
-        if geom.chunk_bytes(ts).map_or(true, |n| n > crate::chunk::header::MAX_BUFFERSIZE as usize) {
-            return Err(Error::InvalidHeader);
-        }
         Ok(Array { sc, base, geom, view: None, tick })
     }
 

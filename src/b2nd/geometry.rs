@@ -76,9 +76,17 @@ impl Geometry {
         self.extchunkshape.iter().zip(&self.blockshape).map(|(&e, &b)| if b == 0 { 0 } else { e / b }).collect()
     }
 
-    /// The bytes of a (padded) chunk of items of `typesize` bytes.
+    /// The bytes of a (padded) chunk of items of `typesize` bytes: what a
+    /// chunk buffer takes. More than a chunk can hold (the chunk format's
+    /// 2 GiB limit) is refused with `TwoGbLimit`: an array whose metalayer asks
+    /// for that (a crafted file) opens, but reading or writing it allocates nothing.
     pub fn chunk_bytes(&self, typesize: usize) -> Result<usize> {
-        usize::try_from(self.chunk_items).ok().and_then(|n| n.checked_mul(typesize)).ok_or(Error::InvalidParam)
+        let n = usize::try_from(self.chunk_items).ok().and_then(|n| n.checked_mul(typesize)).ok_or(Error::InvalidParam)?;
+        if n > crate::chunk::header::MAX_BUFFERSIZE as usize {
+            crate::trace!("a chunk of {n} bytes is more than a chunk can hold");
+            return Err(Error::TwoGbLimit);
+        }
+        Ok(n)
     }
 
     /// The block size (bytes) of an array of items of `typesize` bytes.

@@ -41,6 +41,7 @@ impl Geometry {
     pub fn get_slice(&self, sc: &SuperChunk, start: &[i64], stop: &[i64], buffer: &mut [u8], buffer_shape: &[i64]) -> Result<()> {
         let shape = self.check_slice(start, stop, buffer_shape)?;
         let ts = sc.typesize().max(1) as usize;
+        self.chunk_bytes(ts)?; // chunks a chunk cannot hold are refused on every path
         if buffer.len() < buffer_len(buffer_shape, ts)? {
             return Err(Error::WriteBuffer);
         }
@@ -88,6 +89,7 @@ impl Geometry {
     pub fn set_slice(&self, sc: &mut SuperChunk, start: &[i64], stop: &[i64], buffer: &[u8], buffer_shape: &[i64]) -> Result<()> {
         let shape = self.check_slice(start, stop, buffer_shape)?;
         let ts = sc.typesize().max(1) as usize;
+        self.chunk_bytes(ts)?;
         if buffer.len() < buffer_len(buffer_shape, ts)? {
             return Err(Error::ReadBuffer);
         }
