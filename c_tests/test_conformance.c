@@ -454,16 +454,34 @@ static void plugin_registration(void) {
   }
 }
 
+/* stderr into a file while a case runs, and back. */
+static int saved_stderr = -1;
+static char stderr_log[4096];
+
+static void capture_stderr(void) {
+  snprintf(stderr_log, sizeof stderr_log, "%s/stderr.txt", dir);
+  fflush(stderr);
+  saved_stderr = dup(2);
+  int fd = open(stderr_log, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  CHECK(saved_stderr >= 0 && fd >= 0);
+  dup2(fd, 2);
+  close(fd);
+}
+
+static void captured_stderr(char *text, size_t size) {
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  FILE *f = fopen(stderr_log, "r");
+  size_t n = f ? fread(text, 1, size - 1, f) : 0;
+  if (f) fclose(f);
+  text[n] = 0;
+}
+
 /* Under BLOSC_INFO, opening a memory-mapped file says so on stderr, with the
    mode and the mapping size (python-blosc2 checks the message). */
 static void mmap_open_info(void) {
-  char log[4096];
-  snprintf(log, sizeof log, "%s/stderr.txt", dir);
-  fflush(stderr);
-  int saved = dup(2);
-  int fd = open(log, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-  CHECK(saved >= 0 && fd >= 0);
-  dup2(fd, 2);
+  capture_stderr();
   setenv("BLOSC_INFO", "1", 1);
   const char *p = path("info.b2frame");
   blosc2_stdio_mmap mm = BLOSC2_STDIO_MMAP_DEFAULTS;
@@ -473,20 +491,34 @@ static void mmap_open_info(void) {
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   blosc2_storage st = {.cparams = &cp, .contiguous = true, .urlpath = (char *)p, .io = &io};
   blosc2_schunk *sc = blosc2_schunk_new(&st);
-  CHECK(sc != NULL);
   if (sc) blosc2_schunk_free(sc);
-  fflush(stderr);
   unsetenv("BLOSC_INFO");
-  dup2(saved, 2);
-  close(saved);
-  close(fd);
-  FILE *f = fopen(log, "r");
-  char text[8192] = {0};
-  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-  if (f) fclose(f);
-  text[n] = 0;
+  char text[8192];
+  captured_stderr(text, sizeof text);
+  CHECK(sc != NULL);
   CHECK(strstr(text, "Opened memory-mapped file") != NULL);
   CHECK(strstr(text, "in mode w+ with an mapping size of 1048576") != NULL);
+}
+
+/* Under BLOSC_TRACE a refused call explains itself on stderr; without it,
+   nothing is written. */
+static void trace_on_errors(void) {
+  blosc2_schunk *sc = filled(NULL, false, 1);
+  uint8_t *chunk = NULL;
+  bool needs_free = false;
+  char text[8192];
+  unsetenv("BLOSC_TRACE");
+  capture_stderr();
+  CHECK(blosc2_schunk_get_chunk(sc, 7, &chunk, &needs_free) < 0);
+  captured_stderr(text, sizeof text);
+  CHECK_EQ(strlen(text), 0);
+  setenv("BLOSC_TRACE", "1", 1);
+  capture_stderr();
+  CHECK(blosc2_schunk_get_chunk(sc, 7, &chunk, &needs_free) < 0);
+  captured_stderr(text, sizeof text);
+  unsetenv("BLOSC_TRACE");
+  CHECK(strstr(text, "[error] - ") != NULL);
+  blosc2_schunk_free(sc);
 }
 
 /* A reader with locking reads every chunk while another process keeps
@@ -562,6 +594,7 @@ int main(int argc, char **argv) {
   else if (strcmp(c, "replaced_contexts") == 0) replaced_contexts();
   else if (strcmp(c, "plugin_registration") == 0) plugin_registration();
   else if (strcmp(c, "mmap_open_info") == 0) mmap_open_info();
+  else if (strcmp(c, "trace_on_errors") == 0) trace_on_errors();
   else if (strcmp(c, "locked_reader_during_updates") == 0) locked_reader_during_updates();
   else {
     fprintf(stderr, "unknown case %s\n", c);

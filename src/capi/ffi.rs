@@ -9,14 +9,28 @@ pub fn guard<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(on_panic)
 }
 
-/// Run `f` and map its result to c-blosc2's int convention (negative codes on error).
+/// Run `f` and map its result to c-blosc2's int convention (negative codes on
+/// error). Under `BLOSC_TRACE` an error is reported with the exported
+/// function's location.
+#[track_caller]
 pub fn guard_code(f: impl FnOnce() -> Result<i32, Error>) -> i32 {
-    guard(Error::Failure.code(), || f().unwrap_or_else(Error::code))
+    let at = std::panic::Location::caller();
+    guard(Error::Failure.code(), || f().unwrap_or_else(|e| failed(e, at)))
 }
 
 /// The same for functions returning `int64_t`.
+#[track_caller]
 pub fn guard_code64(f: impl FnOnce() -> Result<i64, Error>) -> i64 {
-    guard(i64::from(Error::Failure.code()), || f().unwrap_or_else(|e| i64::from(e.code())))
+    let at = std::panic::Location::caller();
+    guard(i64::from(Error::Failure.code()), || f().unwrap_or_else(|e| i64::from(failed(e, at))))
+}
+
+/// The code of `e`, traced under `BLOSC_TRACE` as coming from `at`.
+fn failed(e: Error, at: &std::panic::Location<'_>) -> i32 {
+    if crate::trace::enabled("BLOSC_TRACE") {
+        crate::trace::emit_trace(format_args!("{e}"), at.file(), at.line());
+    }
+    e.code()
 }
 
 /// A shared slice from a C pointer and length; NULL or negative lengths are errors.
