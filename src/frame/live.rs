@@ -8,6 +8,7 @@
 //! metalayers, ...) are passed in as an [`Info`] by the caller.
 
 use super::bytes::{Bytes, Directory};
+use super::journal::{Journal, Undo};
 use super::header::{FrameHeader, FIXED_LEN};
 use super::trailer::{Trailer, END_LEN, MIN_LEN};
 use super::writer::{header, index_chunk, trailer, Info};
@@ -105,7 +106,23 @@ pub struct Frame {
     bytes: Bytes,
     dir: Option<Directory>,
     layout: Layout,
+    /// The undo journal of a frame file (see [`super::journal`]).
+    journal: Option<Journal>,
+    /// The change in progress, when journaled.
+    txn: Option<Txn>,
 }
+
+/// A journaled change in progress: what undoes it, and the layout before it.
+struct Txn {
+    depth: u32,
+    undo: Undo,
+    layout: Layout,
+}
+
+/// A shifted tail of chunks up to this size is journaled and moved as
+/// c-blosc2 moves it; beyond it, an updated chunk is written in place or at
+/// the end instead (journaling is bounded by a few chunks).
+const SHIFT_LIMIT: u64 = 16 << 20;
 
 /// What opening a frame produces: the frame and the super-chunk state its header holds.
 pub struct Opened {
@@ -146,6 +163,8 @@ impl Frame {
         Frame {
             bytes,
             dir,
+            journal: None,
+            txn: None,
             layout: Layout {
                 header_len: 0,
                 frame_len: 0,
@@ -202,14 +221,19 @@ impl Frame {
     /// Open the sparse frame in directory `path`.
     pub fn open_sparse(path: &str, backend: Arc<dyn Backend>, writable: bool) -> Result<Opened> {
         let mode = if writable { Mode::Update } else { Mode::Read };
-        let stream = backend.open(&format!("{path}/{SPARSE_INDEX}"), mode)?;
+        let index = format!("{path}/{SPARSE_INDEX}");
+        let mut stream = backend.open(&index, mode)?;
+        if backend.sidecar().is_some() {
+            // A change a dead process left half done is undone first.
+            stream = super::journal::recover(&index, stream, 0, writable)?;
+        }
         let dir = Directory { path: path.to_string(), backend };
         Frame::open_bytes(Bytes::Stream { stream, base: 0, writable }, Some(dir), false)
     }
 
     fn open_bytes(bytes: Bytes, dir: Option<Directory>, exact: bool) -> Result<Opened> {
         let (layout, info) = parse(&bytes, dir.is_some(), exact)?;
-        let frame = Frame { bytes, dir, layout };
+        let frame = Frame { bytes, dir, layout, journal: None, txn: None };
         if exact {
             // An in-memory frame must account for all its bytes (as c-blosc2 checks).
             frame.check_nbytes(&info)?;
@@ -447,6 +471,140 @@ impl Frame {
         self.bytes.read_into(pos + at as u64, buf)
     }
 
+    // ------------------------------------------------------------ crash safety
+
+    /// Make the changes of this frame file crash-safe with `journal`.
+    pub fn set_journal(&mut self, journal: Journal) {
+        self.journal = Some(journal);
+    }
+
+    /// Start a change: until [`Frame::end_change`], what the change overwrites
+    /// in the frame file is first saved in the journal (the header and the
+    /// offsets index and trailer at once, more as the change needs it).
+    /// Nested starts only count. A no-op for frames without a journal.
+    pub fn begin_change(&mut self) -> Result<()> {
+        if let Some(t) = self.txn.as_mut() {
+            t.depth += 1;
+            return Ok(());
+        }
+        if self.journal.is_none() {
+            return Ok(());
+        }
+        let Bytes::Stream { stream, .. } = &self.bytes else { return Ok(()) };
+        let identity = stream.identity().unwrap_or((0, 0));
+        let undo = Undo { identity, old_len: self.layout.frame_len, regions: Vec::new() };
+        self.txn = Some(Txn { depth: 1, undo, layout: self.layout.clone() });
+        let from = if self.dir.is_some() { 0 } else { self.layout.header_len as u64 + self.layout.cbytes.max(0) as u64 };
+        let hl = self.layout.header_len as u64;
+        if let Err(e) = self.need(from, Some((0, hl))) {
+            self.txn = None;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// End the change begun last: on success, the commit point (the journal
+    /// is emptied); on failure the old bytes and layout are put back.
+    pub fn end_change<T>(&mut self, r: Result<T>) -> Result<T> {
+        let Some(t) = self.txn.as_mut() else { return r };
+        t.depth -= 1;
+        if t.depth > 0 {
+            return r;
+        }
+        let Some(t) = self.txn.take() else { return r };
+        let journal = self.journal.as_mut().ok_or(Error::Failure)?;
+        let e = match r {
+            Ok(v) if t.undo.regions.is_empty() => return Ok(v),
+            Ok(v) => match journal.commit() {
+                Ok(()) => return Ok(v),
+                Err(e) => e,
+            },
+            Err(e) => e,
+        };
+        // Undo: the old bytes, the old length, the old layout.
+        self.layout = t.layout;
+        let mut put_back = Ok(());
+        for (pos, bytes) in &t.undo.regions {
+            put_back = put_back.and_then(|()| self.bytes.write(*pos, bytes));
+        }
+        put_back = put_back.and_then(|()| self.bytes.truncate(t.undo.old_len));
+        if put_back.is_ok() {
+            if let Some(j) = self.journal.as_mut() {
+                let _ = j.commit();
+            }
+        }
+        // else the journal stays: the next open puts the frame back
+        Err(e)
+    }
+
+    /// Save in the journal, if not yet, the bytes of the old frame from
+    /// `from` to its end and those of `extra` (position, length), before the
+    /// change writes there. Old chunk bytes nobody references need not be
+    /// saved: a long stretch of the chunks section is saved chunk by chunk.
+    fn need(&mut self, from: u64, extra: Option<(u64, u64)>) -> Result<()> {
+        let Some(t) = self.txn.as_ref() else { return Ok(()) };
+        let old_len = t.undo.old_len;
+        let old = &t.layout;
+        let mut want: Vec<(u64, u64)> = Vec::new();
+        let section_end = if self.dir.is_some() { 0 } else { old.header_len as u64 + old.cbytes.max(0) as u64 };
+        if from < section_end && section_end - from > SHIFT_LIMIT {
+            // only the chunks stored there
+            for &off in &old.offsets {
+                if off >= 0 {
+                    let at = old.header_len as u64 + off as u64;
+                    if at >= from && at < section_end {
+                        let cb = self.stored_head(off).map_or(0, |h| h.2.max(0) as u64);
+                        want.push((at, at + cb));
+                    }
+                }
+            }
+            want.push((section_end, old_len));
+        } else {
+            want.push((from, old_len));
+        }
+        if let Some((p, n)) = extra {
+            want.push((p, p.saturating_add(n)));
+        }
+        let mut add = Vec::new();
+        for (a, b) in want {
+            let b = b.min(old_len);
+            let mut pieces = vec![(a, b)];
+            for (p, bytes) in &t.undo.regions {
+                let (c, d) = (*p, p + bytes.len() as u64);
+                pieces = pieces
+                    .into_iter()
+                    .flat_map(|(x, y)| {
+                        let mut out = Vec::new();
+                        if x < c.min(y) {
+                            out.push((x, c.min(y)));
+                        }
+                        if d.max(x) < y {
+                            out.push((d.max(x), y));
+                        }
+                        out
+                    })
+                    .collect();
+            }
+            for (x, y) in pieces {
+                if x < y && !add.iter().any(|&(p, q): &(u64, u64)| p <= x && y <= q) {
+                    add.push((x, y));
+                }
+            }
+        }
+        if add.is_empty() {
+            return Ok(());
+        }
+        let mut regions = Vec::new();
+        for (x, y) in add {
+            let len = usize::try_from(y - x).map_err(|_| Error::MemoryAlloc)?;
+            regions.push((x, self.bytes.read(x, len)?.into_owned()));
+        }
+        let t = self.txn.as_mut().ok_or(Error::Failure)?;
+        t.undo.regions.extend(regions);
+        let undo = t.undo.clone();
+        self.journal.as_mut().ok_or(Error::Failure)?.begin(&undo)
+    }
+
     // ------------------------------------------------------------------ writing
 
     /// Write the index, the trailer and the header for `layout` and `info`
@@ -463,6 +621,7 @@ impl Frame {
             index_chunk(&layout.offsets, layout.index_capacity)?
         };
         let tail_at = if sparse || info.nbytes == 0 { hl as u64 } else { hl as u64 + layout.cbytes as u64 };
+        self.need(tail_at, Some((0, hl as u64)))?;
         let mut tail = index;
         tail.extend_from_slice(&trailer(&info.vlmetalayers)?);
         let flen = tail_at + tail.len() as u64;
@@ -515,6 +674,7 @@ impl Frame {
             return Ok((id, cb + chunk.len() as i64));
         }
         let at = self.layout.header_len as u64 + cb as u64;
+        self.need(at, None)?;
         self.bytes.write(at, chunk)?;
         Ok((cb, cb + chunk.len() as i64))
     }
@@ -555,11 +715,12 @@ impl Frame {
             let mut remove = None;
             match (old, new_special) {
                 (Entry::Stored(id), false) => {
+                    // A new file: the old one holds the old content until the index says otherwise.
                     let (_, _, ocb) = self.stored_head(id)?;
-                    if let Some(d) = &self.dir {
-                        d.write_chunk(id, chunk)?;
-                    }
+                    let (nid, _) = self.store(chunk)?;
+                    layout.offsets[pos] = nid;
                     layout.cbytes += chunk.len() as i64 - i64::from(ocb);
+                    remove = Some(id);
                 }
                 (Entry::Stored(id), true) => {
                     let (_, _, ocb) = self.stored_head(id)?;
@@ -575,9 +736,17 @@ impl Frame {
                 (Entry::Special(_), true) => layout.offsets[pos] = special_offset(kind),
             }
             layout.index_capacity = layout.offsets.len();
-            self.commit(info, old_info, layout)?;
+            let added = layout.offsets[pos];
+            let old_entry = self.layout.offsets[pos];
+            if let Err(e) = self.commit(info, old_info, layout) {
+                if let (Some(d), true) = (&self.dir, added >= 0 && added != old_entry) {
+                    let _ = d.remove_chunk(added);
+                }
+                return Err(e);
+            }
             if let (Some(d), Some(id)) = (&self.dir, remove) {
-                d.remove_chunk(id)?;
+                // the index no longer names it; a failure here only leaves a stray file
+                let _ = d.remove_chunk(id);
             }
             return Ok(());
         }
@@ -591,6 +760,25 @@ impl Frame {
                 let hl = layout.header_len as u64;
                 let tail_from = off + ocb;
                 let tail_len = (layout.cbytes - tail_from).max(0) as u64;
+                if tail_len > SHIFT_LIMIT {
+                    // Too much to move safely: the old bytes stay where they are.
+                    if new_special {
+                        layout.offsets[pos] = special_offset(kind);
+                    } else {
+                        let room = layout.offsets.iter().copied().filter(|&o| o > off).min().unwrap_or(layout.cbytes) - off;
+                        if ncb <= room {
+                            self.need(self.layout.frame_len, Some((hl + off as u64, ncb as u64)))?;
+                            self.bytes.write(hl + off as u64, chunk)?;
+                        } else {
+                            let (noff, cb) = self.store(chunk)?;
+                            layout.offsets[pos] = noff;
+                            layout.cbytes = cb;
+                        }
+                    }
+                    layout.index_capacity = layout.offsets.len();
+                    return self.commit(info, old_info, layout);
+                }
+                self.need(hl + off as u64, None)?;
                 self.bytes.shift(hl + tail_from as u64, (hl as i64 + tail_from + delta) as u64, tail_len)?;
                 if !new_special {
                     self.bytes.write(hl + off as u64, chunk)?;

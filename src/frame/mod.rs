@@ -5,6 +5,7 @@
 
 mod bytes;
 pub mod header;
+pub mod journal;
 pub mod live;
 mod msgpack;
 pub mod trailer;

@@ -144,6 +144,11 @@ impl Backend for Mmap {
         Ok(Box::new(MmapStream(file)))
     }
 
+    fn sidecar(&self) -> Option<Arc<dyn Backend>> {
+        // the mapped file is a file: its journal is one too
+        Some(super::filesystem())
+    }
+
     fn id(&self) -> u8 {
         1
     }

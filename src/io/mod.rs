@@ -81,6 +81,12 @@ pub trait Backend: Send + Sync {
     }
     /// c-blosc2's id of this backend (`BLOSC2_IO_*`, or a user id).
     fn id(&self) -> u8;
+    /// The backend for the files a frame keeps beside its own (its undo
+    /// journal, see `frame::journal`): `None` for backends whose paths are not
+    /// files, whose frames then change without a journal.
+    fn sidecar(&self) -> Option<Arc<dyn Backend>> {
+        None
+    }
 }
 
 /// Files through the operating system, read and written with `pread`/`pwrite`.
@@ -145,6 +151,10 @@ impl Backend for FileSystem {
 
     fn id(&self) -> u8 {
         0
+    }
+
+    fn sidecar(&self) -> Option<Arc<dyn Backend>> {
+        Some(filesystem())
     }
 }
 

@@ -8,7 +8,11 @@ impl SuperChunk {
     pub(super) fn sync_meta(&mut self, old: &Info) -> Result<()> {
         self.change_tick += 1;
         match &mut self.store {
-            Store::Frame(f) => f.sync_meta(&self.info, old),
+            Store::Frame(f) => {
+                f.begin_change()?;
+                let r = f.sync_meta(&self.info, old);
+                f.end_change(r)
+            }
             Store::Memory(_) => Ok(()),
         }
     }

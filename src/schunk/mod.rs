@@ -142,6 +142,8 @@ impl SuperChunk {
                 if std::fs::symlink_metadata(path).is_ok() {
                     return Err(Error::FileOpen);
                 }
+                // a journal left beside a frame that is gone is meaningless
+                let _ = std::fs::remove_file(crate::frame::journal::journal_path(path));
                 if contiguous {
                     let s = storage.backend.open(path, Mode::Create)?;
                     Store::Frame(Frame::new_stream(s, 0, &info)?)
@@ -152,7 +154,26 @@ impl SuperChunk {
         };
         let mut sc = SuperChunk { info, dparams, store, storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None };
         sc.init_lock()?;
+        sc.attach_journal();
         Ok(sc)
+    }
+
+    /// The frame file whose changes the journal guards: the frame itself, or
+    /// the index of a sparse frame.
+    fn journaled_file(&self) -> Option<String> {
+        let path = self.storage.urlpath.as_ref()?;
+        Some(if self.storage.contiguous { path.clone() } else { format!("{path}/{}", crate::frame::live::SPARSE_INDEX) })
+    }
+
+    /// Make the changes of an on-disk frame crash-safe (`frame::journal`),
+    /// when its backend has files beside the frame.
+    fn attach_journal(&mut self) {
+        let (Some(file), Some(sidecar)) = (self.journaled_file(), self.storage.backend.sidecar()) else { return };
+        if let Store::Frame(f) = &mut self.store {
+            if !f.is_memory() {
+                f.set_journal(crate::frame::journal::Journal::new(&file, sidecar));
+            }
+        }
     }
 
     fn init_lock(&mut self) -> Result<()> {
@@ -210,6 +231,20 @@ impl SuperChunk {
                 Err(e) => return Err(e),
             };
             let writable = writable && backend.open(urlpath, Mode::Update).is_ok();
+            // A change a dead process left half done is undone first.
+            let s = if backend.sidecar().is_some() {
+                match crate::frame::journal::recover(urlpath, s, offset, writable) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        if let Some(l) = lock.as_mut() {
+                            let _ = l.release();
+                        }
+                        return Err(e);
+                    }
+                }
+            } else {
+                s
+            };
             Frame::open_stream(s, offset, writable)
         };
         if let Some(l) = lock.as_mut() {
@@ -220,6 +255,7 @@ impl SuperChunk {
         }
         let mut sc = Self::from_opened(opened?, storage);
         sc.lock = lock.map(|l| Arc::new(Mutex::new(l)));
+        sc.attach_journal();
         Ok(sc)
     }
 
@@ -546,8 +582,9 @@ pub fn local_path(urlpath: &str) -> &str {
 
 /// Remove a file or a directory tree (what `urlpath` names), if present.
 pub fn remove_urlpath(urlpath: &str) -> Result<()> {
-    // The lock sidecar of a frame file goes with it.
+    // The lock and journal sidecars of a frame file go with it.
     let _ = std::fs::remove_file(lock_path(urlpath, false));
+    let _ = std::fs::remove_file(crate::frame::journal::journal_path(urlpath));
     let p = Path::new(urlpath);
     match std::fs::symlink_metadata(p) {
         Err(_) => Ok(()),

@@ -136,6 +136,7 @@ impl SuperChunk {
         let (cp_threads, dthreads) = (self.info.cparams.nthreads, self.dparams.nthreads);
         self.info = fresh.info;
         self.store = fresh.store;
+        self.attach_journal();
         self.comp = None;
         self.set_nthreads(cp_threads, dthreads);
         self.change_tick += 1;

@@ -43,12 +43,24 @@ impl SuperChunk {
         new_info: Info,
         f: impl FnOnce(&mut Store, &Info, &Info, &mut i64) -> Result<()>,
     ) -> Result<()> {
-        if new_info.chunksize == 0 && self.info.chunksize > 0 {
-            if let Store::Frame(fr) = &mut self.store {
-                fr.materialize_specials(&self.info)?;
-            }
+        // A change of a frame file is one journaled change (crash-safe), the
+        // special chunks made real for variable sizes included.
+        if let Store::Frame(fr) = &mut self.store {
+            fr.begin_change()?;
         }
-        f(&mut self.store, &new_info, &self.info, &mut self.mem_cbytes)?;
+        let r = (|| {
+            if new_info.chunksize == 0 && self.info.chunksize > 0 {
+                if let Store::Frame(fr) = &mut self.store {
+                    fr.materialize_specials(&self.info)?;
+                }
+            }
+            f(&mut self.store, &new_info, &self.info, &mut self.mem_cbytes)
+        })();
+        let r = match &mut self.store {
+            Store::Frame(fr) => fr.end_change(r),
+            Store::Memory(_) => r,
+        };
+        r?;
         self.info = new_info;
         Ok(())
     }
@@ -378,7 +390,11 @@ impl SuperChunk {
             crate::chunk::special::make(&cp, kind, cs, None, &mut sample)?;
             info.cparams.blocksize = Header::parse(&sample)?.blocksize;
             match &mut self.store {
-                Store::Frame(f) => f.fill_special(&info, &self.info, n as usize, kind)?,
+                Store::Frame(f) => {
+                    f.begin_change()?;
+                    let r = f.fill_special(&info, &self.info, n as usize, kind);
+                    f.end_change(r)?
+                }
                 Store::Memory(_) => return Err(Error::Failure),
             };
             self.info = info;
