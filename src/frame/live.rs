@@ -107,9 +107,9 @@ pub struct Frame {
     dir: Option<Directory>,
     layout: Layout,
     /// The undo journal of a frame file (see [`super::journal`]).
-    journal: Option<Journal>,
+    journal: Option<Box<Journal>>,
     /// The change in progress, when journaled.
-    txn: Option<Txn>,
+    txn: Option<Box<Txn>>,
 }
 
 /// A journaled change in progress: what undoes it, and the layout before it.
@@ -117,6 +117,10 @@ struct Txn {
     depth: u32,
     undo: Undo,
     layout: Layout,
+    /// Chunk files (sparse frames) the change wrote, removed if it is undone.
+    added: Vec<i64>,
+    /// Chunk files the change no longer needs, removed once it is committed.
+    dropped: Vec<i64>,
 }
 
 /// A shifted tail of chunks up to this size is journaled and moved as
@@ -475,7 +479,7 @@ impl Frame {
 
     /// Make the changes of this frame file crash-safe with `journal`.
     pub fn set_journal(&mut self, journal: Journal) {
-        self.journal = Some(journal);
+        self.journal = Some(Box::new(journal));
     }
 
     /// Start a change: until [`Frame::end_change`], what the change overwrites
@@ -493,7 +497,7 @@ impl Frame {
         let Bytes::Stream { stream, .. } = &self.bytes else { return Ok(()) };
         let identity = stream.identity().unwrap_or((0, 0));
         let undo = Undo { identity, old_len: self.layout.frame_len, regions: Vec::new() };
-        self.txn = Some(Txn { depth: 1, undo, layout: self.layout.clone() });
+        self.txn = Some(Box::new(Txn { depth: 1, undo, layout: self.layout.clone(), added: Vec::new(), dropped: Vec::new() }));
         let from = if self.dir.is_some() { 0 } else { self.layout.header_len as u64 + self.layout.cbytes.max(0) as u64 };
         let hl = self.layout.header_len as u64;
         if let Err(e) = self.need(from, Some((0, hl))) {
@@ -513,14 +517,20 @@ impl Frame {
         }
         let Some(t) = self.txn.take() else { return r };
         let journal = self.journal.as_mut().ok_or(Error::Failure)?;
-        let e = match r {
-            Ok(v) if t.undo.regions.is_empty() => return Ok(v),
-            Ok(v) => match journal.commit() {
-                Ok(()) => return Ok(v),
-                Err(e) => e,
-            },
+        let committed = match r {
+            Ok(v) if t.undo.regions.is_empty() => Ok(v),
+            Ok(v) => journal.commit().map(|()| v),
+            Err(e) => Err(e),
+        };
+        let e = match committed {
+            Ok(v) => {
+                // the old chunk files go once nothing can bring them back
+                self.remove_files(&t.dropped);
+                return Ok(v);
+            }
             Err(e) => e,
         };
+        self.remove_files(&t.added);
         // Undo: the old bytes, the old length, the old layout.
         self.layout = t.layout;
         let mut put_back = Ok(());
@@ -535,6 +545,23 @@ impl Frame {
         }
         // else the journal stays: the next open puts the frame back
         Err(e)
+    }
+
+    fn remove_files(&self, ids: &[i64]) {
+        if let Some(d) = &self.dir {
+            for &id in ids {
+                // a failure only leaves a stray file
+                let _ = d.remove_chunk(id);
+            }
+        }
+    }
+
+    /// Remove chunk file `id` once the change is committed (at once outside a change).
+    fn drop_file(&mut self, id: i64) {
+        match self.txn.as_mut() {
+            Some(t) => t.dropped.push(id),
+            None => self.remove_files(&[id]),
+        }
     }
 
     /// Save in the journal, if not yet, the bytes of the old frame from
@@ -669,8 +696,16 @@ impl Frame {
     fn store(&mut self, chunk: &[u8]) -> Result<(i64, i64)> {
         let cb = self.layout.cbytes;
         if let Some(d) = &self.dir {
-            let id = self.layout.offsets.iter().copied().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
+            let mut id = self.layout.offsets.iter().copied().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
+            if let Some(t) = self.txn.as_ref() {
+                // not one the change wrote already, nor one it will remove
+                let taken = t.added.iter().chain(&t.dropped).copied().max().map_or(0, |m| m + 1);
+                id = id.max(taken);
+            }
             d.write_chunk(id, chunk)?;
+            if let Some(t) = self.txn.as_mut() {
+                t.added.push(id);
+            }
             return Ok((id, cb + chunk.len() as i64));
         }
         let at = self.layout.header_len as u64 + cb as u64;
@@ -744,9 +779,8 @@ impl Frame {
                 }
                 return Err(e);
             }
-            if let (Some(d), Some(id)) = (&self.dir, remove) {
-                // the index no longer names it; a failure here only leaves a stray file
-                let _ = d.remove_chunk(id);
+            if let Some(id) = remove {
+                self.drop_file(id);
             }
             return Ok(());
         }
@@ -818,8 +852,8 @@ impl Frame {
             remove = Some(*id);
         }
         self.commit(info, old_info, layout)?;
-        if let (Some(d), Some(id)) = (&self.dir, remove) {
-            d.remove_chunk(id)?;
+        if let Some(id) = remove {
+            self.drop_file(id);
         }
         Ok(())
     }
@@ -884,9 +918,9 @@ impl Frame {
             }
         }
         self.commit(info, old_info, layout)?;
-        if let Some(d) = &self.dir {
+        if self.dir.is_some() {
             for id in dropped {
-                d.remove_chunk(id)?;
+                self.drop_file(id);
             }
         }
         Ok(())

@@ -1,0 +1,431 @@
+//! Crash safety of frame files (contiguous and sparse).
+//!
+//! Kill points: a child process applies one change to a frame through a
+//! backend that counts every write and truncation (of the frame, its sparse
+//! chunk files and its journal) and, at the N-th, writes half of it and
+//! aborts; the parent reopens the frame and checks that it holds the state
+//! before the change (or after it), that every chunk decodes to its content,
+//! and that the frame takes a new chunk. N goes from 1 until the child
+//! completes, for every change and both kinds of frame.
+//!
+//! Write faults: the same changes in this process, with the N-th write
+//! failing (or writing half and failing, as a full disk does): the call
+//! fails, the handle still reads the old state and can make the change once
+//! the fault is gone, and the file reopens with the old state.
+
+use b2nd::chunk::{CParams, Compressor, DParams, Special};
+use b2nd::codecs::Codec;
+use b2nd::io::{filesystem, Backend, Mode, Stream};
+use b2nd::schunk::{Storage, SuperChunk};
+use b2nd::Error;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Chunk sizes: small frames (every change moves what c-blosc2 moves), and
+/// large ones (5 x 5 MB of noise: an update of the first chunk has more than
+/// 16 MiB after it, and is written in place or at the end).
+const SMALL: usize = 4000;
+const LARGE: usize = 5 << 20;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Fault {
+    /// Write half, then abort the process.
+    Kill,
+    /// Fail without writing.
+    Fail,
+    /// Write half, then fail (a full disk).
+    Short,
+}
+
+struct State {
+    count: AtomicUsize,
+    at: AtomicUsize,
+    fault: Fault,
+}
+
+#[derive(Clone)]
+struct Faulty(Arc<State>);
+
+struct FaultyStream {
+    inner: Box<dyn Stream>,
+    state: Arc<State>,
+}
+
+impl Faulty {
+    fn new(at: usize, fault: Fault) -> Faulty {
+        Faulty(Arc::new(State { count: AtomicUsize::new(0), at: AtomicUsize::new(at), fault }))
+    }
+    fn disarm(&self) {
+        self.0.at.store(usize::MAX, Ordering::SeqCst);
+    }
+}
+
+impl FaultyStream {
+    /// Count one write; at the chosen one, do what the fault says. Ok(true): write normally.
+    fn tick(&self, half: impl FnOnce()) -> Result<(), Error> {
+        let n = self.state.count.fetch_add(1, Ordering::SeqCst) + 1;
+        if n != self.state.at.load(Ordering::SeqCst) {
+            return Ok(());
+        }
+        match self.state.fault {
+            Fault::Kill => {
+                half();
+                std::process::abort();
+            }
+            Fault::Fail => Err(Error::FileWrite),
+            Fault::Short => {
+                half();
+                Err(Error::FileWrite)
+            }
+        }
+    }
+}
+
+impl Stream for FaultyStream {
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize, Error> {
+        self.inner.read_at(pos, buf)
+    }
+    fn write_at(&self, pos: u64, data: &[u8]) -> Result<(), Error> {
+        self.tick(|| {
+            let _ = self.inner.write_at(pos, &data[..data.len() / 2]);
+        })?;
+        self.inner.write_at(pos, data)
+    }
+    fn size(&self) -> Result<u64, Error> {
+        self.inner.size()
+    }
+    fn truncate(&self, len: u64) -> Result<(), Error> {
+        self.tick(|| {})?;
+        self.inner.truncate(len)
+    }
+    fn identity(&self) -> Option<(u64, u64)> {
+        self.inner.identity()
+    }
+}
+
+impl Backend for Faulty {
+    fn open(&self, path: &str, mode: Mode) -> Result<Box<dyn Stream>, Error> {
+        let inner = filesystem().open(path, mode)?;
+        Ok(Box::new(FaultyStream { inner, state: self.0.clone() }))
+    }
+    fn is_filesystem(&self) -> bool {
+        true
+    }
+    fn id(&self) -> u8 {
+        0
+    }
+    fn sidecar(&self) -> Option<Arc<dyn Backend>> {
+        Some(Arc::new(self.clone()))
+    }
+}
+
+fn cparams() -> CParams {
+    let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+    p.blocksize = 1000;
+    p
+}
+
+/// Chunk contents: a ramp (compresses well) for small chunks, noise for large ones.
+fn data(seed: usize, n: usize) -> Vec<u8> {
+    if n == LARGE {
+        let mut x = seed as u64 * 0x9e37_79b9_7f4a_7c15 + 1;
+        return (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+    }
+    (0..n / 4).flat_map(|i| ((i * 7 + seed * 100_003) as u32).to_le_bytes()).collect()
+}
+
+fn compress(src: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; src.len() + 64];
+    let n = Compressor::new(cparams()).unwrap().compress(src, &mut out).unwrap();
+    out.truncate(n);
+    out
+}
+
+const CHANGES: &[&str] = &[
+    "append",
+    "insert",
+    "update_larger",
+    "update_smaller",
+    "update_to_zeros",
+    "update_zeros_to_stored",
+    "delete",
+    "delete_all_but_one",
+    "reorder",
+    "vlmeta_add",
+    "vlmeta_update",
+    "vlmeta_delete",
+    "meta_update",
+];
+
+/// The frame every trial starts from: 4 chunks (the third of zeros), a metalayer, a vlmetalayer.
+fn base(sc: &mut SuperChunk, size: usize) {
+    sc.meta_add("m", b"metalayer-0").unwrap();
+    let n = if size == LARGE { 5 } else { 4 };
+    for i in 0..n {
+        if i == 2 && size == SMALL {
+            sc.append_chunk(&b2nd::frame::live::special_chunk(Special::Zero, size as i32, 4, 0)).unwrap();
+        } else {
+            sc.append_chunk(&compress(&data(i, size))).unwrap();
+        }
+    }
+    sc.vlmeta_add("v", b"vlmeta-0", None).unwrap();
+}
+
+fn apply(sc: &mut SuperChunk, change: &str, size: usize) -> Result<(), Error> {
+    match change {
+        "append" => sc.append_chunk(&compress(&data(10, size))).map(drop),
+        "insert" => sc.insert_chunk(1, &compress(&data(11, size))).map(drop),
+        // random-ish data compresses worse: a larger chunk
+        "update_larger" => {
+            let noisy: Vec<u8> = (0..size).map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[2]).collect();
+            let mut c = compress(&noisy);
+            if size == LARGE {
+                // a stored chunk bigger than the noise chunk it replaces: memcpyed, with a longer header
+                c = compress(&data(13, size));
+                let mut p = cparams();
+                p.clevel = 0;
+                let mut out = vec![0u8; size + 64];
+                let n = Compressor::new(p).unwrap().compress(&data(13, size), &mut out).unwrap();
+                out.truncate(n);
+                if out.len() > c.len() {
+                    c = out;
+                }
+            }
+            sc.update_chunk(if size == LARGE { 0 } else { 1 }, &c).map(drop)
+        }
+        "update_smaller" => sc.update_chunk(if size == LARGE { 0 } else { 1 }, &compress(&vec![9u8; size])).map(drop),
+        "update_to_zeros" => sc.update_chunk(0, &b2nd::frame::live::special_chunk(Special::Zero, size as i32, 4, 0)).map(drop),
+        "update_zeros_to_stored" => sc.update_chunk(2, &compress(&data(12, size))).map(drop),
+        "delete" => sc.delete_chunk(1).map(drop),
+        "delete_all_but_one" => {
+            // three changes: the last one is the one under test
+            sc.delete_chunk(0).map(drop)
+        }
+        "reorder" => sc.reorder(&[3, 2, 1, 0]),
+        "vlmeta_add" => sc.vlmeta_add("w", &[5u8; 300], None).map(drop),
+        "vlmeta_update" => sc.vlmeta_update("v", &[6u8; 500], None).map(drop),
+        "vlmeta_delete" => sc.vlmeta_delete("v").map(drop),
+        "meta_update" => sc.meta_update("m", b"metalayer-1").map(drop),
+        _ => panic!("unknown change {change}"),
+    }
+}
+
+/// Everything a reader sees: chunks (decompressed), metalayers, vlmetalayers.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    chunks: Vec<Vec<u8>>,
+    meta: Vec<u8>,
+    vlmeta: Vec<(String, Vec<u8>)>,
+}
+
+fn seen(sc: &SuperChunk) -> Result<Seen, Error> {
+    let mut chunks = Vec::new();
+    for i in 0..sc.nchunks() {
+        let mut buf = vec![0u8; sc.chunk_nbytes(i)? as usize];
+        sc.decompress_chunk(i, &mut buf)?;
+        chunks.push(buf);
+    }
+    let mut vlmeta = Vec::new();
+    for m in sc.vlmetalayers() {
+        vlmeta.push((m.name.clone(), sc.vlmeta_get(&m.name)?));
+    }
+    Ok(Seen { chunks, meta: sc.meta_get("m")?.to_vec(), vlmeta })
+}
+
+/// The states before and after `change`, from an in-memory super-chunk.
+fn model(change: &str, size: usize) -> (Seen, Seen) {
+    let mut sc = SuperChunk::new(cparams(), DParams::default(), Storage::default()).unwrap();
+    base(&mut sc, size);
+    if change == "delete_all_but_one" {
+        sc.delete_chunk(0).unwrap();
+        sc.delete_chunk(0).unwrap();
+    }
+    let before = seen(&sc).unwrap();
+    apply(&mut sc, change, size).unwrap();
+    (before, seen(&sc).unwrap())
+}
+
+fn scratch(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("b2nd-crash-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A fresh frame at `path` in the base state (and the steps before the change under test).
+fn make_base(path: &str, contiguous: bool, change: &str, size: usize) {
+    let _ = b2nd::schunk::remove_urlpath(path);
+    let storage = Storage { contiguous, urlpath: Some(path.to_string()), ..Storage::default() };
+    let mut sc = SuperChunk::new(cparams(), DParams::default(), storage).unwrap();
+    base(&mut sc, size);
+    if change == "delete_all_but_one" {
+        sc.delete_chunk(0).unwrap();
+        sc.delete_chunk(0).unwrap();
+    }
+}
+
+/// The frame after a crash or a fault: it opens, holds `before` or `after`
+/// (`after` when `completed`), and takes one more chunk.
+fn check_reopened(path: &str, before: &Seen, after: &Seen, completed: bool, what: &str) {
+    let mut sc = SuperChunk::open(path, filesystem(), true).unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
+    let now = seen(&sc).unwrap_or_else(|e| panic!("{what}: unreadable: {e:?}"));
+    if completed {
+        assert_eq!(&now, after, "{what}: the completed change is not there");
+    } else {
+        assert!(&now == before || &now == after, "{what}: neither the old nor the new state: {now:?}");
+    }
+    let n = sc.nchunks();
+    sc.append_buffer(&data(99, SMALL)).unwrap_or_else(|e| panic!("{what}: takes no new chunk: {e:?}"));
+    drop(sc);
+    let again = SuperChunk::open(path, filesystem(), false).unwrap();
+    assert_eq!(again.nchunks(), n + 1, "{what}");
+    let mut last = vec![0u8; SMALL];
+    again.decompress_chunk(n, &mut last).unwrap();
+    assert_eq!(last, data(99, SMALL), "{what}");
+}
+
+/// Run by the child process: apply the change through a backend that aborts at write `at`.
+#[test]
+fn crash_child() {
+    let Ok(spec) = std::env::var("B2ND_CRASH_CHILD") else { return };
+    let parts: Vec<&str> = spec.split('|').collect();
+    let (path, change, at, size) = (parts[0], parts[1], parts[2].parse::<usize>().unwrap(), parts[3].parse::<usize>().unwrap());
+    let backend = Faulty::new(at, Fault::Kill);
+    let mut sc = SuperChunk::open(path, Arc::new(backend), true).unwrap();
+    apply(&mut sc, change, size).unwrap();
+    drop(sc);
+    std::process::exit(0);
+}
+
+/// The changes tried on large frames (those whose writes differ there).
+const LARGE_CHANGES: &[&str] = &["update_larger", "update_smaller", "update_to_zeros", "append", "delete"];
+
+fn kill_points(size: usize, changes: &[&str]) -> usize {
+    let exe = std::env::current_exe().unwrap();
+    let mut points = 0;
+    for contiguous in [true, false] {
+        let dir = scratch(&format!("kill-{size}-{contiguous}"));
+        for change in changes {
+            let (before, after) = model(change, size);
+            let path = dir.join(format!("{change}.b2frame"));
+            let path = path.to_str().unwrap();
+            let mut completed = false;
+            for at in 1..400 {
+                make_base(path, contiguous, change, size);
+                let status = std::process::Command::new(&exe)
+                    .args(["--exact", "crash_child", "--nocapture", "--test-threads", "1"])
+                    .env("B2ND_CRASH_CHILD", format!("{path}|{change}|{at}|{size}"))
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .unwrap();
+                completed = status.success();
+                let what = format!("{} frame, {change}, chunks of {size} B, killed at write {at}", if contiguous { "contiguous" } else { "sparse" });
+                check_reopened(path, &before, &after, completed, &what);
+                points += 1;
+                if completed {
+                    break;
+                }
+            }
+            assert!(completed, "{change}: the change never completed");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    points
+}
+
+#[test]
+fn killed_at_every_write_the_frame_reopens_whole() {
+    let points = kill_points(SMALL, CHANGES);
+    eprintln!("{points} kill points checked");
+    assert!(points > 150);
+}
+
+#[test]
+fn killed_at_every_write_a_large_frame_reopens_whole() {
+    let points = kill_points(LARGE, LARGE_CHANGES);
+    eprintln!("{points} kill points checked");
+    assert!(points > 40);
+}
+
+fn faults(size: usize, changes: &[&str]) -> usize {
+    let mut points = 0;
+    for fault in [Fault::Fail, Fault::Short] {
+        for contiguous in [true, false] {
+            let dir = scratch(&format!("fault-{size}-{fault:?}-{contiguous}"));
+            for change in changes {
+                let (before, after) = model(change, size);
+                let path = dir.join(format!("{change}.b2frame"));
+                let path = path.to_str().unwrap();
+                let mut done = false;
+                for at in 1..400 {
+                    make_base(path, contiguous, change, size);
+                    let backend = Faulty::new(at, fault);
+                    let mut sc = SuperChunk::open(path, Arc::new(backend.clone()), true).unwrap();
+                    let what = format!("{} frame, {change}, {fault:?} at write {at}", if contiguous { "contiguous" } else { "sparse" });
+                    let r = apply(&mut sc, change, size);
+                    points += 1;
+                    if r.is_ok() {
+                        assert_eq!(seen(&sc).unwrap(), after, "{what}");
+                        drop(sc);
+                        check_reopened(path, &before, &after, true, &what);
+                        done = true;
+                        break;
+                    }
+                    // the handle still shows the old state, and makes the change once the fault is gone
+                    assert_eq!(seen(&sc).unwrap(), before, "{what}: the handle after the failure");
+                    let reopened = SuperChunk::open(path, filesystem(), false).unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
+                    assert_eq!(seen(&reopened).unwrap(), before, "{what}: the file after the failure");
+                    drop(reopened);
+                    backend.disarm();
+                    apply(&mut sc, change, size).unwrap_or_else(|e| panic!("{what}: the change after the fault: {e:?}"));
+                    assert_eq!(seen(&sc).unwrap(), after, "{what}");
+                    drop(sc);
+                    check_reopened(path, &before, &after, true, &what);
+                }
+                assert!(done, "{change}: never completed");
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+    points
+}
+
+#[test]
+fn a_failed_write_leaves_the_old_frame_and_a_usable_handle() {
+    assert!(faults(SMALL, CHANGES) > 300);
+}
+
+#[test]
+fn a_failed_write_in_a_large_frame_leaves_the_old_frame() {
+    assert!(faults(LARGE, LARGE_CHANGES) > 80);
+}
+
+#[test]
+fn a_journal_cut_short_is_ignored_and_one_of_a_replaced_frame_too() {
+    let dir = scratch("journal");
+    let path = dir.join("f.b2frame");
+    let path = path.to_str().unwrap();
+    make_base(path, true, "append", SMALL);
+    let (before, _) = model("append", SMALL);
+    // a torn record: the frame was not touched
+    std::fs::write(format!("{path}.b2journal"), b"B2NDJNL1 and then nothing").unwrap();
+    let sc = SuperChunk::open(path, filesystem(), true).unwrap();
+    assert_eq!(seen(&sc).unwrap(), before);
+    drop(sc);
+    assert!(std::fs::metadata(format!("{path}.b2journal")).map_or(true, |m| m.len() == 0));
+    // a whole record for another file (another inode): ignored
+    let undo = b2nd::frame::journal::Undo { identity: (1, 1), old_len: 10, regions: vec![(0, vec![0; 10])] };
+    std::fs::write(format!("{path}.b2journal"), undo.encode()).unwrap();
+    let sc = SuperChunk::open(path, filesystem(), true).unwrap();
+    assert_eq!(seen(&sc).unwrap(), before);
+    drop(sc);
+    let _ = std::fs::remove_dir_all(&dir);
+}
