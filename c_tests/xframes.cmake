@@ -41,8 +41,8 @@ set_tests_properties(xframes_write_py PROPERTIES FIXTURES_SETUP xframes_py)
 
 # Readers, against the scenario definitions.
 add_test(NAME xframes_ours_checks_ref COMMAND xframes_ours check ${XFDIR}/ref)
-add_test(NAME xframes_ref_checks_ours COMMAND xframes_ref check ${XFDIR}/ours)
-add_test(NAME xframes_ours_checks_ours COMMAND xframes_ours check ${XFDIR}/ours)
+add_test(NAME xframes_ref_checks_ours COMMAND xframes_ref check ${XFDIR}/ours --b2nd-writer)
+add_test(NAME xframes_ours_checks_ours COMMAND xframes_ours check ${XFDIR}/ours --b2nd-writer)
 add_test(NAME xframes_ref_checks_ref COMMAND xframes_ref check ${XFDIR}/ref)
 set_tests_properties(xframes_ours_checks_ref xframes_ref_checks_ref PROPERTIES FIXTURES_REQUIRED xframes_ref)
 set_tests_properties(xframes_ref_checks_ours xframes_ours_checks_ours PROPERTIES FIXTURES_REQUIRED xframes_ours)
