@@ -7,6 +7,8 @@
 # allocation, libFuzzer's -malloc_limit_mb flags allocations beyond 1 GiB).
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default 60 s; targets: chunk frame b2nd)
+#   scripts/fuzz.sh --runs N [TARGET...]                  N inputs per target from a fixed seed
+#                                                         (repeatable: what CI runs)
 #
 # Targets (fuzz/targets/fuzz_TARGET.c): chunk (decompress, getitem, queries; 1 and 2
 # threads), frame (super-chunk from a buffer or a file, then every read), b2nd (an array
@@ -19,8 +21,14 @@
 # Needs clang-14 and libclang-rt-14-dev (Debian); installs them with apt-get when missing.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-60}
-shift || true
+budget=()
+if [[ ${1:-} == --runs ]]; then
+    budget=(-runs="$2" -seed=1)
+    shift 2
+else
+    budget=(-max_total_time="${1:-60}")
+    shift || true
+fi
 targets=("$@")
 (( ${#targets[@]} )) || targets=(chunk frame b2nd)
 CLANG=${CLANG:-clang-14}
@@ -38,9 +46,10 @@ echo "== fuzz: building libb2nd with coverage instrumentation (target/fuzz)" >&2
 RUSTFLAGS="-C passes=sancov-module -C llvm-args=-sanitizer-coverage-level=3 \
 -C llvm-args=-sanitizer-coverage-inline-8bit-counters -C llvm-args=-sanitizer-coverage-pc-table \
 -C llvm-args=-sanitizer-coverage-trace-compares -C panic=abort -C debug-assertions -C overflow-checks" \
-cargo build --release --lib --target-dir target/fuzz >"$out/build.log" 2>&1 \
+cargo build --release --lib --target x86_64-unknown-linux-gnu --target-dir target/fuzz >"$out/build.log" 2>&1 \
     || { tail -20 "$out/build.log" >&2; exit 2; }
-lib=target/fuzz/release/libb2nd.a
+# (an explicit --target keeps the flags off build scripts)
+lib=target/fuzz/x86_64-unknown-linux-gnu/release/libb2nd.a
 
 # seeds: generated with the normal build of the library
 cargo build --release --lib >>"$out/build.log" 2>&1 || { tail -20 "$out/build.log" >&2; exit 2; }
@@ -71,7 +80,7 @@ for t in "${targets[@]}"; do
             rc=1
         fi
     fi
-    ASAN_OPTIONS=detect_leaks=0 "$out/fuzz_$t" "${opts[@]}" -max_total_time="$secs" -print_final_stats=1 \
+    ASAN_OPTIONS=detect_leaks=0 "$out/fuzz_$t" "${opts[@]}" "${budget[@]}" -print_final_stats=1 \
         -artifact_prefix="$out/crashes/$t/" "$out/corpus/$t" "$out/seeds/$t" >"$out/$t.log" 2>&1
     status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log" | tail -1)

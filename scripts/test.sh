@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run every test: Rust unit and integration tests, the generated-header check, the
 # C tests through the installed CMake package (with the ABI and cross-compatibility
-# tests against the reference c-blosc2 3.3.5 from the blosc2==4.14.1 wheel), and
-# linking through pkg-config and -lblosc2.
+# tests against the reference c-blosc2 3.3.5 from the blosc2==4.14.1 wheel), linking
+# through pkg-config and -lblosc2, and a short, repeatable fuzzing run (with the replay
+# of every input the fuzzers found).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -48,4 +49,6 @@ cc -std=c11 -Wall -Werror c_tests/test_null_args.c $(pkg-config --cflags --libs 
 cc -std=c11 -Wall -Werror -Ibuild/install/include c_tests/test_null_args.c -Lbuild/install/lib -lblosc2 \
   -Wl,-rpath,"$PWD/build/install/lib" -o build/null_args_lblosc2
 ./build/null_args_lblosc2
+echo "== fuzzing, short budget (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS)"
+./scripts/fuzz.sh --runs 40000
 echo "all tests passed"

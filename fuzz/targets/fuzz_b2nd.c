@@ -32,17 +32,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < a->ndim; i++) {
       stop[i] = a->shape[i] < 3 ? a->shape[i] : 3;
       bshape[i] = stop[i];
-      items *= stop[i];
+      if (__builtin_mul_overflow(items, stop[i], &items)) items = -1;
     }
     int32_t ts = a->sc->typesize > 0 ? a->sc->typesize : 1;
-    if (items >= 0 && items * ts <= (1 << 20)) {
-      int64_t nb = items * ts;
+    int64_t sb = 0;
+    if (items >= 0 && !__builtin_mul_overflow(items, (int64_t)ts, &sb) && sb <= (1 << 20)) {
+      int64_t nb = sb;
       uint8_t *buf = malloc((size_t)nb + 1);
       b2nd_get_slice_cbuffer(a, start, stop, buf, bshape, nb);
       free(buf);
     }
-    if (a->nitems >= 0 && a->nitems * ts <= (4 << 20)) {
-      int64_t nb = a->nitems * ts;
+    int64_t nb = 0;
+    if (a->nitems >= 0 && !__builtin_mul_overflow(a->nitems, (int64_t)ts, &nb) && nb <= (4 << 20)) {
       uint8_t *buf = malloc((size_t)nb + 1);
       b2nd_to_cbuffer(a, buf, nb);
       free(buf);

@@ -45,6 +45,9 @@ impl Geometry {
         }
         product(&chunks).ok_or(Error::InvalidParam)?;
         product(&shape).ok_or(Error::InvalidParam)?;
+        // the shape padded to whole chunks must be countable too
+        let ext: Option<Vec<i64>> = chunks.iter().zip(&chunkshape).map(|(&n, &c)| n.checked_mul(c)).collect();
+        ext.as_deref().and_then(product).ok_or(Error::InvalidParam)?;
         Ok(Geometry { shape, chunkshape, blockshape, extchunkshape, chunks, chunk_items, block_items })
     }
 

@@ -35,6 +35,16 @@ impl Geometry {
         Some(at..at + self.chunk_items as usize * ts)
     }
 
+    /// Chunk `n` is stored, and holds a whole (padded) chunk as the metalayer
+    /// says (`Data` otherwise): checked before a buffer is sized from the metalayer.
+    fn check_chunk(&self, sc: &SuperChunk, n: usize, ts: usize) -> Result<()> {
+        if sc.chunk_nbytes(n)? as usize != self.chunk_bytes(ts)? {
+            crate::trace!("chunk {n} does not hold the {} bytes the b2nd metalayer says", self.chunk_bytes(ts)?);
+            return Err(Error::Data);
+        }
+        Ok(())
+    }
+
     /// The items of `start..stop` of the array in `sc` into `buffer`, a C-order
     /// array of shape `buffer_shape` (at least the slice's shape; the slice goes
     /// at its origin).
@@ -50,8 +60,9 @@ impl Geometry {
         }
         let (clo, chi) = self.chunk_range(start, stop);
         let block_bytes = self.block_items as usize * ts;
+        // Buffers are sized from the metalayer only once a stored chunk confirms it.
         let mut chunk = Vec::new();
-        let mut blockbuf = vec![0u8; block_bytes];
+        let mut blockbuf = Vec::new();
         for_each_index(&clo, &chi, |c| {
             let (n, lo, hi) = self.chunk_box(c);
             let (rlo, rhi) = clip(&lo, &hi, start, stop);
@@ -65,6 +76,7 @@ impl Geometry {
             // A chunk mostly needed is decoded whole; else only the blocks needed.
             let needed: i64 = rlo.iter().zip(&rhi).map(|(a, b)| b - a).product();
             if needed * 2 >= self.chunk_items {
+                self.check_chunk(sc, n, ts)?;
                 chunk.resize(self.chunk_bytes(ts)?, 0);
                 sc.decompress_chunk(n, &mut chunk)?;
                 return self.gather(&chunk, &lo, &rlo, &rhi, buffer, start, buffer_shape, ts);
@@ -73,6 +85,10 @@ impl Geometry {
             let mut current = usize::MAX;
             self.for_each_run(&lo, &rlo, &rhi, start, buffer_shape, ts, |blk, io, bo, len| {
                 if blk != current {
+                    if blockbuf.is_empty() {
+                        self.check_chunk(sc, n, ts)?;
+                        blockbuf.resize(block_bytes, 0);
+                    }
                     let at = first_item + (blk as i64) * self.block_items;
                     sc.get_slice(at, at + self.block_items, &mut blockbuf)?;
                     current = blk;

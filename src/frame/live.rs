@@ -430,6 +430,10 @@ impl Frame {
         }
         let nblocks = h.nblocks();
         let bstarts_len = nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?;
+        // a memcpyed chunk holds its items: its blocks are no more than its bytes
+        if h.memcpyed() && (i64::from(cbytes) < i64::from(nbytes) + EXTENDED_HEADER_LENGTH as i64) {
+            return Err(Error::InvalidHeader);
+        }
         if !h.memcpyed() && EXTENDED_HEADER_LENGTH + bstarts_len > cbytes as usize {
             return Err(Error::InvalidHeader);
         }
@@ -455,6 +459,10 @@ impl Frame {
             let mut sorted = starts.clone();
             sorted.sort_unstable();
             for &s in &starts {
+                // a block starts inside the chunk, after the header and the starts
+                if s < (EXTENDED_HEADER_LENGTH + bstarts_len) as i32 || s > cbytes {
+                    return Err(Error::InvalidHeader);
+                }
                 let next = sorted.iter().copied().find(|&t| t > s).unwrap_or(cbytes);
                 out.extend_from_slice(&(next - s).to_le_bytes());
             }

@@ -59,8 +59,9 @@ fn fill_public(h: &mut ArrayHandle) {
         *dst = b as i32;
     }
     p.nitems = g.nitems();
-    p.chunknitems = g.chunkshape.iter().product::<i64>() as i32;
-    p.extnitems = extshape.iter().product();
+    // both fit: Geometry::new checked them
+    p.chunknitems = g.chunkshape.iter().fold(1i64, |a, &c| a.saturating_mul(c)) as i32;
+    p.extnitems = extshape.iter().fold(1i64, |a, &c| a.saturating_mul(c));
     p.blocknitems = g.block_items as i32;
     p.extchunknitems = g.chunk_items;
     p.chunk_cache = chunk_cache_s { data: std::ptr::null_mut(), nchunk: -1 };
