@@ -22,8 +22,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 budget=()
+fresh=0
 if [[ ${1:-} == --runs ]]; then
     budget=(-runs="$2" -seed=1)
+    fresh=1  # a repeatable run starts from the seeds alone
     shift 2
 else
     budget=(-max_total_time="${1:-60}")
@@ -71,7 +73,9 @@ for t in "${targets[@]}"; do
     [[ -f $src ]] || { echo "no target $t" >&2; rc=2; continue; }
     "$CLANG" -g -O1 -fsanitize=fuzzer,address -std=c11 -D_DEFAULT_SOURCE -Iinclude "$src" "$lib" \
         -lpthread -ldl -lm -o "$out/fuzz_$t" 2>"$out/$t.build.log" || { cat "$out/$t.build.log" >&2; rc=2; continue; }
-    mkdir -p "$out/corpus/$t" "$out/crashes/$t" "fuzz/regressions/$t"
+    corpus=$out/corpus/$t
+    if (( fresh )); then corpus=$out/fresh-corpus/$t; rm -rf "$corpus"; fi
+    mkdir -p "$corpus" "$out/crashes/$t" "fuzz/regressions/$t"
     opts=(-rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 -max_len=65536)
     # the regressions first: each input once
     if compgen -G "fuzz/regressions/$t/*" >/dev/null; then
@@ -81,7 +85,7 @@ for t in "${targets[@]}"; do
         fi
     fi
     ASAN_OPTIONS=detect_leaks=0 "$out/fuzz_$t" "${opts[@]}" "${budget[@]}" -print_final_stats=1 \
-        -artifact_prefix="$out/crashes/$t/" "$out/corpus/$t" "$out/seeds/$t" >"$out/$t.log" 2>&1
+        -artifact_prefix="$out/crashes/$t/" "$corpus" "$out/seeds/$t" >"$out/$t.log" 2>&1
     status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log" | tail -1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/$t.log" | tail -1)
