@@ -429,3 +429,123 @@ fn a_journal_cut_short_is_ignored_and_one_of_a_replaced_frame_too() {
     drop(sc);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ------------------------------------------------------------------ b2nd arrays
+
+use b2nd::b2nd::{Array, Context, Fill};
+
+const B2ND_CHANGES: &[&str] = &["set_slice", "resize_grow", "resize_shrink", "insert", "append", "delete"];
+
+/// A 12 x 12 int32 array in 4 x 4 chunks (2 x 2 blocks) with items i * 1000 + j.
+fn b2nd_base(path: &str, contiguous: bool) {
+    let _ = b2nd::schunk::remove_urlpath(path);
+    let ctx = Context::new(&[12, 12], &[4, 4], &[2, 2], cparams()).stored(path, contiguous).dtype("<i4");
+    let items: Vec<u8> = (0..144i32).flat_map(|k| ((k / 12) * 1000 + k % 12).to_le_bytes()).collect();
+    let mut a = Array::new(&ctx, Fill::Zeros).unwrap();
+    a.set_slice(&[0, 0], &[12, 12], &items).unwrap();
+}
+
+fn b2nd_apply(a: &mut Array, change: &str) -> Result<(), Error> {
+    let rows = |n: usize, v: i32| -> Vec<u8> { (0..n * 12).flat_map(|_| v.to_le_bytes()).collect() };
+    match change {
+        // 5 x 5 items across 4 chunks
+        "set_slice" => a.set_slice(&[2, 2], &[7, 7], &(0..25).flat_map(|_| (-1i32).to_le_bytes()).collect::<Vec<u8>>()),
+        "resize_grow" => a.resize(&[16, 14], None),
+        "resize_shrink" => a.resize(&[8, 12], None),
+        "insert" => a.insert(&rows(4, 7), 0, 4),
+        "append" => a.append(&rows(4, 9), 0),
+        "delete" => a.delete(0, 4, 4),
+        _ => panic!("unknown change {change}"),
+    }
+}
+
+/// Shape and items of an array.
+fn b2nd_seen(a: &Array) -> Result<(Vec<i64>, Vec<u8>), Error> {
+    Ok((a.shape().to_vec(), a.to_vec()?))
+}
+
+/// Chunk `(ci, cj)` (4 x 4 items, clipped to the shape) of the items of a `shape` array.
+fn chunk_of(shape: &[i64], items: &[u8], ci: i64, cj: i64) -> Vec<u8> {
+    let mut v = Vec::new();
+    for i in ci * 4..(ci * 4 + 4).min(shape[0]) {
+        for j in cj * 4..(cj * 4 + 4).min(shape[1]) {
+            let k = (i * shape[1] + j) as usize * 4;
+            v.extend_from_slice(&items[k..k + 4]);
+        }
+    }
+    v
+}
+
+#[test]
+fn crash_child_b2nd() {
+    let Ok(spec) = std::env::var("B2ND_CRASH_CHILD_B2ND") else { return };
+    let parts: Vec<&str> = spec.split('|').collect();
+    let (path, change, at) = (parts[0], parts[1], parts[2].parse::<usize>().unwrap());
+    let mut a = Array::open_with(path, 0, Arc::new(Faulty::new(at, Fault::Kill))).unwrap();
+    b2nd_apply(&mut a, change).unwrap();
+    drop(a);
+    std::process::exit(0);
+}
+
+#[test]
+fn killed_at_every_write_an_array_reopens_whole() {
+    let exe = std::env::current_exe().unwrap();
+    let mut points = 0;
+    for contiguous in [true, false] {
+        let dir = scratch(&format!("kill-b2nd-{contiguous}"));
+        for change in B2ND_CHANGES {
+            let path = dir.join(format!("{change}.b2nd"));
+            let path = path.to_str().unwrap();
+            b2nd_base(path, contiguous);
+            let mut model = Array::open(path).unwrap();
+            let before = b2nd_seen(&model).unwrap();
+            b2nd_apply(&mut model, change).unwrap();
+            let after = b2nd_seen(&model).unwrap();
+            drop(model);
+            let mut completed = false;
+            for at in 1..400 {
+                b2nd_base(path, contiguous);
+                let status = std::process::Command::new(&exe)
+                    .args(["--exact", "crash_child_b2nd", "--nocapture", "--test-threads", "1"])
+                    .env("B2ND_CRASH_CHILD_B2ND", format!("{path}|{change}|{at}"))
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .unwrap();
+                completed = status.success();
+                let what = format!("{} array, {change}, killed at write {at}", if contiguous { "contiguous" } else { "sparse" });
+                let mut a = Array::open(path).unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
+                let now = b2nd_seen(&a).unwrap_or_else(|e| panic!("{what}: unreadable: {e:?}"));
+                if completed {
+                    assert_eq!(now, after, "{what}");
+                } else if *change == "set_slice" {
+                    // several chunks change, each by its own committed change: each is old or new
+                    assert_eq!(now.0, before.0, "{what}");
+                    for ci in 0..3 {
+                        for cj in 0..3 {
+                            let c = chunk_of(&now.0, &now.1, ci, cj);
+                            assert!(c == chunk_of(&before.0, &before.1, ci, cj) || c == chunk_of(&after.0, &after.1, ci, cj), "{what}: chunk {ci},{cj}");
+                        }
+                    }
+                } else {
+                    assert!(now == before || now == after, "{what}: neither the old nor the new array");
+                }
+                // and it still takes a change
+                a.set_slice(&[0, 0], &[1, 1], &5i32.to_le_bytes()).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+                drop(a);
+                let again = Array::open(path).unwrap();
+                let mut one = [0u8; 4];
+                again.get_slice(&[0, 0], &[1, 1], &mut one).unwrap();
+                assert_eq!(i32::from_le_bytes(one), 5, "{what}");
+                points += 1;
+                if completed {
+                    break;
+                }
+            }
+            assert!(completed, "{change}: never completed");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    eprintln!("{points} kill points checked");
+    assert!(points > 50);
+}

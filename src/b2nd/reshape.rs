@@ -210,13 +210,19 @@ impl Array {
             for (i, ch) in changes.iter().enumerate() {
                 meta.shape[i] = ch.old_len.checked_add(ch.delta).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
             }
-            let g = if meta == base { geom } else { apply(&mut w, &geom, &meta, &changes)? };
-            let r = then(&mut w, &g);
-            Ok((meta, g, r))
+            // The new layout, metalayer and data are one change of the frame:
+            // a process dying in it leaves the old array.
+            Ok(w.atomically(|w| {
+                let g = if meta == base { geom } else { apply(w, &geom, &meta, &changes)? };
+                then(w, &g)
+            }))
         })();
+        // whatever happened, the handle follows what is stored now
+        let stored = super::array::stored_meta(&w).and_then(|m| Geometry::new(&m).map(|g| (m, g)));
         let unlocked = w.unlock();
         drop(w);
-        let (meta, g, r) = r?;
+        let r = r?;
+        let (meta, g) = stored?;
         self.set_base(meta, g);
         r?;
         unlocked

@@ -485,6 +485,11 @@ impl Frame {
 
     // ------------------------------------------------------------ crash safety
 
+    /// Whether changes of this frame are journaled (and so undone on failure).
+    pub fn is_journaled(&self) -> bool {
+        self.journal.is_some() && !self.is_memory()
+    }
+
     /// Make the changes of this frame file crash-safe with `journal`.
     pub fn set_journal(&mut self, journal: Journal) {
         self.journal = Some(Box::new(journal));

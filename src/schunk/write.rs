@@ -65,6 +65,34 @@ impl SuperChunk {
         Ok(())
     }
 
+    /// Run the changes `f` makes as one change of the frame: a process dying
+    /// in it leaves the frame as before it, and when `f` fails a journaled frame
+    /// is put back as it was (see `frame::journal`). Meant for changes that
+    /// overwrite little of the existing frame (an index rearrangement with a
+    /// metalayer update, chunks added at the end): what they overwrite is held
+    /// in memory until the end.
+    pub fn atomically<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        let journaled = match &mut self.store {
+            Store::Frame(fr) if fr.is_journaled() => {
+                fr.begin_change()?;
+                true
+            }
+            _ => false,
+        };
+        let old = journaled.then(|| (self.info.clone(), self.mem_cbytes));
+        let r = f(self);
+        let r = match &mut self.store {
+            Store::Frame(fr) if journaled => fr.end_change(r),
+            _ => r,
+        };
+        if let (Err(_), Some((info, mem))) = (&r, old) {
+            self.info = info;
+            self.mem_cbytes = mem;
+            self.change_tick += 1;
+        }
+        r
+    }
+
     /// Run a change under the frame lock (when locking), after picking up what
     /// other handles changed on disk.
     pub(super) fn writing<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
