@@ -9,6 +9,7 @@
 
 use super::bytes::{Bytes, Directory};
 use super::journal::{Journal, Undo};
+use super::offsets::Offsets;
 use super::header::{FrameHeader, FIXED_LEN};
 use super::trailer::{Trailer, END_LEN, MIN_LEN};
 use super::writer::{header, index_chunk, trailer, Info};
@@ -85,7 +86,7 @@ struct Layout {
     /// Header cbytes: length of the chunks section (contiguous) or Σ chunk file sizes (sparse).
     cbytes: i64,
     /// Offsets into the chunks section, chunk ids (sparse), or special values.
-    offsets: Vec<i64>,
+    offsets: Offsets,
     /// How many entries the offsets buffer is compressed for (see writer::index_chunk).
     index_capacity: usize,
     /// The index is one run-length chunk (what c-blosc2's fill_special writes).
@@ -173,7 +174,7 @@ impl Frame {
                 header_len: 0,
                 frame_len: 0,
                 cbytes: 0,
-                offsets: Vec::new(),
+                offsets: Offsets::new(),
                 index_capacity: 0,
                 run_length: false,
             },
@@ -248,8 +249,20 @@ impl Frame {
     /// Σ of the chunks' nbytes must be the header's nbytes.
     fn check_nbytes(&self, info: &Info) -> Result<()> {
         let mut total = 0i64;
-        for i in 0..self.nchunks() {
-            total += i64::from(self.chunk_nbytes(info, i)?);
+        for (v, start, end) in self.layout.offsets.spans() {
+            if decode_special(v)?.is_some() && end - start > 2 {
+                // a run of specials: full chunks, the last one perhaps not
+                let cs = i64::from(info.chunksize);
+                if cs <= 0 {
+                    return Err(Error::InvalidHeader);
+                }
+                total = total.saturating_add(cs.saturating_mul((end - 1 - start) as i64));
+                total = total.saturating_add(i64::from(self.chunk_nbytes(info, end - 1)?));
+            } else {
+                for i in start..end {
+                    total = total.saturating_add(i64::from(self.chunk_nbytes(info, i)?));
+                }
+            }
         }
         if total == info.nbytes {
             Ok(())
@@ -295,9 +308,9 @@ impl Frame {
         }
     }
 
-    /// The offsets index as stored (offsets, chunk ids, or special values).
-    pub fn offsets(&self) -> &[i64] {
-        &self.layout.offsets
+    /// The offsets index as stored (offsets, chunk ids, or special values): a copy.
+    pub fn offsets(&self) -> Vec<i64> {
+        self.layout.offsets.to_vec()
     }
 
     /// The whole frame, for in-memory frames.
@@ -316,7 +329,7 @@ impl Frame {
 
     /// How chunk `i` is stored.
     pub fn entry(&self, i: usize) -> Result<Entry> {
-        let off = *self.layout.offsets.get(i).ok_or(Error::InvalidIndex)?;
+        let off = self.layout.offsets.get(i).ok_or(Error::InvalidIndex)?;
         Ok(match decode_special(off)? {
             Some(kind) => Entry::Special(kind),
             None => Entry::Stored(off),
@@ -589,7 +602,7 @@ impl Frame {
         let section_end = if self.dir.is_some() { 0 } else { old.header_len as u64 + old.cbytes.max(0) as u64 };
         if from < section_end && section_end - from > SHIFT_LIMIT {
             // only the chunks stored there
-            for &off in &old.offsets {
+            for off in old.offsets.values() {
                 if off >= 0 {
                     let at = old.header_len as u64 + off as u64;
                     if at >= from && at < section_end {
@@ -656,9 +669,9 @@ impl Frame {
         let index = if info.nbytes == 0 {
             Vec::new()
         } else if layout.run_length {
-            run_length_index(&layout.offsets)?
+            run_length_index(layout.offsets.get(0).unwrap_or(0), layout.offsets.len())?
         } else {
-            index_chunk(&layout.offsets, layout.index_capacity)?
+            index_chunk(&layout.offsets.to_vec(), layout.index_capacity)?
         };
         let tail_at = if sparse || info.nbytes == 0 { hl as u64 } else { hl as u64 + layout.cbytes as u64 };
         self.need(tail_at, Some((0, hl as u64)))?;
@@ -709,7 +722,7 @@ impl Frame {
     fn store(&mut self, chunk: &[u8]) -> Result<(i64, i64)> {
         let cb = self.layout.cbytes;
         if let Some(d) = &self.dir {
-            let mut id = self.layout.offsets.iter().copied().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
+            let mut id = self.layout.offsets.values().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
             if let Some(t) = self.txn.as_ref() {
                 // not one the change wrote already, nor one it will remove
                 let taken = t.added.iter().chain(&t.dropped).copied().max().map_or(0, |m| m + 1);
@@ -766,26 +779,26 @@ impl Frame {
                     // A new file: the old one holds the old content until the index says otherwise.
                     let (_, _, ocb) = self.stored_head(id)?;
                     let (nid, _) = self.store(chunk)?;
-                    layout.offsets[pos] = nid;
+                    layout.offsets.set(pos, nid);
                     layout.cbytes += chunk.len() as i64 - i64::from(ocb);
                     remove = Some(id);
                 }
                 (Entry::Stored(id), true) => {
                     let (_, _, ocb) = self.stored_head(id)?;
-                    layout.offsets[pos] = special_offset(kind);
+                    layout.offsets.set(pos, special_offset(kind));
                     layout.cbytes -= i64::from(ocb);
                     remove = Some(id);
                 }
                 (Entry::Special(_), false) => {
                     let (id, cb) = self.store(chunk)?;
-                    layout.offsets[pos] = id;
+                    layout.offsets.set(pos, id);
                     layout.cbytes = cb;
                 }
-                (Entry::Special(_), true) => layout.offsets[pos] = special_offset(kind),
+                (Entry::Special(_), true) => layout.offsets.set(pos, special_offset(kind)),
             }
             layout.index_capacity = layout.offsets.len();
-            let added = layout.offsets[pos];
-            let old_entry = self.layout.offsets[pos];
+            let added = layout.offsets.get(pos).unwrap_or(-1);
+            let old_entry = self.layout.offsets.get(pos).unwrap_or(-1);
             if let Err(e) = self.commit(info, old_info, layout) {
                 if let (Some(d), true) = (&self.dir, added >= 0 && added != old_entry) {
                     let _ = d.remove_chunk(added);
@@ -810,15 +823,15 @@ impl Frame {
                 if tail_len > SHIFT_LIMIT {
                     // Too much to move safely: the old bytes stay where they are.
                     if new_special {
-                        layout.offsets[pos] = special_offset(kind);
+                        layout.offsets.set(pos, special_offset(kind));
                     } else {
-                        let room = layout.offsets.iter().copied().filter(|&o| o > off).min().unwrap_or(layout.cbytes) - off;
+                        let room = layout.offsets.values().filter(|&o| o > off).min().unwrap_or(layout.cbytes) - off;
                         if ncb <= room {
                             self.need(self.layout.frame_len, Some((hl + off as u64, ncb as u64)))?;
                             self.bytes.write(hl + off as u64, chunk)?;
                         } else {
                             let (noff, cb) = self.store(chunk)?;
-                            layout.offsets[pos] = noff;
+                            layout.offsets.set(pos, noff);
                             layout.cbytes = cb;
                         }
                     }
@@ -830,22 +843,19 @@ impl Frame {
                 if !new_special {
                     self.bytes.write(hl + off as u64, chunk)?;
                 }
-                for o in layout.offsets.iter_mut() {
-                    if *o > off {
-                        *o += delta;
-                    }
-                }
-                layout.offsets[pos] = if new_special { special_offset(kind) } else { off };
+                layout.offsets.map_values(|o| if o > off { o + delta } else { o });
+                layout.offsets.set(pos, if new_special { special_offset(kind) } else { off });
                 layout.cbytes += delta;
             }
             Entry::Special(_) => {
-                layout.offsets[pos] = if new_special {
+                let entry = if new_special {
                     special_offset(kind)
                 } else {
                     let (off, cb) = self.store(chunk)?;
                     layout.cbytes = cb;
                     off
                 };
+                layout.offsets.set(pos, entry);
             }
         }
         layout.index_capacity = layout.offsets.len();
@@ -874,7 +884,7 @@ impl Frame {
     /// Put chunk `order[i]` at position `i`.
     pub fn reorder(&mut self, info: &Info, order: &[usize]) -> Result<()> {
         let mut layout = self.layout.clone();
-        layout.offsets = order.iter().map(|&o| self.layout.offsets[o]).collect();
+        layout.offsets = Offsets::from_entries(order.iter().map(|&o| self.layout.offsets.get(o).unwrap_or(-1)));
         layout.index_capacity = layout.offsets.len();
         self.commit(info, info, layout)
     }
@@ -886,14 +896,18 @@ impl Frame {
     pub fn arrange(&mut self, info: &Info, old_info: &Info, picks: &[Pick]) -> Result<()> {
         let mut layout = self.layout.clone();
         let stored_cbytes = self.layout.cbytes;
-        let mut next_id = self.layout.offsets.iter().copied().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
-        let mut offsets = Vec::with_capacity(picks.len());
-        let mut kept = vec![false; self.layout.offsets.len()];
+        let mut next_id = self.layout.offsets.values().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
+        let mut offsets = Offsets::new();
+        // the chunk files kept (sparse frames), to remove the others after the change
+        let mut kept = std::collections::HashSet::new();
         for p in picks {
             offsets.push(match *p {
                 Pick::Chunk(k) => {
-                    kept[k] = true;
-                    self.layout.offsets[k]
+                    let o = self.layout.offsets.get(k).ok_or(Error::InvalidIndex)?;
+                    if o >= 0 && self.dir.is_some() {
+                        kept.insert(o);
+                    }
+                    o
                 }
                 Pick::Special(kind, nbytes) if offset_encoded(kind) && info.chunksize != 0 && nbytes == info.chunksize => special_offset(kind),
                 Pick::Special(kind, nbytes) if self.dir.is_some() => {
@@ -923,8 +937,8 @@ impl Frame {
         layout.index_capacity = layout.offsets.len();
         let mut dropped = Vec::new();
         if self.dir.is_some() {
-            for (i, &k) in kept.iter().enumerate() {
-                if let (false, Entry::Stored(id)) = (k, self.entry(i)?) {
+            for id in self.layout.offsets.values() {
+                if decode_special(id)?.is_none() && !kept.contains(&id) {
                     layout.cbytes -= i64::from(self.stored_head(id)?.2);
                     dropped.push(id);
                 }
@@ -962,7 +976,7 @@ impl Frame {
         }
         let mut layout = self.layout.clone();
         layout.cbytes = if self.dir.is_some() { 0 } else { layout.cbytes };
-        layout.offsets = vec![special_offset(kind); n];
+        layout.offsets = Offsets::repeat(special_offset(kind), n);
         layout.index_capacity = n;
         layout.run_length = true;
         self.install(info, old_info, layout)
@@ -976,7 +990,7 @@ impl Frame {
                 let n = self.special_nbytes(info, i)?;
                 let c = special_chunk(kind, n, info.cparams.typesize, info.cparams.blocksize);
                 let (off, cb) = self.store(&c)?;
-                self.layout.offsets[i] = off;
+                self.layout.offsets.set(i, off);
                 self.layout.cbytes = cb;
             }
         }
@@ -1072,10 +1086,11 @@ fn parse(bytes: &Bytes, sparse: bool, exact: bool) -> Result<(Layout, Info)> {
     Ok((layout, info_from_header(&h, tr.vlmetalayers)))
 }
 
-/// Decode the offsets index that ends where the trailer starts.
-fn read_offsets(bytes: &Bytes, sparse: bool, h: &FrameHeader, trailer_at: u64) -> Result<Vec<i64>> {
+/// Decode the offsets index that ends where the trailer starts, piece by
+/// piece into runs (an index of many equal entries takes little memory).
+fn read_offsets(bytes: &Bytes, sparse: bool, h: &FrameHeader, trailer_at: u64) -> Result<Offsets> {
     if h.nbytes == 0 {
-        return Ok(Vec::new());
+        return Ok(Offsets::new());
     }
     let start = if sparse { h.header_len as u64 } else { (h.header_len as u64).saturating_add(h.cbytes as u64) };
     if start.saturating_add(16) > trailer_at {
@@ -1095,13 +1110,41 @@ fn read_offsets(bytes: &Bytes, sparse: bool, h: &FrameHeader, trailer_at: u64) -
         return Err(Error::InvalidHeader);
     }
     let index = bytes.read(start, index_cbytes as usize)?;
-    let mut raw = vec![0u8; 8 * n as usize];
-    Decompressor::new(DParams::default()).decompress(&index, &mut raw)?;
-    let offsets: Vec<i64> = raw.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect();
-    for &o in &offsets {
+    let check = |o: i64| -> Result<i64> {
         if decode_special(o)?.is_none() && !sparse && o > h.cbytes - 16 {
             return Err(Error::InvalidHeader);
         }
+        Ok(o)
+    };
+    let mut offsets = Offsets::new();
+    let ih = Header::parse(&index)?;
+    if ih.special() == Special::Value && ih.typesize == 8 && index.len() >= 40 {
+        // one value repeated (what fill_special writes)
+        let v = i64::from_le_bytes(index[32..40].try_into().map_err(|_| Error::InvalidHeader)?);
+        offsets.push_n(check(v)?, n);
+        return Ok(offsets);
+    }
+    const PIECE: u64 = 1 << 16;
+    // Stored chunks each take bytes of the frame, and runs of specials come
+    // between them: more runs than twice the frame's bytes is a crafted index.
+    let max_runs = (2 * trailer_at).max(1 << 20);
+    let mut d = Decompressor::new(DParams::default());
+    let mut buf = vec![0u8; 8 * PIECE.min(n) as usize];
+    let mut at = 0u64;
+    while at < n {
+        let k = (n - at).min(PIECE);
+        let piece = &mut buf[..8 * k as usize];
+        if d.getitem_bytes(&index, (8 * at) as i64, (8 * k) as i64, piece)? != piece.len() {
+            return Err(Error::InvalidHeader);
+        }
+        for b in piece.chunks_exact(8) {
+            offsets.push(check(i64::from_le_bytes(b.try_into().map_err(|_| Error::InvalidHeader)?))?);
+        }
+        if offsets.runs() as u64 > max_runs {
+            crate::trace!("the offsets index alternates more often than a frame of {trailer_at} bytes can justify");
+            return Err(Error::InvalidHeader);
+        }
+        at += k;
     }
     Ok(offsets)
 }
@@ -1120,8 +1163,8 @@ impl LazySource for Frame {
 }
 
 /// An index whose entries are all equal, as a 40-byte run-length chunk.
-fn run_length_index(offsets: &[i64]) -> Result<Vec<u8>> {
-    let nbytes = i32::try_from(offsets.len() * 8).map_err(|_| Error::TwoGbLimit)?;
+fn run_length_index(value: i64, n: usize) -> Result<Vec<u8>> {
+    let nbytes = n.checked_mul(8).and_then(|b| i32::try_from(b).ok()).ok_or(Error::TwoGbLimit)?;
     let h = Header {
         version: crate::chunk::header::VERSION_FORMAT_STABLE,
         versionlz: 1,
@@ -1135,7 +1178,7 @@ fn run_length_index(offsets: &[i64]) -> Result<Vec<u8>> {
     };
     let mut b = vec![0u8; 40];
     h.write(&mut b);
-    b[32..].copy_from_slice(&offsets.first().copied().unwrap_or(0).to_le_bytes());
+    b[32..].copy_from_slice(&value.to_le_bytes());
     Ok(b)
 }
 

@@ -6,6 +6,7 @@
 mod bytes;
 pub mod header;
 pub mod journal;
+pub mod offsets;
 pub mod live;
 mod msgpack;
 pub mod trailer;

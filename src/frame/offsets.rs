@@ -1,0 +1,233 @@
+//! The offsets index of an open frame, in memory as runs of equal entries.
+//!
+//! A stored chunk has an offset (or chunk id) of its own, but special chunks
+//! repeat the same value: a frame of millions of chunks of zeros has an index
+//! of a few bytes on disk. Held as runs, the index takes memory by what the
+//! frame really holds (its stored chunks and its runs of specials), not by
+//! the chunk count its header states.
+
+/// Runs of equal entries: `(value, end)`, `end` the index after the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Offsets {
+    runs: Vec<(i64, u64)>,
+}
+
+impl Offsets {
+    pub fn new() -> Offsets {
+        Offsets::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.runs.last().map_or(0, |r| r.1 as usize)
+    }
+
+    /// How many runs hold the entries (what the index takes in memory, 16 bytes each).
+    pub fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// The run holding entry `i`.
+    fn run_of(&self, i: usize) -> Option<usize> {
+        if i >= self.len() {
+            return None;
+        }
+        Some(self.runs.partition_point(|r| r.1 <= i as u64))
+    }
+
+    pub fn get(&self, i: usize) -> Option<i64> {
+        self.run_of(i).map(|r| self.runs[r].0)
+    }
+
+    /// Add `n` entries of `value` at the end.
+    pub fn push_n(&mut self, value: i64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let end = self.len() as u64 + n;
+        match self.runs.last_mut() {
+            Some(last) if last.0 == value => last.1 = end,
+            _ => self.runs.push((value, end)),
+        }
+    }
+
+    pub fn push(&mut self, value: i64) {
+        self.push_n(value, 1);
+    }
+
+    /// `n` entries of `value`.
+    pub fn repeat(value: i64, n: usize) -> Offsets {
+        let mut o = Offsets::new();
+        o.push_n(value, n as u64);
+        o
+    }
+
+    /// Every entry, in order.
+    pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        let mut start = 0u64;
+        self.runs.iter().flat_map(move |&(v, end)| {
+            let n = end - start;
+            start = end;
+            std::iter::repeat_n(v, n as usize)
+        })
+    }
+
+    /// The runs: value, first entry, entry after the last.
+    pub fn spans(&self) -> impl Iterator<Item = (i64, usize, usize)> + '_ {
+        let mut start = 0usize;
+        self.runs.iter().map(move |&(v, end)| {
+            let s = start;
+            start = end as usize;
+            (v, s, end as usize)
+        })
+    }
+
+    /// The distinct values in order of their runs (each stored chunk once).
+    pub fn values(&self) -> impl Iterator<Item = i64> + '_ {
+        self.runs.iter().map(|r| r.0)
+    }
+
+    pub fn to_vec(&self) -> Vec<i64> {
+        self.iter().collect()
+    }
+
+    /// Rebuild from entries (merging equal neighbours).
+    pub fn from_entries(entries: impl IntoIterator<Item = i64>) -> Offsets {
+        let mut o = Offsets::new();
+        for v in entries {
+            o.push(v);
+        }
+        o
+    }
+
+    /// Entries `start..` with `f` applied to each run's value.
+    pub fn map_values(&mut self, f: impl Fn(i64) -> i64) {
+        for r in &mut self.runs {
+            r.0 = f(r.0);
+        }
+        self.merge();
+    }
+
+    fn merge(&mut self) {
+        let mut out: Vec<(i64, u64)> = Vec::with_capacity(self.runs.len());
+        for &(v, end) in &self.runs {
+            match out.last_mut() {
+                Some(last) if last.0 == v => last.1 = end,
+                _ => out.push((v, end)),
+            }
+        }
+        self.runs = out;
+    }
+
+    /// Split the runs so that one starts at entry `i` (`i <= len`); returns its run index.
+    fn split_at(&mut self, i: usize) -> usize {
+        let i = i as u64;
+        let r = self.runs.partition_point(|r| r.1 <= i);
+        if r == self.runs.len() {
+            return r;
+        }
+        let start = if r == 0 { 0 } else { self.runs[r - 1].1 };
+        if start == i {
+            return r;
+        }
+        let v = self.runs[r].0;
+        self.runs.insert(r, (v, i));
+        r + 1
+    }
+
+    pub fn set(&mut self, i: usize, value: i64) {
+        if i >= self.len() {
+            return;
+        }
+        let r = self.split_at(i);
+        self.split_at(i + 1);
+        self.runs[r].0 = value;
+        self.merge();
+    }
+
+    pub fn insert(&mut self, i: usize, value: i64) {
+        let i = i.min(self.len());
+        let r = self.split_at(i);
+        for run in &mut self.runs[r..] {
+            run.1 += 1;
+        }
+        self.runs.insert(r, (value, i as u64 + 1));
+        self.merge();
+    }
+
+    pub fn remove(&mut self, i: usize) -> Option<i64> {
+        let r = self.run_of(i)?;
+        let v = self.runs[r].0;
+        for run in &mut self.runs[r..] {
+            run.1 -= 1;
+        }
+        let start = if r == 0 { 0 } else { self.runs[r - 1].1 };
+        if self.runs[r].1 == start {
+            self.runs.remove(r);
+        }
+        self.merge();
+        Some(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn behaves_as_a_vector() {
+        let mut v: Vec<i64> = Vec::new();
+        let mut o = Offsets::new();
+        let mut x = 12345u64;
+        for step in 0..3000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let val = if x % 3 == 0 { (x % 50) as i64 } else { -((x % 3) as i64) - 1 };
+            match (x >> 8) % 5 {
+                0 | 1 => {
+                    let n = 1 + (x >> 20) % 40;
+                    o.push_n(val, n);
+                    v.extend(std::iter::repeat_n(val, n as usize));
+                }
+                2 if !v.is_empty() => {
+                    let i = (x >> 16) as usize % v.len();
+                    assert_eq!(o.remove(i), Some(v.remove(i)));
+                }
+                3 => {
+                    let i = (x >> 16) as usize % (v.len() + 1);
+                    o.insert(i, val);
+                    v.insert(i, val);
+                }
+                _ if !v.is_empty() => {
+                    let i = (x >> 16) as usize % v.len();
+                    o.set(i, val);
+                    v[i] = val;
+                }
+                _ => {}
+            }
+            assert_eq!(o.len(), v.len(), "step {step}");
+            if step % 97 == 0 {
+                assert_eq!(o.to_vec(), v);
+                for (i, &e) in v.iter().enumerate() {
+                    assert_eq!(o.get(i), Some(e));
+                }
+                o.map_values(|a| if a > 10 { a + 5 } else { a });
+                for e in &mut v {
+                    if *e > 10 {
+                        *e += 5;
+                    }
+                }
+                assert_eq!(o.to_vec(), v);
+            }
+        }
+        assert_eq!(o.get(v.len()), None);
+        assert_eq!(Offsets::from_entries(v.iter().copied()), o);
+        let big = Offsets::repeat(-7, 1 << 40);
+        assert_eq!(big.len(), 1 << 40);
+        assert_eq!(big.runs.len(), 1);
+    }
+}
