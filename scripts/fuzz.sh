@@ -6,13 +6,15 @@
 # clang-14 with -fsanitize=fuzzer,address (ASan checks the targets' buffers and every
 # allocation, libFuzzer's -malloc_limit_mb flags allocations beyond 1 GiB).
 #
-#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default 60 s; targets: chunk frame b2nd)
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default 60 s; targets: chunk frame b2nd mutate)
 #   scripts/fuzz.sh --runs N [TARGET...]                  N inputs per target from a fixed seed
 #                                                         (repeatable: what CI runs)
 #
 # Targets (fuzz/targets/fuzz_TARGET.c): chunk (decompress, getitem, queries; 1 and 2
 # threads), frame (super-chunk from a buffer or a file, then every read), b2nd (an array
-# from a frame, slices, whole copies, squeeze; b2nd metalayer decoding). Seeds come from
+# from a frame, slices, whole copies, squeeze; b2nd metalayer decoding), mutate (stateful: a
+# sequence of changes of a frame file, contiguous or sparse, checked against a model after
+# each, with reopens). Seeds come from
 # fuzz/seedgen.c (chunks, frames and arrays of every codec and filter, written at each run)
 # and from tests/data; the corpus grows under build/fuzz/corpus/. Inputs that crashed go
 # to build/fuzz/crashes/TARGET/; once fixed they are kept in fuzz/regressions/TARGET/,
@@ -32,7 +34,7 @@ else
     shift || true
 fi
 targets=("$@")
-(( ${#targets[@]} )) || targets=(chunk frame b2nd)
+(( ${#targets[@]} )) || targets=(chunk frame b2nd mutate)
 CLANG=${CLANG:-clang-14}
 if ! command -v "$CLANG" >/dev/null || ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
     echo "== fuzz: installing clang-14 and libclang-rt-14-dev" >&2
@@ -57,7 +59,11 @@ lib=target/fuzz/x86_64-unknown-linux-gnu/release/libb2nd.a
 cargo build --release --lib >>"$out/build.log" 2>&1 || { tail -20 "$out/build.log" >&2; exit 2; }
 cc -O1 -std=c11 -D_DEFAULT_SOURCE -Iinclude fuzz/seedgen.c target/release/libb2nd.a -lpthread -ldl -lm -o "$out/seedgen" \
     || exit 2
-rm -rf "$out/seeds" && mkdir -p "$out"/seeds/{chunk,frame,b2nd}
+rm -rf "$out/seeds" && mkdir -p "$out"/seeds/{chunk,frame,b2nd,mutate}
+# mutate: a few sequences of changes
+for k in 0 1 2 3; do
+    printf "\\x0$k\\x00\\x01\\x00\\x03\\x01\\x05\\x02\\x04\\x02\\x00\\x07\\x06\\x02\\x08\\x00\\x02\\x09\\x03\\x02\\x05\\x00\\x08\\x01" >"$out/seeds/mutate/seq-$k"
+done
 "$out/seedgen" "$out/seeds" >/dev/null || exit 2
 i=0
 for f in tests/data/frames/*.b2frame tests/data/b2nd/*.b2nd; do
