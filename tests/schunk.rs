@@ -333,3 +333,21 @@ fn new_cparams_apply_to_the_chunks_added_after() {
     assert_eq!(codec_of(1), Codec::Zstd as u8);
     assert_eq!(contents(&sc), vec![data(1, 4000), data(2, 4000)]);
 }
+
+#[test]
+fn a_copy_writes_its_index_once() {
+    // 300,000 chunks of zeros: a few bytes on disk; a copy made chunk by chunk
+    // would rewrite a growing index at each chunk (quadratic: hours).
+    let storage = Storage { contiguous: true, ..Storage::default() };
+    let mut sc = SuperChunk::new(cparams(), DParams::default(), storage).unwrap();
+    sc.fill_special(300_000 * 250, Special::Zero, 1000).unwrap();
+    assert_eq!(sc.nchunks(), 300_000);
+    let copy = sc.copy_to(Storage::default()).unwrap();
+    assert_eq!(copy.nchunks(), 300_000);
+    let frame = sc.copy_to(Storage { contiguous: true, ..Storage::default() }).unwrap().to_cframe().unwrap().into_owned();
+    let back = SuperChunk::from_cframe(frame).unwrap();
+    assert_eq!((back.nchunks(), back.nbytes()), (300_000, 300_000 * 1000));
+    let mut last = vec![1u8; 1000];
+    back.decompress_chunk(299_999, &mut last).unwrap();
+    assert!(last.iter().all(|&b| b == 0));
+}

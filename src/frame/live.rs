@@ -111,6 +111,9 @@ pub struct Frame {
     journal: Option<Box<Journal>>,
     /// The change in progress, when journaled.
     txn: Option<Box<Txn>>,
+    /// Chunks are being added in bulk (a new frame being filled): the index,
+    /// trailer and header are written once, at [`Frame::end_batch`].
+    batch: bool,
 }
 
 /// A journaled change in progress: what undoes it, and the layout before it.
@@ -170,6 +173,7 @@ impl Frame {
             dir,
             journal: None,
             txn: None,
+            batch: false,
             layout: Layout {
                 header_len: 0,
                 frame_len: 0,
@@ -238,7 +242,7 @@ impl Frame {
 
     fn open_bytes(bytes: Bytes, dir: Option<Directory>, exact: bool) -> Result<Opened> {
         let (layout, info) = parse(&bytes, dir.is_some(), exact)?;
-        let frame = Frame { bytes, dir, layout, journal: None, txn: None };
+        let frame = Frame { bytes, dir, layout, journal: None, txn: None, batch: false };
         if exact {
             // An in-memory frame must account for all its bytes (as c-blosc2 checks).
             frame.check_nbytes(&info)?;
@@ -513,6 +517,9 @@ impl Frame {
     /// offsets index and trailer at once, more as the change needs it).
     /// Nested starts only count. A no-op for frames without a journal.
     pub fn begin_change(&mut self) -> Result<()> {
+        if self.batch {
+            return Ok(());
+        }
         if let Some(t) = self.txn.as_mut() {
             t.depth += 1;
             return Ok(());
@@ -687,9 +694,31 @@ impl Frame {
         Ok(())
     }
 
+    /// Start adding chunks in bulk to a frame nobody reads yet (a copy being
+    /// made): each addition only places its chunk; the index, trailer and
+    /// header are written once by [`Frame::end_batch`] (else the index would be
+    /// rewritten at every chunk). Not journaled: the frame is new.
+    pub fn begin_batch(&mut self) {
+        self.batch = true;
+    }
+
+    /// Write the index, trailer and header for what was added since [`Frame::begin_batch`].
+    pub fn end_batch(&mut self, info: &Info) -> Result<()> {
+        self.batch = false;
+        let mut layout = self.layout.clone();
+        layout.run_length = false;
+        self.write_tail(info, &mut layout)?;
+        self.layout = layout;
+        Ok(())
+    }
+
     /// Write `layout` as the new state; on failure put the old one back.
     fn commit(&mut self, info: &Info, old_info: &Info, mut layout: Layout) -> Result<()> {
         layout.run_length = false;
+        if self.batch {
+            self.layout = layout;
+            return Ok(());
+        }
         self.install(info, old_info, layout)
     }
 

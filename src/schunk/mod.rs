@@ -306,6 +306,10 @@ impl SuperChunk {
             new.meta_add(&m.name, &m.content)?;
         }
         new.info.chunksize = self.info.chunksize;
+        // A new frame takes the chunks in bulk: its index is written once.
+        if let Store::Frame(f) = &mut new.store {
+            f.begin_batch();
+        }
         if same || self.info.vl_blocks {
             for i in 0..self.nchunks() {
                 let c = self.chunk(i)?;
@@ -318,6 +322,9 @@ impl SuperChunk {
                 self.decompress_chunk(i, &mut buf)?;
                 new.append_buffer(&buf)?;
             }
+        }
+        if let Store::Frame(f) = &mut new.store {
+            f.end_batch(&new.info)?;
         }
         // vlmetalayers are copied as c-blosc2 copies them: decompressed and
         // compressed again with the default parameters.
