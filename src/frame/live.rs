@@ -114,6 +114,9 @@ pub struct Frame {
     /// Chunks are being added in bulk (a new frame being filled): the index,
     /// trailer and header are written once, at [`Frame::end_batch`].
     batch: bool,
+    /// A failed change could not be undone in place (its journal waits for
+    /// the next open): no more changes through this handle.
+    broken: bool,
 }
 
 /// A journaled change in progress: what undoes it, and the layout before it.
@@ -174,6 +177,7 @@ impl Frame {
             journal: None,
             txn: None,
             batch: false,
+            broken: false,
             layout: Layout {
                 header_len: 0,
                 frame_len: 0,
@@ -242,7 +246,7 @@ impl Frame {
 
     fn open_bytes(bytes: Bytes, dir: Option<Directory>, exact: bool) -> Result<Opened> {
         let (layout, info) = parse(&bytes, dir.is_some(), exact)?;
-        let frame = Frame { bytes, dir, layout, journal: None, txn: None, batch: false };
+        let frame = Frame { bytes, dir, layout, journal: None, txn: None, batch: false, broken: false };
         if exact {
             // An in-memory frame must account for all its bytes (as c-blosc2 checks).
             frame.check_nbytes(&info)?;
@@ -520,6 +524,10 @@ impl Frame {
         if self.batch {
             return Ok(());
         }
+        if self.broken {
+            crate::trace!("a failed change of this frame could not be undone; reopen it to recover");
+            return Err(Error::FileWrite);
+        }
         if let Some(t) = self.txn.as_mut() {
             t.depth += 1;
             return Ok(());
@@ -575,8 +583,10 @@ impl Frame {
             if let Some(j) = self.journal.as_mut() {
                 let _ = j.commit();
             }
+        } else {
+            // the journal stays for the next open, which puts the frame back
+            self.broken = true;
         }
-        // else the journal stays: the next open puts the frame back
         Err(e)
     }
 
@@ -777,6 +787,19 @@ impl Frame {
         }
         // After every chunk was deleted the chunks section keeps its old length
         // (unreferenced bytes), and new chunks go after it, as in c-blosc2.
+        if self.batch && pos == self.nchunks() {
+            // a new frame being filled: no copy of the layout per chunk
+            let entry = if offset_encoded(kind) && info.chunksize != 0 {
+                special_offset(kind)
+            } else {
+                let (off, cb) = self.store(chunk)?;
+                self.layout.cbytes = cb;
+                off
+            };
+            self.layout.offsets.push(entry);
+            self.layout.index_capacity = self.layout.offsets.len();
+            return Ok(());
+        }
         let mut layout = self.layout.clone();
         let entry = if offset_encoded(kind) && info.chunksize != 0 {
             special_offset(kind)

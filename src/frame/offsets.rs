@@ -111,6 +111,18 @@ impl Offsets {
         self.merge();
     }
 
+    /// Merge equal neighbours around run `r` (after a change there).
+    fn merge_near(&mut self, r: usize) {
+        let lo = r.saturating_sub(1);
+        let hi = (r + 2).min(self.runs.len());
+        for k in (lo + 1..hi).rev() {
+            if self.runs[k - 1].0 == self.runs[k].0 {
+                self.runs[k - 1].1 = self.runs[k].1;
+                self.runs.remove(k);
+            }
+        }
+    }
+
     fn merge(&mut self) {
         let mut out: Vec<(i64, u64)> = Vec::with_capacity(self.runs.len());
         for &(v, end) in &self.runs {
@@ -145,17 +157,21 @@ impl Offsets {
         let r = self.split_at(i);
         self.split_at(i + 1);
         self.runs[r].0 = value;
-        self.merge();
+        self.merge_near(r);
     }
 
     pub fn insert(&mut self, i: usize, value: i64) {
         let i = i.min(self.len());
+        if i == self.len() {
+            self.push(value);
+            return;
+        }
         let r = self.split_at(i);
         for run in &mut self.runs[r..] {
             run.1 += 1;
         }
         self.runs.insert(r, (value, i as u64 + 1));
-        self.merge();
+        self.merge_near(r);
     }
 
     pub fn remove(&mut self, i: usize) -> Option<i64> {
@@ -168,7 +184,7 @@ impl Offsets {
         if self.runs[r].1 == start {
             self.runs.remove(r);
         }
-        self.merge();
+        self.merge_near(r);
         Some(v)
     }
 }
