@@ -79,6 +79,10 @@ impl Undo {
         for _ in 0..n {
             let pos = u64_at(at)?;
             let len = u32::from_le_bytes(body.get(at + 8..at + 12)?.try_into().ok()?) as usize;
+            // a region lies inside the old frame (what a change saves is never past it)
+            if pos.checked_add(len as u64)? > old_len {
+                return None;
+            }
             regions.push((pos, body.get(at + 12..at + 12 + len)?.to_vec()));
             at += 12 + len;
         }
@@ -270,9 +274,9 @@ impl Stream for Overlay {
         // the bytes past the current end that the old frame had are in the record
         let mut covered = n;
         for (rpos, bytes) in &self.undo.regions {
-            let r0 = self.base + rpos;
-            let r1 = r0 + bytes.len() as u64;
-            let (lo, hi) = (pos.max(r0), (pos + want as u64).min(r1));
+            let r0 = self.base.saturating_add(*rpos);
+            let r1 = r0.saturating_add(bytes.len() as u64);
+            let (lo, hi) = (pos.max(r0), pos.saturating_add(want as u64).min(r1));
             if lo < hi {
                 let dst = &mut buf[(lo - pos) as usize..(hi - pos) as usize];
                 dst.copy_from_slice(&bytes[(lo - r0) as usize..(hi - r0) as usize]);
@@ -333,6 +337,8 @@ mod tests {
         for cut in [0, 1, 8, 40, b.len() / 2, b.len() - 1] {
             assert_eq!(Undo::decode(&b[..cut]), None, "cut at {cut}");
         }
+        let outside = Undo { identity: (3, 77), old_len: 100, regions: vec![(90, vec![0; 20])] };
+        assert_eq!(Undo::decode(&outside.encode()), None, "a region past the old length");
         let mut flipped = b.clone();
         flipped[50] ^= 1;
         assert_eq!(Undo::decode(&flipped), None);
