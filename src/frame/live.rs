@@ -9,14 +9,14 @@
 
 use super::bytes::{Bytes, Directory};
 use super::journal::{Journal, Undo};
-use super::offsets::Offsets;
+use super::offsets::{decode_index, Offsets};
 use super::header::{FrameHeader, FIXED_LEN};
 use super::trailer::{Trailer, END_LEN, MIN_LEN};
 use super::writer::{header, index_chunk, trailer, Info};
 use super::Metalayer;
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH, VL_BLOCKS};
 use crate::chunk::view::LazySource;
-use crate::chunk::{CParams, DParams, Decompressor, SplitMode};
+use crate::chunk::{CParams, SplitMode};
 use crate::error::{Error, Result};
 use crate::io::{Backend, Mode, Stream};
 use std::borrow::Cow;
@@ -688,7 +688,7 @@ impl Frame {
         } else if layout.run_length {
             run_length_index(layout.offsets.get(0).unwrap_or(0), layout.offsets.len())?
         } else {
-            index_chunk(&layout.offsets.to_vec(), layout.index_capacity)?
+            index_chunk(&layout.offsets, layout.index_capacity)?
         };
         let tail_at = if sparse || info.nbytes == 0 { hl as u64 } else { hl as u64 + layout.cbytes as u64 };
         self.need(tail_at, Some((0, hl as u64)))?;
@@ -1168,37 +1168,7 @@ fn read_offsets(bytes: &Bytes, sparse: bool, h: &FrameHeader, trailer_at: u64) -
         }
         Ok(o)
     };
-    let mut offsets = Offsets::new();
-    let ih = Header::parse(&index)?;
-    if ih.special() == Special::Value && ih.typesize == 8 && index.len() >= 40 {
-        // one value repeated (what fill_special writes)
-        let v = i64::from_le_bytes(index[32..40].try_into().map_err(|_| Error::InvalidHeader)?);
-        offsets.push_n(check(v)?, n);
-        return Ok(offsets);
-    }
-    const PIECE: u64 = 1 << 16;
-    // Stored chunks each take bytes of the frame, and runs of specials come
-    // between them: more runs than twice the frame's bytes is a crafted index.
-    let max_runs = (2 * trailer_at).max(1 << 20);
-    let mut d = Decompressor::new(DParams::default());
-    let mut buf = vec![0u8; 8 * PIECE.min(n) as usize];
-    let mut at = 0u64;
-    while at < n {
-        let k = (n - at).min(PIECE);
-        let piece = &mut buf[..8 * k as usize];
-        if d.getitem_bytes(&index, (8 * at) as i64, (8 * k) as i64, piece)? != piece.len() {
-            return Err(Error::InvalidHeader);
-        }
-        for b in piece.chunks_exact(8) {
-            offsets.push(check(i64::from_le_bytes(b.try_into().map_err(|_| Error::InvalidHeader)?))?);
-        }
-        if offsets.runs() as u64 > max_runs {
-            crate::trace!("the offsets index alternates more often than a frame of {trailer_at} bytes can justify");
-            return Err(Error::InvalidHeader);
-        }
-        at += k;
-    }
-    Ok(offsets)
+    decode_index(&index, n, trailer_at, check)
 }
 
 impl LazySource for Frame {

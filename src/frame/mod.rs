@@ -13,12 +13,12 @@ pub mod trailer;
 pub mod writer;
 
 pub use live::Frame;
+pub use offsets::Offsets;
 pub use header::FrameHeader;
 pub use msgpack::Metalayer;
 pub use trailer::Trailer;
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
-use crate::chunk::{DParams, Decompressor};
 use crate::error::{Error, Result};
 use std::borrow::Cow;
 
@@ -39,7 +39,7 @@ pub struct FrameView<'a> {
     bytes: &'a [u8],
     pub header: FrameHeader,
     pub trailer: Trailer,
-    offsets: Vec<i64>,
+    offsets: Offsets,
 }
 
 impl<'a> FrameView<'a> {
@@ -52,7 +52,7 @@ impl<'a> FrameView<'a> {
         let flen = usize::try_from(header.frame_len).map_err(|_| Error::InvalidHeader)?;
         let bytes = bytes.get(..flen).ok_or(Error::ReadBuffer)?;
         let trailer = Trailer::parse(bytes, header.header_len)?;
-        let mut f = FrameView { bytes, header, trailer, offsets: Vec::new() };
+        let mut f = FrameView { bytes, header, trailer, offsets: Offsets::new() };
         f.offsets = f.read_offsets()?;
         Ok(f)
     }
@@ -73,11 +73,12 @@ impl<'a> FrameView<'a> {
         Ok(n)
     }
 
-    /// Decode the offsets index that sits between the chunks and the trailer.
-    fn read_offsets(&self) -> Result<Vec<i64>> {
+    /// Decode the offsets index that sits between the chunks and the trailer
+    /// (piece by piece into runs: see [`offsets::decode_index`]).
+    fn read_offsets(&self) -> Result<Offsets> {
         let h = &self.header;
         if h.nbytes == 0 {
-            return Ok(Vec::new());
+            return Ok(Offsets::new());
         }
         let start = h.header_len.checked_add(h.cbytes as usize).ok_or(Error::InvalidHeader)?;
         if start > self.trailer.offset {
@@ -89,22 +90,17 @@ impl<'a> FrameView<'a> {
             return Err(Error::InvalidHeader);
         }
         let n = self.nchunks_from_header(index_nbytes as usize)?;
-        if index_nbytes as usize != 8 * n {
-            return Err(Error::InvalidHeader);
-        }
-        let mut raw = vec![0u8; 8 * n];
-        Decompressor::new(DParams::default()).decompress(index, &mut raw)?;
-        let offsets: Vec<i64> =
-            raw.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().unwrap_or([0; 8]))).collect();
         let limit = (h.cbytes as usize).saturating_sub(EXTENDED_HEADER_LENGTH.min(16)) as i64;
-        if offsets.iter().any(|&o| o >= 0 && o > limit) {
-            return Err(Error::InvalidHeader);
-        }
-        Ok(offsets)
+        offsets::decode_index(index, n as u64, self.bytes.len() as u64, |o| {
+            if o >= 0 && o > limit {
+                return Err(Error::InvalidHeader);
+            }
+            Ok(o)
+        })
     }
 
     /// The decoded offsets index (offsets into the chunks section, or special values).
-    pub fn offsets(&self) -> &[i64] {
+    pub fn offsets(&self) -> &Offsets {
         &self.offsets
     }
 
@@ -136,7 +132,7 @@ impl<'a> FrameView<'a> {
 
     /// Chunk `i`, as stored or as a special value.
     pub fn chunk(&self, i: usize) -> Result<ChunkRef<'a>> {
-        let off = *self.offsets.get(i).ok_or(Error::InvalidIndex)?;
+        let off = self.offsets.get(i).ok_or(Error::InvalidIndex)?;
         if off < 0 {
             let kind = match ((off as u64) >> 56) as u8 & 0x7f {
                 1 => Special::Zero,

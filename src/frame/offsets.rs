@@ -6,6 +6,56 @@
 //! frame really holds (its stored chunks and its runs of specials), not by
 //! the chunk count its header states.
 
+use crate::chunk::header::{Header, Special};
+use crate::chunk::{DParams, Decompressor};
+use crate::error::{Error, Result};
+
+/// Decode an offsets index chunk of `n` entries (`index`, as stored) into
+/// runs, piece by piece: the decoded entries never sit in memory whole. An
+/// index that alternates more often than `frame_len` bytes of frame can hold
+/// (stored chunks each take bytes, runs of specials come between them) is a
+/// crafted one and is refused before it takes more memory. `check` vets each
+/// entry.
+pub fn decode_index(index: &[u8], n: u64, frame_len: u64, check: impl Fn(i64) -> Result<i64>) -> Result<Offsets> {
+    let mut offsets = Offsets::new();
+    if n == 0 {
+        return Ok(offsets);
+    }
+    let (nbytes, cbytes, _) = Header::sizes(index)?;
+    if nbytes < 0 || nbytes as u64 != 8 * n || cbytes < 16 || cbytes as usize > index.len() {
+        return Err(Error::InvalidHeader);
+    }
+    let index = &index[..cbytes as usize];
+    let ih = Header::parse(index)?;
+    if ih.special() == Special::Value && ih.typesize == 8 && index.len() >= 40 {
+        // one value repeated (what a frame filled with one special writes)
+        let v = i64::from_le_bytes(index[32..40].try_into().map_err(|_| Error::InvalidHeader)?);
+        offsets.push_n(check(v)?, n);
+        return Ok(offsets);
+    }
+    const PIECE: u64 = 1 << 16;
+    let max_runs = frame_len.saturating_mul(2).max(1 << 20);
+    let mut d = Decompressor::new(DParams::default());
+    let mut buf = vec![0u8; 8 * PIECE.min(n) as usize];
+    let mut at = 0u64;
+    while at < n {
+        let k = (n - at).min(PIECE);
+        let piece = &mut buf[..8 * k as usize];
+        if d.getitem_bytes(index, (8 * at) as i64, (8 * k) as i64, piece)? != piece.len() {
+            return Err(Error::InvalidHeader);
+        }
+        for b in piece.chunks_exact(8) {
+            offsets.push(check(i64::from_le_bytes(b.try_into().map_err(|_| Error::InvalidHeader)?))?);
+        }
+        if offsets.runs() as u64 > max_runs {
+            crate::trace!("the offsets index alternates more often than a frame of {frame_len} bytes can justify");
+            return Err(Error::InvalidHeader);
+        }
+        at += k;
+    }
+    Ok(offsets)
+}
+
 /// Runs of equal entries: `(value, end)`, `end` the index after the run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Offsets {
@@ -192,6 +242,33 @@ impl Offsets {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frame::writer::index_chunk;
+
+    #[test]
+    fn an_index_decodes_into_its_runs() {
+        let mut o = Offsets::new();
+        for i in 0..70_000i64 {
+            o.push(if i % 1000 < 500 { i64::MIN | (1 << 56) } else { i * 100 });
+        }
+        let index = index_chunk(&o, o.len()).unwrap();
+        let back = decode_index(&index, o.len() as u64, 10 << 20, Ok).unwrap();
+        assert_eq!(back, o);
+        // the wrong entry count, or a checker that refuses an entry, fail
+        assert!(decode_index(&index, o.len() as u64 + 1, 10 << 20, Ok).is_err());
+        assert!(decode_index(&index, o.len() as u64, 10 << 20, |v| if v == 6_999_900 { Err(Error::InvalidHeader) } else { Ok(v) }).is_err());
+        assert!(decode_index(&index[..index.len() - 1], o.len() as u64, 10 << 20, Ok).is_err());
+    }
+
+    #[test]
+    fn an_index_alternating_more_than_its_frame_can_hold_is_refused() {
+        // 1.2 M entries alternating between two values: 1.2 M runs, from a
+        // compressed index of a few kB; a frame of 1 kB cannot hold them
+        let o = Offsets::from_entries((0..1_200_000i64).map(|i| i & 1));
+        let index = index_chunk(&o, o.len()).unwrap();
+        assert!(index.len() < 100_000, "{}", index.len());
+        assert!(decode_index(&index, o.len() as u64, 1024, Ok).is_err());
+        assert_eq!(decode_index(&index, o.len() as u64, 1 << 20, Ok).unwrap().runs(), 1_200_000);
+    }
 
     #[test]
     fn behaves_as_a_vector() {

@@ -49,7 +49,7 @@ pub struct FrameParts<'a> {
     /// The chunks section as stored.
     pub chunks: &'a [u8],
     /// One entry per chunk: offset in the chunks section, or a special value.
-    pub offsets: &'a [i64],
+    pub offsets: &'a super::Offsets,
     /// The offsets capacity the index is compressed for (the number of chunks,
     /// or the number before a delete: c-blosc2 keeps the old buffer size there).
     pub index_capacity: usize,
@@ -134,7 +134,7 @@ pub fn header(p: &Info, cbytes: i64, sparse: bool) -> Result<Vec<u8>> {
 }
 
 /// The offsets index, compressed as c-blosc2 does it.
-pub fn index_chunk(offsets: &[i64], capacity: usize) -> Result<Vec<u8>> {
+pub fn index_chunk(offsets: &super::Offsets, capacity: usize) -> Result<Vec<u8>> {
     let params = CParams {
         compcode: Codec::BloscLz as u8,
         compcode_meta: 0,
@@ -148,7 +148,10 @@ pub fn index_chunk(offsets: &[i64], capacity: usize) -> Result<Vec<u8>> {
         filters_meta: [0; 6],
         owner: 0,
     };
-    let raw: Vec<u8> = offsets.iter().flat_map(|o| o.to_le_bytes()).collect();
+    let mut raw = Vec::with_capacity(8 * offsets.len());
+    for o in offsets.iter() {
+        raw.extend_from_slice(&o.to_le_bytes());
+    }
     let mut out = vec![0u8; 8 * capacity.max(offsets.len()) + 32];
     let n = Compressor::new(params)?.compress(&raw, &mut out)?;
     if n == 0 {
