@@ -3,6 +3,7 @@
 //! plugins). A chunk whose codec or filter is registered is written and read
 //! like any other; one that names an unregistered id is refused.
 
+use crate::chunk::params::SchunkView;
 use crate::chunk::CParams;
 use crate::error::{Error, Result};
 use std::sync::{Arc, RwLock};
@@ -21,6 +22,8 @@ pub struct DecodeInfo<'a> {
     pub owner: usize,
     /// The whole chunk.
     pub chunk: &'a [u8],
+    /// The super-chunk decompressed from, if any.
+    pub schunk: Option<&'a SchunkView>,
 }
 
 /// A codec registered by the user.

@@ -21,7 +21,7 @@ fn compress(p: CParams, src: &[u8]) -> Vec<u8> {
 fn decompress(chunk: &[u8], nthreads: i16) -> Vec<u8> {
     let (nbytes, _, _) = Header::sizes(chunk).unwrap();
     let mut out = vec![0u8; nbytes as usize];
-    let mut d = Decompressor::new(DParams { nthreads, typesize: 8, owner: 0 });
+    let mut d = Decompressor::new(DParams { nthreads, typesize: 8, ..DParams::default() });
     assert_eq!(d.decompress(chunk, &mut out).unwrap(), nbytes as usize);
     out
 }
@@ -93,7 +93,7 @@ fn corrupted_chunks_fail_cleanly_with_two_threads() {
     let mut p = CParams::classic(Codec::Zstd, 5, 1, 4, true);
     p.blocksize = 32 * 1024;
     let chunk = compress(p, &src);
-    let mut d = Decompressor::new(DParams { nthreads: 2, typesize: 4, owner: 0 });
+    let mut d = Decompressor::new(DParams { nthreads: 2, typesize: 4, ..DParams::default() });
     let mut out = vec![0u8; src.len()];
     for pos in [200usize, 5_000, chunk.len() / 2, chunk.len() - 10] {
         let mut bad = chunk.clone();

@@ -82,6 +82,7 @@ fn cparams_of(f: &FrameView) -> CParams {
         filters: h.filters,
         filters_meta: h.filters_meta,
         owner: 0,
+        schunk: None,
     }
 }
 

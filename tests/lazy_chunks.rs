@@ -60,7 +60,7 @@ fn check(p: CParams, src: &[u8]) {
     frame.extend_from_slice(&chunk);
     let frame = Frame { bytes: frame, reads: AtomicUsize::new(0) };
     let lazy = lazy_of(&chunk, pad as i64);
-    let mut d = Decompressor::new(DParams { nthreads: p.nthreads, typesize: 4, owner: 0 });
+    let mut d = Decompressor::new(DParams { nthreads: p.nthreads, typesize: 4, ..DParams::default() });
     let mut out = vec![0u8; src.len()];
     assert_eq!(d.decompress(&lazy, &mut out), Err(Error::InvalidParam));
     assert_eq!(d.decompress_lazy(&lazy, &mut out, Some(&frame)).unwrap_or_else(|e| panic!("{p:?}: {e:?}")), src.len());

@@ -87,7 +87,7 @@ fn crafted_headers_fail_with_the_expected_codes() {
 
 #[test]
 fn random_corruption_never_panics() {
-    let mut d = Decompressor::new(DParams { nthreads: 2, typesize: 4, owner: 0 });
+    let mut d = Decompressor::new(DParams { nthreads: 2, typesize: 4, ..DParams::default() });
     let mut out = vec![0u8; 200_000];
     let mut state = 0x1234_5678u32;
     for chunk in sample_chunks() {

@@ -20,7 +20,7 @@ fn main() {
         p.nthreads = nthreads;
         let mut c = Compressor::new(p).unwrap();
         let mut dst = vec![0u8; n + 64];
-        let mut d = Decompressor::new(DParams { nthreads, typesize: 4, owner: 0 });
+        let mut d = Decompressor::new(DParams { nthreads, typesize: 4, ..DParams::default() });
         let mut back = vec![0u8; n];
         let mut ct = vec![];
         let mut dt = vec![];

@@ -29,7 +29,7 @@ impl Context {
     pub fn new(shape: &[i64], chunkshape: &[i32], blockshape: &[i32], cparams: CParams) -> Context {
         let dtype = format!("|S{}", cparams.typesize);
         let meta = Meta { shape: shape.to_vec(), chunkshape: chunkshape.to_vec(), blockshape: blockshape.to_vec(), dtype, dtype_format: 0 };
-        let dparams = DParams { nthreads: cparams.nthreads, typesize: cparams.typesize, owner: 0 };
+        let dparams = DParams { nthreads: cparams.nthreads, typesize: cparams.typesize, owner: 0, schunk: None };
         Context { meta, cparams, dparams, storage: Storage::default(), metalayers: Vec::new() }
     }
 

@@ -99,6 +99,11 @@ impl Compressor {
         self.workers.set_nthreads(nthreads);
     }
 
+    /// The super-chunk compressed for, as plugins see it (see [`CParams::schunk`]).
+    pub fn set_schunk(&mut self, schunk: Option<super::SchunkView>) {
+        self.params.schunk = schunk;
+    }
+
     /// Run `prefilter` on every block before the filter pipeline.
     pub fn set_prefilter(&mut self, prefilter: Option<Arc<dyn Prefilter>>) {
         self.prefilter = prefilter;

@@ -1,7 +1,7 @@
 //! Decompressing chunks, whole or in part (getitem), on one or more threads.
 
 use super::header::{Special, MAX_FILTERS};
-use super::params::DParams;
+use super::params::{DParams, SchunkView};
 use super::pipeline;
 use super::pool::{Scratch, Workers};
 use super::special;
@@ -52,10 +52,12 @@ struct Decoder<'a> {
     filters: [u8; MAX_FILTERS],
     /// The decompression's owner, for user codecs and filters.
     owner: usize,
+    /// The super-chunk decompressed from, for the plugins that need it.
+    schunk: Option<&'a SchunkView>,
 }
 
 impl<'a> Decoder<'a> {
-    fn new(view: &'a ChunkView<'a>, source: Option<&'a dyn LazySource>, owner: usize) -> Result<Decoder<'a>> {
+    fn new(view: &'a ChunkView<'a>, source: Option<&'a dyn LazySource>, params: &'a DParams) -> Result<Decoder<'a>> {
         let h = &view.header;
         let source = match (view.lazy, source) {
             (Some(_), None) => return Err(Error::InvalidParam),
@@ -85,7 +87,8 @@ impl<'a> Decoder<'a> {
             blocksize: h.blocksize as usize,
             nblocks: h.nblocks(),
             filters,
-            owner,
+            owner: params.owner,
+            schunk: params.schunk.as_ref(),
         })
     }
 
@@ -163,7 +166,7 @@ impl<'a> Decoder<'a> {
                     target.copy_from_slice(stream);
                 } else if format == codecs::FORMAT_UDCODEC {
                     let u = plugins::codec(h.udcompcode).ok_or(Error::CodecSupport)?;
-                    let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data };
+                    let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data, schunk: self.schunk };
                     if u.decode(stream, target, h.compcode_meta, &info)? != neblock {
                         return Err(Error::Data);
                     }
@@ -176,7 +179,7 @@ impl<'a> Decoder<'a> {
             return Ok(());
         }
         let f = self.filters;
-        let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data };
+        let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data, schunk: self.schunk };
         pipeline::backward(&f, &h.filters_meta, self.typesize, h.version, j == 0, reference, out, tmp1, tmp2, Some(&info))
     }
 }
@@ -305,7 +308,7 @@ impl Decompressor {
             special::fill(&view, dst)?;
             return Ok(nbytes);
         }
-        let dec = Decoder::new(&view, source, self.params.owner)?;
+        let dec = Decoder::new(&view, source, &self.params)?;
         if let Some(m) = &maskout {
             if m.len() != dec.nblocks {
                 return Err(Error::Data);
@@ -429,7 +432,7 @@ impl Decompressor {
             dst.copy_from_slice(view.data.get(hl + start..hl + stop).ok_or(Error::ReadBuffer)?);
             return Ok(dst.len());
         }
-        let dec = Decoder::new(&view, source, self.params.owner)?;
+        let dec = Decoder::new(&view, source, &self.params)?;
         let bs = dec.blocksize;
         // Blocks wholly inside the range decode straight into `dst` (in parallel
         // when the context has threads); the partial ones at either end go

@@ -62,6 +62,12 @@ pub mod filter {
     pub const BITSHUFFLE: u8 = 2;
     pub const DELTA: u8 = 3;
     pub const TRUNC_PREC: u8 = 4;
+    // The plugin filters c-blosc2 registers at start (`blosc2/filters-registry.h`).
+    pub const NDCELL: u8 = 32;
+    pub const NDMEAN: u8 = 33;
+    pub const BYTEDELTA_BUGGY: u8 = 34;
+    pub const BYTEDELTA: u8 = 35;
+    pub const INT_TRUNC: u8 = 36;
 }
 
 /// A parsed chunk header.

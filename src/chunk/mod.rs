@@ -17,6 +17,6 @@ pub use compress::Compressor;
 pub use decompress::Decompressor;
 pub use header::{Header, Special};
 pub use hooks::{Postfilter, PostfilterBlock, Prefilter, PrefilterBlock};
-pub use params::{CParams, DParams, SplitMode};
+pub use params::{CParams, DParams, SchunkView, SplitMode};
 pub use pool::{set_executor, Executor};
 pub use view::{LazySource, LazyTrailer};

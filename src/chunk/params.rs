@@ -3,6 +3,19 @@
 
 use super::header::{filter, MAX_FILTERS};
 use crate::codecs::Codec;
+use std::sync::Arc;
+
+/// The super-chunk a chunk is compressed for or decompressed from, as the
+/// plugins that depend on it see it (c-blosc2 hands them `cparams->schunk`):
+/// bytedelta with a meta of 0 takes the super-chunk's typesize, the
+/// n-dimensional filters and codecs take their geometry from its `b2nd`
+/// metalayer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchunkView {
+    pub typesize: i32,
+    /// The content of the super-chunk's `b2nd` metalayer, if it has one.
+    pub b2nd: Option<Arc<[u8]>>,
+}
 
 /// How blocks are split into one stream per byte of the type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +59,8 @@ pub struct CParams {
     /// filters as is: the C API puts its `blosc2_schunk*` here, as c-blosc2
     /// hands `cparams->schunk` to their callbacks. Not part of the format.
     pub owner: usize,
+    /// The super-chunk compressed for, if any (see [`SchunkView`]).
+    pub schunk: Option<SchunkView>,
 }
 
 impl Default for CParams {
@@ -63,6 +78,7 @@ impl Default for CParams {
             filters: [0, 0, 0, 0, 0, filter::SHUFFLE],
             filters_meta: [0; MAX_FILTERS],
             owner: 0,
+            schunk: None,
         }
     }
 }
@@ -105,10 +121,12 @@ pub struct DParams {
     /// Who decompresses (0: nobody in particular), handed to user codecs and
     /// filters (see [`CParams::owner`]).
     pub owner: usize,
+    /// The super-chunk decompressed from, if any (see [`SchunkView`]).
+    pub schunk: Option<SchunkView>,
 }
 
 impl Default for DParams {
     fn default() -> Self {
-        DParams { nthreads: 1, typesize: 8, owner: 0 }
+        DParams { nthreads: 1, typesize: 8, owner: 0, schunk: None }
     }
 }

@@ -3,8 +3,22 @@
 
 use super::header::{filter, MAX_FILTERS};
 use crate::error::{Error, Result};
-use crate::filters::{bitshuffle, delta, shuffle, trunc_prec};
+use super::params::SchunkView;
+use crate::filters::{bitshuffle, bytedelta, delta, int_trunc, shuffle, trunc_prec};
 use crate::plugins::{self, DecodeInfo, EncodeInfo, FIRST_PLUGIN_ID};
+
+/// The streams bytedelta works on: its meta, or the super-chunk's typesize
+/// when the meta is 0 (refused outside a super-chunk, as in c-blosc2).
+fn bytedelta_lanes(meta: u8, schunk: Option<&SchunkView>) -> Result<usize> {
+    match (meta, schunk) {
+        (0, Some(s)) if s.typesize > 0 => Ok(s.typesize as usize),
+        (0, _) => {
+            crate::trace!("bytedelta with a meta of 0 takes the typesize of a super-chunk, and there is none");
+            Err(Error::FilterPipeline)
+        }
+        (m, _) => Ok(usize::from(m)),
+    }
+}
 
 /// Where the current bytes of a block live while the pipeline runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -48,6 +62,15 @@ pub fn forward(
             filter::BITSHUFFLE => bitshuffle::bitshuffle(typesize, input, output),
             filter::DELTA => delta::encode(first_block, reference, typesize, input, output),
             filter::TRUNC_PREC => trunc_prec::encode(meta, typesize, input, output)?,
+            filter::BYTEDELTA | filter::BYTEDELTA_BUGGY => {
+                let lanes = bytedelta_lanes(meta, info.and_then(|i| i.params.schunk.as_ref()))?;
+                if f == filter::BYTEDELTA {
+                    bytedelta::encode(lanes, input, output);
+                } else {
+                    bytedelta::encode_buggy(lanes, input, output);
+                }
+            }
+            filter::INT_TRUNC => int_trunc::encode(meta, typesize, input, output)?,
             id => {
                 let (Some(f), Some(info)) = (plugins::filter(id), info) else { return Err(Error::FilterPipeline) };
                 f.forward(input, output, meta, info)?;
@@ -66,17 +89,24 @@ pub fn forward(
 }
 
 /// The backward steps that move bytes from one buffer to another (all but
-/// delta, which works in place, and trunc_prec, which has nothing to undo).
+/// delta, which works in place, and trunc_prec and int_trunc, which have
+/// nothing to undo).
 pub fn out_of_place_steps(filters: &[u8; MAX_FILTERS]) -> usize {
     filters
         .iter()
-        .filter(|&&f| !matches!(f, filter::NOFILTER | filter::DELTA | filter::TRUNC_PREC))
+        .filter(|&&f| !matches!(f, filter::NOFILTER | filter::DELTA | filter::TRUNC_PREC | filter::INT_TRUNC))
         .count()
+}
+
+/// The plugin filters built in (c-blosc2 registers them at start).
+pub fn is_builtin_plugin(f: u8) -> bool {
+    matches!(f, filter::BYTEDELTA_BUGGY | filter::BYTEDELTA | filter::INT_TRUNC)
 }
 
 /// Whether the pipeline validates (known or registered filters only).
 pub fn check(filters: &[u8; MAX_FILTERS]) -> Result<()> {
-    let known = |f: u8| f <= filter::TRUNC_PREC || (f >= FIRST_PLUGIN_ID && plugins::filter(f).is_some());
+    let known =
+        |f: u8| f <= filter::TRUNC_PREC || is_builtin_plugin(f) || (f >= FIRST_PLUGIN_ID && plugins::filter(f).is_some());
     if filters.iter().all(|&f| known(f)) {
         Ok(())
     } else {
@@ -106,7 +136,7 @@ pub fn backward(
     let mut at = if remaining == 0 { 0 } else { 1 };
     for (&f, &meta) in filters.iter().zip(filters_meta).rev() {
         match f {
-            filter::NOFILTER | filter::TRUNC_PREC => {}
+            filter::NOFILTER | filter::TRUNC_PREC | filter::INT_TRUNC => {}
             filter::DELTA => {
                 let buf: &mut [u8] = match at {
                     0 => dst,
@@ -131,6 +161,14 @@ pub fn backward(
                         shuffle::unshuffle(ts, input, output);
                     }
                     filter::BITSHUFFLE => bitshuffle::bitunshuffle(typesize, input, output, format_version),
+                    filter::BYTEDELTA | filter::BYTEDELTA_BUGGY => {
+                        let lanes = bytedelta_lanes(meta, info.and_then(|i| i.schunk))?;
+                        if f == filter::BYTEDELTA {
+                            bytedelta::decode(lanes, input, output);
+                        } else {
+                            bytedelta::decode_buggy(lanes, input, output);
+                        }
+                    }
                     id => {
                         let (Some(uf), Some(info)) = (plugins::filter(id), info) else {
                             return Err(Error::FilterPipeline);

@@ -80,7 +80,7 @@ pub fn decode_block(view: &ChunkView, block: (usize, usize, usize), out: &mut [u
         codecs::decompress(h.compformat(), stream, dest, dict.as_ref(), codec)?;
     }
     let ts = usize::from(h.typesize);
-    let info = DecodeInfo { typesize: i32::from(h.typesize), owner: 0, chunk: view.data };
+    let info = DecodeInfo { typesize: i32::from(h.typesize), owner: 0, chunk: view.data, schunk: None };
     pipeline::backward(&h.filters, &h.filters_meta, ts, h.version, true, &[], out, tmp1, tmp2, Some(&info))
 }
 

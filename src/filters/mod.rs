@@ -1,7 +1,10 @@
 //! The filter pipeline's filters: shuffle, bitshuffle (scalar, SSE2 and AVX2
-//! with run-time detection), delta, trunc_prec.
+//! with run-time detection), delta, trunc_prec; and the plugin filters
+//! c-blosc2 registers at start: bytedelta, int_trunc.
 
 pub mod bitshuffle;
+pub mod bytedelta;
 pub mod delta;
+pub mod int_trunc;
 pub mod shuffle;
 pub mod trunc_prec;

@@ -154,6 +154,7 @@ fn info_from_header(h: &FrameHeader, vlmetalayers: Vec<Metalayer>) -> Info {
         filters: h.filters,
         filters_meta: h.filters_meta,
         owner: 0,
+        schunk: None,
     };
     Info {
         cparams,

@@ -147,6 +147,7 @@ pub fn index_chunk(offsets: &super::Offsets, capacity: usize) -> Result<Vec<u8>>
         filters: [0, 0, 0, 0, 0, filter::SHUFFLE],
         filters_meta: [0; 6],
         owner: 0,
+        schunk: None,
     };
     let mut raw = Vec::with_capacity(8 * offsets.len());
     for o in offsets.iter() {

@@ -17,7 +17,7 @@ pub use shared::{Reading, SChunk};
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::chunk::view::{ChunkView, LazySource};
-use crate::chunk::{CParams, Compressor, DParams, Decompressor, Postfilter, Prefilter};
+use crate::chunk::{CParams, Compressor, DParams, Decompressor, Postfilter, Prefilter, SchunkView};
 use crate::error::{Error, Result};
 use crate::frame::live::{Frame, Opened};
 pub use crate::frame::live::Pick;
@@ -191,7 +191,7 @@ impl SuperChunk {
     fn from_opened(o: Opened, storage: Storage) -> SuperChunk {
         let mut info = o.info;
         info.cparams.nthreads = 1;
-        let dparams = DParams { nthreads: 1, typesize: info.cparams.typesize, owner: 0 };
+        let dparams = DParams { nthreads: 1, typesize: info.cparams.typesize, owner: 0, schunk: None };
         SuperChunk { info, dparams, store: Store::Frame(o.frame), storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None }
     }
 
@@ -298,7 +298,7 @@ impl SuperChunk {
         // c-blosc2 records the copy's compression threads as given, 0 when not given.
         let tcomp = if given { cp.nthreads } else { 0 };
         cp.owner = 0;
-        let mut dp = dparams.unwrap_or(DParams { nthreads: 1, typesize: cp.typesize, owner: 0 });
+        let mut dp = dparams.unwrap_or(DParams { nthreads: 1, typesize: cp.typesize, owner: 0, schunk: None });
         dp.owner = 0;
         let mut new = SuperChunk::new(cp, dp, storage)?;
         new.info.tcomp = tcomp;
@@ -448,7 +448,27 @@ impl SuperChunk {
             c.set_prefilter(self.prefilter.clone());
             self.comp = Some(c);
         }
+        // the plugins see the super-chunk as it is now (its metalayers may have changed)
+        let current = {
+            let b2nd = self.meta_exists("b2nd").map(|i| &self.info.metalayers[i].content[..]);
+            let typesize = self.info.cparams.typesize;
+            move |v: &Option<SchunkView>| v.as_ref().is_some_and(|v| v.typesize == typesize && v.b2nd.as_deref() == b2nd)
+        };
+        let stale = self.comp.as_ref().is_some_and(|c| !current(&c.params().schunk));
+        if stale {
+            let view = self.plugin_view();
+            if let Some(c) = self.comp.as_mut() {
+                c.set_schunk(Some(view));
+            }
+        }
         self.comp.as_mut().ok_or(Error::Failure)
+    }
+
+    /// What the plugins that depend on the super-chunk see of it (c-blosc2
+    /// hands them the super-chunk): its typesize and its `b2nd` metalayer.
+    pub fn plugin_view(&self) -> SchunkView {
+        let b2nd = self.meta_exists("b2nd").map(|i| Arc::from(&self.info.metalayers[i].content[..]));
+        SchunkView { typesize: self.info.cparams.typesize, b2nd }
     }
 
     /// Compress the chunks added from now on with `cparams` (the chunks stored
@@ -456,6 +476,7 @@ impl SuperChunk {
     /// The owner handed to user codecs and filters stays.
     pub fn set_cparams(&mut self, mut cparams: CParams) -> Result<()> {
         cparams.owner = self.info.cparams.owner;
+        cparams.schunk = None; // (set by `compressor`, from the super-chunk)
         cparams.nthreads = cparams.nthreads.max(1);
         let mut comp = Compressor::sticky(cparams.clone())?;
         comp.set_prefilter(self.prefilter.clone());

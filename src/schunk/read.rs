@@ -193,6 +193,7 @@ impl SuperChunk {
     pub(super) fn decompressor(&self) -> Decompressor {
         let mut d = self.dparams.clone();
         d.typesize = self.info.cparams.typesize;
+        d.schunk = Some(self.plugin_view());
         let mut d = Decompressor::new(d);
         d.set_postfilter(self.postfilter.clone());
         d

@@ -93,6 +93,15 @@ impl SChunk {
         self.guard_read()
     }
 
+    /// Read access without waiting: `None` while someone changes the super-chunk.
+    pub fn try_read_cached(&self) -> Option<RwLockReadGuard<'_, SuperChunk>> {
+        match self.inner.try_read() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
     /// Exclusive access (the super-chunk's own changes take the frame lock).
     pub fn write(&self) -> RwLockWriteGuard<'_, SuperChunk> {
         self.inner.write().unwrap_or_else(|e| e.into_inner())

@@ -162,10 +162,10 @@ pub(crate) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<usize, Err
         globals().nthreads = n;
     }
     if env("BLOSC_NOLOCK").is_some() {
-        return Decompressor::new(DParams { nthreads, typesize: 8, owner: 0 }).decompress(src, dst);
+        return Decompressor::new(DParams { nthreads, typesize: 8, owner: 0, schunk: None }).decompress(src, dst);
     }
     let mut g = globals();
-    let d = g.dctx.get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8, owner: 0 }));
+    let d = g.dctx.get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8, owner: 0, schunk: None }));
     d.set_nthreads(nthreads);
     d.decompress(src, dst)
 }
@@ -174,7 +174,7 @@ pub(crate) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<usize, Err
 pub(crate) fn with_global_dctx<T>(f: impl FnOnce(&mut Decompressor) -> T) -> T {
     let mut g = globals();
     let nthreads = g.nthreads;
-    let d = g.dctx.get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8, owner: 0 }));
+    let d = g.dctx.get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8, owner: 0, schunk: None }));
     f(d)
 }
 

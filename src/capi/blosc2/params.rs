@@ -23,6 +23,8 @@ pub(crate) fn core_cparams(c: &blosc2_cparams) -> Result<CParams, Error> {
         filters: c.filters,
         filters_meta: c.filters_meta,
         owner: c.schunk as usize,
+        // SAFETY: c-blosc2's contract: `schunk` is NULL or a live super-chunk.
+        schunk: unsafe { super::schunk::plugin_view(c.schunk as *mut blosc2_schunk) },
     })
 }
 

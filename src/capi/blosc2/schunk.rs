@@ -149,6 +149,22 @@ pub(crate) unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a Schun
 
 
 
+/// What a super-chunk shows the plugins that depend on it (NULL: nothing).
+/// Nothing either while the super-chunk is being changed (a plugin called
+/// from that change compresses with the view the change started with).
+///
+/// # Safety
+/// `schunk` is NULL or as for [`handle`].
+pub(crate) unsafe fn plugin_view(schunk: *mut blosc2_schunk) -> Option<crate::chunk::SchunkView> {
+    if schunk.is_null() {
+        return None;
+    }
+    // SAFETY: caller contract.
+    let h = unsafe { handle(schunk) }.ok()?;
+    let view = h.inner.try_read_cached()?.plugin_view();
+    Some(view)
+}
+
 /// Run a change with the write lock held, then refresh the public fields.
 ///
 /// # Safety
@@ -249,7 +265,7 @@ pub(super) unsafe fn adopt_public(schunk: *mut blosc2_schunk, sc: &mut SuperChun
                 }
                 sc.set_postfilter(post.map(|p| p as Arc<dyn crate::chunk::Postfilter>));
                 let owner = sc.dparams().owner;
-                sc.set_dparams(DParams { nthreads: d.nthreads.max(1), typesize: sc.typesize(), owner });
+                sc.set_dparams(DParams { nthreads: d.nthreads.max(1), typesize: sc.typesize(), owner, schunk: None });
             }
             (*h).published_dctx.store(ctx_serial(dctx as usize), Ordering::Relaxed);
         }
@@ -500,7 +516,7 @@ impl CoreStorage {
         let storage = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking };
         let mut cparams = core_cparams(&c_cparams)?;
         cparams.nthreads = c_cparams.nthreads.max(1);
-        let dparams = DParams { nthreads: c_dparams.nthreads.max(1), typesize: cparams.typesize, owner: 0 };
+        let dparams = DParams { nthreads: c_dparams.nthreads.max(1), typesize: cparams.typesize, owner: 0, schunk: None };
         Ok(CoreStorage { storage, cparams, dparams, c_cparams, c_dparams, io })
     }
 }
@@ -677,7 +693,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage:
                 }
                 _ => None,
             };
-            let dparams_given = st.and_then(|s| unsafe { s.dparams.as_ref() }).map(|d| DParams { nthreads: d.nthreads.max(1), typesize: src.typesize(), owner: 0 });
+            let dparams_given = st.and_then(|s| unsafe { s.dparams.as_ref() }).map(|d| DParams { nthreads: d.nthreads.max(1), typesize: src.typesize(), owner: 0, schunk: None });
             let sc = src.copy_with_params(core, given, dparams_given)?;
             let cparams = c_cparams(sc.cparams());
             let dparams = blosc2_dparams { nthreads: sc.dparams().nthreads, typesize: sc.typesize(), ..default_dparams() };
