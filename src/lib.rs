@@ -11,6 +11,7 @@ pub mod error;
 pub mod filters;
 pub mod frame;
 pub mod io;
+pub mod ndmeta;
 pub mod plugins;
 pub mod schunk;
 pub mod trace;

@@ -4,7 +4,7 @@
 use super::header::{filter, MAX_FILTERS};
 use crate::error::{Error, Result};
 use super::params::SchunkView;
-use crate::filters::{bitshuffle, bytedelta, delta, int_trunc, shuffle, trunc_prec};
+use crate::filters::{bitshuffle, bytedelta, delta, int_trunc, ndcell, ndmean, shuffle, trunc_prec};
 use crate::plugins::{self, DecodeInfo, EncodeInfo, FIRST_PLUGIN_ID};
 
 /// The streams bytedelta works on: its meta, or the super-chunk's typesize
@@ -71,6 +71,14 @@ pub fn forward(
                 }
             }
             filter::INT_TRUNC => int_trunc::encode(meta, typesize, input, output)?,
+            filter::NDCELL | filter::NDMEAN => {
+                let b2nd = info.and_then(|i| i.params.schunk.as_ref()).and_then(|s| s.b2nd.as_deref());
+                if f == filter::NDCELL {
+                    ndcell::encode(meta, typesize, b2nd, input, output)?;
+                } else {
+                    ndmean::encode(meta, typesize, b2nd, input, output)?;
+                }
+            }
             id => {
                 let (Some(f), Some(info)) = (plugins::filter(id), info) else { return Err(Error::FilterPipeline) };
                 f.forward(input, output, meta, info)?;
@@ -100,7 +108,7 @@ pub fn out_of_place_steps(filters: &[u8; MAX_FILTERS]) -> usize {
 
 /// The plugin filters built in (c-blosc2 registers them at start).
 pub fn is_builtin_plugin(f: u8) -> bool {
-    matches!(f, filter::BYTEDELTA_BUGGY | filter::BYTEDELTA | filter::INT_TRUNC)
+    matches!(f, filter::NDCELL | filter::NDMEAN | filter::BYTEDELTA_BUGGY | filter::BYTEDELTA | filter::INT_TRUNC)
 }
 
 /// Whether the pipeline validates (known or registered filters only).
@@ -161,6 +169,14 @@ pub fn backward(
                         shuffle::unshuffle(ts, input, output);
                     }
                     filter::BITSHUFFLE => bitshuffle::bitunshuffle(typesize, input, output, format_version),
+                    filter::NDCELL | filter::NDMEAN => {
+                        let b2nd = info.and_then(|i| i.schunk).and_then(|s| s.b2nd.as_deref());
+                        if f == filter::NDCELL {
+                            ndcell::decode(meta, typesize, b2nd, input, output)?;
+                        } else {
+                            ndmean::decode(meta, typesize, b2nd, input, output)?;
+                        }
+                    }
                     filter::BYTEDELTA | filter::BYTEDELTA_BUGGY => {
                         let lanes = bytedelta_lanes(meta, info.and_then(|i| i.schunk))?;
                         if f == filter::BYTEDELTA {

@@ -8,7 +8,9 @@
 
 pub mod blosclz;
 mod lz4;
+pub mod ndlz;
 mod zlib;
+pub mod zfp;
 mod zstd;
 
 use crate::error::{Error, Result};

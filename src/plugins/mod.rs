@@ -2,6 +2,12 @@
 //! and filters, ids 160-255; ids 32-159 are reserved for globally registered
 //! plugins). A chunk whose codec or filter is registered is written and read
 //! like any other; one that names an unregistered id is refused.
+//!
+//! The plugin codecs c-blosc2 registers at start (ndlz, zfp) are built in:
+//! [`codec`] finds them under their ids (see [`builtin`]). The plugin filters
+//! it registers at start are run by the filter pipeline itself.
+
+pub mod builtin;
 
 use crate::chunk::params::SchunkView;
 use crate::chunk::CParams;
@@ -87,9 +93,9 @@ pub fn register_filter(id: u8, filter: Arc<dyn UserFilter>) -> Result<()> {
     register(&FILTERS, id, filter, |f| f.name(), Error::Failure)
 }
 
-/// The codec registered under `id`.
+/// The codec registered under `id` (or built in under it).
 pub fn codec(id: u8) -> Option<Arc<dyn UserCodec>> {
-    lookup(&CODECS, id)
+    builtin::codec(id).or_else(|| lookup(&CODECS, id))
 }
 
 /// The filter registered under `id`.
