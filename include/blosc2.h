@@ -1251,10 +1251,10 @@ BLOSC_EXPORT blosc2_stdio_mmap blosc2_get_blosc2_stdio_mmap_defaults(void);
 /**
  * Register a codec under its `compcode` (160-255). Registering the same
  * name again is accepted; another name on a taken id is an error. A codec
- * registered by name without callbacks names a plugin library to load at run
- * time; this version does not load plugins, so compressing or decompressing
- * with it fails with `BLOSC2_ERROR_CODEC_SUPPORT` (c-blosc2's code when the
- * plugin is not installed).
+ * registered by name without callbacks names a plugin library, loaded at
+ * first use (see `dynload`); when it cannot be found, compressing or
+ * decompressing with it fails with `BLOSC2_ERROR_CODEC_SUPPORT`, as in
+ * c-blosc2.
  *
  * # Safety
  * `codec` must be NULL or point to a valid `blosc2_codec` whose name is a C string.
@@ -1264,9 +1264,9 @@ BLOSC_EXPORT int blosc2_register_codec(struct blosc2_codec *codec);
 /**
  * Register a filter under its `id` (160-255). A filter given both callbacks
  * needs no name, and its `name` is not read (python-blosc2 leaves it unset);
- * one without callbacks names a plugin library to load at run time (its name
- * is required), which this version does not load: chunks using it fail with
- * `BLOSC2_ERROR_FILTER_PIPELINE`.
+ * one without callbacks names a plugin library, loaded at first use (see
+ * `dynload`); when it cannot be found, chunks using it fail with
+ * `BLOSC2_ERROR_FILTER_PIPELINE`, as in c-blosc2.
  *
  * # Safety
  * `filter` must be NULL or point to a valid `blosc2_filter`; its name a C

@@ -85,6 +85,15 @@ pub fn register_codec(id: u8, codec: Arc<dyn UserCodec>) -> Result<()> {
     register(&CODECS, id, codec, |c| c.name(), Error::CodecParam)
 }
 
+/// Register a codec under a global id (32-159): the run-time plugins
+/// c-blosc2 registers at start, by name.
+pub fn register_global_codec(id: u8, codec: Arc<dyn UserCodec>) -> Result<()> {
+    if !(FIRST_PLUGIN_ID..FIRST_USER_ID).contains(&id) {
+        return Err(Error::CodecParam);
+    }
+    register(&CODECS, id, codec, |c| c.name(), Error::CodecParam)
+}
+
 /// Register a filter under `id` (160-255).
 pub fn register_filter(id: u8, filter: Arc<dyn UserFilter>) -> Result<()> {
     if id < FIRST_USER_ID {

@@ -50,7 +50,14 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
             0 => None,
             id => match super::plugins::tuner(id) {
                 Some(t) => Some(t),
-                None => return std::ptr::null_mut(),
+                None => {
+                    if id == crate::capi::registry::tuners::BLOSC_BTUNE {
+                        crate::trace!("the tuner btune ({id}) is a run-time plugin that drives c-blosc2's private context; libb2nd cannot run it yet");
+                    } else {
+                        crate::trace!("tuner {id} is not registered");
+                    }
+                    return std::ptr::null_mut();
+                }
             },
         };
         let ctx = make_cctx(cparams);

@@ -182,6 +182,7 @@ pub(crate) fn with_global_dctx<T>(f: impl FnOnce(&mut Decompressor) -> T) -> T {
 #[no_mangle]
 pub extern "C" fn blosc2_init() {
     guard((), || {
+        super::plugins::register_runtime_plugins();
         let mut g = globals();
         if let Ok(Some(n)) = env_nthreads() {
             g.nthreads = n;

@@ -3,6 +3,7 @@
 
 pub mod chunk;
 pub mod context;
+mod dynload;
 pub mod defaults;
 pub mod global;
 mod hooks;

@@ -6,8 +6,9 @@ use super::types::*;
 use crate::capi::ffi::{c_str, guard_code, reference};
 use crate::error::{Error, Result};
 use crate::plugins::{self, DecodeInfo, EncodeInfo, UserCodec, UserFilter};
+use super::dynload;
 use libc::{c_int, c_void};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 fn len32(n: usize) -> Result<i32> {
     i32::try_from(n).map_err(|_| Error::TwoGbLimit)
@@ -26,16 +27,54 @@ fn c_dparams(typesize: i32) -> blosc2_dparams {
     blosc2_dparams { typesize, ..default_dparams() }
 }
 
-/// The error for a plugin registered by name whose library is not loaded.
-fn unloaded(kind: &str, name: &str, e: Error) -> Error {
-    crate::trace!("the {kind} plugin `{name}` was registered without callbacks and its library (libblosc2_{name}.so) is not loaded");
-    e
+/// The two callbacks of a codec or filter: given at registration, or, for a
+/// plugin registered by name alone, loaded from its library at first use
+/// (see [`dynload`]; a failed load is tried again at the next use, as in
+/// c-blosc2).
+struct Callbacks<A, B> {
+    given: Option<(A, B)>,
+    loaded: OnceLock<(A, B)>,
 }
+
+impl<A: Copy, B: Copy> Callbacks<A, B> {
+    fn new(a: Option<A>, b: Option<B>) -> Self {
+        Callbacks { given: a.zip(b), loaded: OnceLock::new() }
+    }
+
+    /// The callbacks; `load` turns the plugin's two function addresses into them.
+    fn get(&self, kind: &str, name: &str, e: Error, load: impl FnOnce([*mut c_void; 2]) -> (A, B)) -> Result<(A, B)> {
+        if let Some(g) = self.given {
+            return Ok(g);
+        }
+        if let Some(&l) = self.loaded.get() {
+            return Ok(l);
+        }
+        let f = dynload::functions::<2>(name).map_err(|_| {
+            crate::trace!("could not load the {kind} plugin `{name}`");
+            e
+        })?;
+        Ok(*self.loaded.get_or_init(|| load(f)))
+    }
+}
+
+type Encoder = unsafe extern "C" fn(*const u8, i32, *mut u8, i32, u8, *mut blosc2_cparams, *const c_void) -> c_int;
+type Decoder = unsafe extern "C" fn(*const u8, i32, *mut u8, i32, u8, *mut blosc2_dparams, *const c_void) -> c_int;
+type Forward = unsafe extern "C" fn(*const u8, *mut u8, i32, u8, *mut blosc2_cparams, u8) -> c_int;
+type Backward = unsafe extern "C" fn(*const u8, *mut u8, i32, u8, *mut blosc2_dparams, u8) -> c_int;
 
 struct CCodec {
     name: String,
-    encoder: blosc2_codec_encoder_cb,
-    decoder: blosc2_codec_decoder_cb,
+    fns: Callbacks<Encoder, Decoder>,
+}
+
+impl CCodec {
+    fn fns(&self) -> Result<(Encoder, Decoder)> {
+        self.fns.get("codec", &self.name, Error::CodecSupport, |[e, d]| {
+            // SAFETY: the plugin interface: `info` names an encoder and a decoder
+            // with c-blosc2's codec signatures; both addresses are non-NULL.
+            unsafe { (std::mem::transmute::<*mut c_void, Encoder>(e), std::mem::transmute::<*mut c_void, Decoder>(d)) }
+        })
+    }
 }
 
 impl UserCodec for CCodec {
@@ -43,7 +82,7 @@ impl UserCodec for CCodec {
         &self.name
     }
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<usize> {
-        let f = self.encoder.ok_or_else(|| unloaded("codec", &self.name, Error::CodecSupport))?;
+        let f = self.fns()?.0;
         let mut cp = c_cparams(info.params);
         cp.schunk = info.params.owner as *mut c_void;
         // SAFETY: the callback gets live buffers of the stated lengths and a valid cparams.
@@ -53,7 +92,7 @@ impl UserCodec for CCodec {
         checked(rc).map(|n| n.min(dst.len() + 1))
     }
     fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<usize> {
-        let f = self.decoder.ok_or_else(|| unloaded("codec", &self.name, Error::CodecSupport))?;
+        let f = self.fns()?.1;
         let mut dp = c_dparams(info.typesize);
         dp.schunk = info.owner as *mut c_void;
         // SAFETY: as for `encode`.
@@ -67,8 +106,17 @@ impl UserCodec for CCodec {
 struct CFilter {
     id: u8,
     name: String,
-    forward: blosc2_filter_forward_cb,
-    backward: blosc2_filter_backward_cb,
+    fns: Callbacks<Forward, Backward>,
+}
+
+impl CFilter {
+    fn fns(&self) -> Result<(Forward, Backward)> {
+        self.fns.get("filter", &self.name, Error::FilterPipeline, |[f, b]| {
+            // SAFETY: the plugin interface: `info` names a forward and a backward
+            // function with c-blosc2's filter signatures; both non-NULL.
+            unsafe { (std::mem::transmute::<*mut c_void, Forward>(f), std::mem::transmute::<*mut c_void, Backward>(b)) }
+        })
+    }
 }
 
 impl UserFilter for CFilter {
@@ -76,7 +124,7 @@ impl UserFilter for CFilter {
         &self.name
     }
     fn forward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<()> {
-        let f = self.forward.ok_or_else(|| unloaded("filter", &self.name, Error::FilterPipeline))?;
+        let f = self.fns()?.0;
         let mut cp = c_cparams(info.params);
         cp.schunk = info.params.owner as *mut c_void;
         // SAFETY: the callback gets two live buffers of `src.len()` bytes.
@@ -84,7 +132,7 @@ impl UserFilter for CFilter {
         checked(rc).map(|_| ())
     }
     fn backward(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<()> {
-        let f = self.backward.ok_or_else(|| unloaded("filter", &self.name, Error::FilterPipeline))?;
+        let f = self.fns()?.1;
         let mut dp = c_dparams(info.typesize);
         dp.schunk = info.owner as *mut c_void;
         // SAFETY: as for `forward`.
@@ -93,12 +141,27 @@ impl UserFilter for CFilter {
     }
 }
 
+/// Register the codecs c-blosc2 3.3 registers at start as run-time plugins
+/// (by name, loaded at first use): openhtj2k (36), grok (37), openzl (38),
+/// j2k (39), htj2k (40). Called by `blosc2_init`; the first call registers.
+pub(crate) fn register_runtime_plugins() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for (id, name) in [(36u8, "openhtj2k"), (37, "grok"), (38, "openzl"), (39, "j2k"), (40, "htj2k")] {
+            let codec = CCodec { name: name.to_string(), fns: Callbacks::new(None, None) };
+            if plugins::register_global_codec(id, Arc::new(codec)).is_err() {
+                crate::trace!("could not register the run-time codec `{name}`");
+            }
+        }
+    });
+}
+
 /// Register a codec under its `compcode` (160-255). Registering the same
 /// name again is accepted; another name on a taken id is an error. A codec
-/// registered by name without callbacks names a plugin library to load at run
-/// time; this version does not load plugins, so compressing or decompressing
-/// with it fails with `BLOSC2_ERROR_CODEC_SUPPORT` (c-blosc2's code when the
-/// plugin is not installed).
+/// registered by name without callbacks names a plugin library, loaded at
+/// first use (see `dynload`); when it cannot be found, compressing or
+/// decompressing with it fails with `BLOSC2_ERROR_CODEC_SUPPORT`, as in
+/// c-blosc2.
 ///
 /// # Safety
 /// `codec` must be NULL or point to a valid `blosc2_codec` whose name is a C string.
@@ -108,19 +171,16 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         // SAFETY: caller contract.
         let c = unsafe { reference(codec)? };
         let name = unsafe { c_str(c.compname) }.ok_or(Error::InvalidParam)?.to_string();
-        if c.encoder.is_none() || c.decoder.is_none() {
-            crate::trace!("codec {} (`{name}`) registered without callbacks: a run-time plugin, which this version cannot load", c.compcode);
-        }
-        plugins::register_codec(c.compcode, Arc::new(CCodec { name, encoder: c.encoder, decoder: c.decoder }))?;
+        plugins::register_codec(c.compcode, Arc::new(CCodec { name, fns: Callbacks::new(c.encoder, c.decoder) }))?;
         Ok(0)
     })
 }
 
 /// Register a filter under its `id` (160-255). A filter given both callbacks
 /// needs no name, and its `name` is not read (python-blosc2 leaves it unset);
-/// one without callbacks names a plugin library to load at run time (its name
-/// is required), which this version does not load: chunks using it fail with
-/// `BLOSC2_ERROR_FILTER_PIPELINE`.
+/// one without callbacks names a plugin library, loaded at first use (see
+/// `dynload`); when it cannot be found, chunks using it fail with
+/// `BLOSC2_ERROR_FILTER_PIPELINE`, as in c-blosc2.
 ///
 /// # Safety
 /// `filter` must be NULL or point to a valid `blosc2_filter`; its name a C
@@ -134,10 +194,9 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
             String::new()
         } else {
             let name = unsafe { c_str(f.name) }.ok_or(Error::InvalidParam)?.to_string();
-            crate::trace!("filter {} (`{name}`) registered without callbacks: a run-time plugin, which this version cannot load", f.id);
             name
         };
-        let wrapped = CFilter { id: f.id, name, forward: f.forward, backward: f.backward };
+        let wrapped = CFilter { id: f.id, name, fns: Callbacks::new(f.forward, f.backward) };
         plugins::register_filter(f.id, Arc::new(wrapped))?;
         Ok(0)
     })
