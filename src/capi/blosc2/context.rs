@@ -46,19 +46,8 @@ pub(crate) unsafe fn serial(ctx: *const blosc2_context) -> u64 {
 pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
         // A registered tuner (id 0 is the built-in one, whose choices the core makes).
-        let tuner = match cparams.tuner_id {
-            0 => None,
-            id => match super::plugins::tuner(id) {
-                Some(t) => Some(t),
-                None => {
-                    if id == crate::capi::registry::tuners::BLOSC_BTUNE {
-                        crate::trace!("the tuner btune ({id}) is a run-time plugin that drives c-blosc2's private context; libb2nd cannot run it yet");
-                    } else {
-                        crate::trace!("tuner {id} is not registered");
-                    }
-                    return std::ptr::null_mut();
-                }
-            },
+        let Ok(tuner) = registered_tuner(cparams.tuner_id) else {
+            return std::ptr::null_mut();
         };
         let ctx = make_cctx(cparams);
         if let (Some(t), false) = (tuner, ctx.is_null()) {
@@ -73,6 +62,27 @@ pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_con
         }
         ctx
     })
+}
+
+/// The registered tuner `id` names (0: the built-in one, whose choices the
+/// core makes); an error, with a message, when there is none.
+pub(crate) fn registered_tuner(id: c_int) -> Result<Option<blosc2_tuner>, Error> {
+    if id == 0 {
+        return Ok(None);
+    }
+    match super::plugins::tuner(id) {
+        Some(t) => Ok(Some(t)),
+        None if id == crate::capi::registry::tuners::BLOSC_BTUNE => {
+            // (btune 1.2.1 writes into c-blosc2's private context struct, in the
+            // layout of c-blosc2 before 3.3: it does not run on c-blosc2 3.3.5 either)
+            crate::trace!("the tuner btune ({id}) drives c-blosc2's private context and is not supported");
+            Err(Error::Tuner)
+        }
+        None => {
+            crate::trace!("tuner {id} is not registered");
+            Err(Error::Tuner)
+        }
+    }
 }
 
 /// The registered tuner of a compression context, if it has one.

@@ -508,6 +508,7 @@ impl CoreStorage {
         let st = unsafe { storage.as_ref() };
         let c_cparams = st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
         let c_dparams = st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().unwrap_or_else(default_dparams);
+        super::context::registered_tuner(c_cparams.tuner_id)?;
         let io = unsafe { choose(st.map_or(std::ptr::null(), |s| s.io.cast_const()))? };
         let urlpath = match st.map(|s| s.urlpath) {
             Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
