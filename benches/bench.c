@@ -47,8 +47,8 @@ static int load(lib_t *l, const char *path, const char *name) {
 }
 
 #define NBYTES (8 * 1024 * 1024)
-enum { DATA_INTS, DATA_SMOOTH, DATA_REAL };
-static const char *data_names[] = {"ints+noise", "smooth f64", "rainfall f32"};
+enum { DATA_INTS, DATA_SMOOTH, DATA_REAL, DATA_SMOOTH32 };
+static const char *data_names[] = {"ints+noise", "smooth f64", "rainfall f32", "smooth f32"};
 
 static void make_data(int kind, int typesize, uint8_t *buf, const uint8_t *real, size_t real_len) {
   uint32_t s = 42;
@@ -64,10 +64,36 @@ static void make_data(int kind, int typesize, uint8_t *buf, const uint8_t *real,
       double v = sin(x) * cos(x / 7.0) * 100.0 + x;
       memcpy(buf + i * 8, &v, 8);
     }
+  } else if (kind == DATA_SMOOTH32) {
+    for (size_t i = 0; i < NBYTES / 4; i++) {
+      float x = (float)i / 1000.0f;
+      float v = (float)(sin(x) * cos(x / 7.0) * 100.0) + x;
+      memcpy(buf + i * 4, &v, 4);
+    }
   } else {
     for (size_t i = 0; i < NBYTES; i++) buf[i] = real[i % real_len];
   }
 }
+
+/* A filter pipeline: filters and metas as they go in the last slots of the parameters
+   (a meta of -1 stands for the typesize). */
+typedef struct {
+  const char *name;
+  uint8_t filters[BLOSC2_MAX_FILTERS];
+  int metas[BLOSC2_MAX_FILTERS];
+  int lossy;
+} pipeline_t;
+
+static const pipeline_t classic_pipelines[] = {
+    {"none", {0}, {0}, 0},
+    {"shuffle", {0, 0, 0, 0, 0, BLOSC_SHUFFLE}, {0}, 0},
+    {"bitshuffle", {0, 0, 0, 0, 0, BLOSC_BITSHUFFLE}, {0}, 0},
+};
+/* BENCH_PLUGINS=1: the plugin filters (35 bytedelta, 36 int_trunc) */
+static const pipeline_t plugin_pipelines[] = {
+    {"shuffle+bytedelta", {0, 0, 0, 0, BLOSC_SHUFFLE, 35}, {0, 0, 0, 0, 0, -1}, 0},
+    {"int_trunc(-8)+shuffle", {36, 0, 0, 0, 0, BLOSC_SHUFFLE}, {-8, 0, 0, 0, 0, 0}, 1},
+};
 
 int main(int argc, char **argv) {
   if (argc < 3) {
@@ -78,9 +104,14 @@ int main(int argc, char **argv) {
   if (load(&libs[0], argv[1], "libb2nd") || load(&libs[1], argv[2], "c-blosc2")) return 1;
   int reps = argc > 3 ? atoi(argv[3]) : 5;
   /* BENCH_FILTERS=0 benchmarks without filters (default: shuffle and bitshuffle);
-     BENCH_CODEC=name keeps the codecs whose label starts with name. */
-  int fmin_ = BLOSC_SHUFFLE, fmax_ = BLOSC_BITSHUFFLE;
-  if (getenv("BENCH_FILTERS") && strcmp(getenv("BENCH_FILTERS"), "0") == 0) fmin_ = fmax_ = BLOSC_NOFILTER;
+     BENCH_PLUGINS=1 the plugin filters instead (bytedelta, int_trunc; on f32/f64 and
+     integer data, with lz4 and zstd); BENCH_CODEC=name keeps the codecs whose label
+     starts with name. */
+  const pipeline_t *pipes = classic_pipelines + 1;
+  int npipes = 2;
+  int plugins = getenv("BENCH_PLUGINS") && strcmp(getenv("BENCH_PLUGINS"), "1") == 0;
+  if (getenv("BENCH_FILTERS") && strcmp(getenv("BENCH_FILTERS"), "0") == 0) pipes = classic_pipelines, npipes = 1;
+  if (plugins) pipes = plugin_pipelines, npipes = 2;
   uint8_t *real = NULL;
   size_t real_len = 0;
   if (argc > 4) {
@@ -98,20 +129,30 @@ int main(int argc, char **argv) {
   const struct { int codec; int clevel; const char *name; } codecs[] = {
       {BLOSC_BLOSCLZ, 5, "blosclz 5"}, {BLOSC_LZ4, 5, "lz4 5"},   {BLOSC_LZ4HC, 5, "lz4hc 5"},
       {BLOSC_ZLIB, 5, "zlib 5"},       {BLOSC_ZSTD, 1, "zstd 1"}, {BLOSC_ZSTD, 5, "zstd 5"}};
-  const struct { int kind; int typesize; } datas[] = {
+  const struct { int kind; int typesize; } classic_datas[] = {
       {DATA_INTS, 4}, {DATA_INTS, 8}, {DATA_SMOOTH, 8}, {DATA_REAL, 4}};
+  const struct { int kind; int typesize; } plugin_datas[] = {
+      {DATA_SMOOTH32, 4}, {DATA_SMOOTH, 8}, {DATA_REAL, 4}, {DATA_INTS, 4}, {DATA_INTS, 8}};
+  size_t ndatas = plugins ? sizeof(plugin_datas) / sizeof(plugin_datas[0]) : sizeof(classic_datas) / sizeof(classic_datas[0]);
   uint8_t *src = malloc(NBYTES), *dst = malloc(NBYTES + 64), *back = malloc(NBYTES);
   double log_c = 0, log_d = 0, worst_c = 1e9, worst_d = 1e9;
   int ncases = 0;
   printf("| data | typesize | codec | filter | threads | ratio ours | ratio ref | comp MB/s ours | comp MB/s ref | comp ours/ref | decomp MB/s ours | decomp MB/s ref | decomp ours/ref |\n");
   printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (size_t di = 0; di < sizeof(datas) / sizeof(datas[0]); di++) {
-    if (datas[di].kind == DATA_REAL && real_len == 0) continue;
-    make_data(datas[di].kind, datas[di].typesize, src, real, real_len);
+  for (size_t di = 0; di < ndatas; di++) {
+    int kind = plugins ? plugin_datas[di].kind : classic_datas[di].kind;
+    int typesize = plugins ? plugin_datas[di].typesize : classic_datas[di].typesize;
+    if (kind == DATA_REAL && real_len == 0) continue;
+    make_data(kind, typesize, src, real, real_len);
     for (size_t ci = 0; ci < sizeof(codecs) / sizeof(codecs[0]); ci++)
       if (!getenv("BENCH_CODEC") || strstr(codecs[ci].name, getenv("BENCH_CODEC")) == codecs[ci].name)
-      for (int filter = fmin_; filter <= fmax_; filter++)
+      for (int pi = 0; pi < npipes; pi++)
         for (int nthreads = 1; nthreads <= 2; nthreads++) {
+          const pipeline_t *pipe = &pipes[pi];
+          /* plugins: bytedelta on floats, int_trunc on integers; lz4 and zstd */
+          if (plugins && (pipe->lossy != (kind == DATA_INTS) ||
+                          (codecs[ci].codec != BLOSC_LZ4 && codecs[ci].codec != BLOSC_ZSTD)))
+            continue;
           double ct[2][64], dt[2][64];
           int csize[2] = {0, 0};
           for (int r = 0; r < reps && r < 64; r++) {
@@ -121,9 +162,12 @@ int main(int argc, char **argv) {
               blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
               cp.compcode = (uint8_t)codecs[ci].codec;
               cp.clevel = (uint8_t)codecs[ci].clevel;
-              cp.typesize = datas[di].typesize;
+              cp.typesize = typesize;
               cp.nthreads = (int16_t)nthreads;
-              cp.filters[BLOSC2_MAX_FILTERS - 1] = (uint8_t)filter;
+              for (int f = 0; f < BLOSC2_MAX_FILTERS; f++) {
+                cp.filters[f] = pipe->filters[f];
+                cp.filters_meta[f] = (uint8_t)(pipe->metas[f] == -1 ? typesize : pipe->metas[f]);
+              }
               blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
               dp.nthreads = (int16_t)nthreads;
               blosc2_context *cc = l->create_cctx(cp), *dc = l->create_dctx(dp);
@@ -132,8 +176,8 @@ int main(int argc, char **argv) {
               double t1 = now();
               int d = l->decompress_ctx(dc, dst, csize[li], back, NBYTES);
               double t2 = now();
-              if (csize[li] <= 0 || d != NBYTES || memcmp(src, back, NBYTES) != 0) {
-                fprintf(stderr, "%s failed on %s %s\n", l->name, data_names[datas[di].kind], codecs[ci].name);
+              if (csize[li] <= 0 || d != NBYTES || (!pipe->lossy && memcmp(src, back, NBYTES) != 0)) {
+                fprintf(stderr, "%s failed on %s %s\n", l->name, data_names[kind], codecs[ci].name);
                 return 1;
               }
               ct[li][r] = t1 - t0;
@@ -153,8 +197,7 @@ int main(int argc, char **argv) {
           double d0 = NBYTES / median(dt[0], reps) / 1e6, d1 = NBYTES / median(dt[1], reps) / 1e6;
           double crm = median(cr, reps), drm = median(dr, reps);
           printf("| %s | %d | %s | %s | %d | %.2f | %.2f | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f |\n",
-                 data_names[datas[di].kind], datas[di].typesize, codecs[ci].name,
-                 filter == BLOSC_SHUFFLE ? "shuffle" : filter == BLOSC_BITSHUFFLE ? "bitshuffle" : "none", nthreads, (double)NBYTES / csize[0],
+                 data_names[kind], typesize, codecs[ci].name, pipe->name, nthreads, (double)NBYTES / csize[0],
                  (double)NBYTES / csize[1], c0, c1, crm, d0, d1, drm);
           fflush(stdout);
           log_c += log(crm);
