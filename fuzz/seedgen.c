@@ -48,6 +48,23 @@ int main(int argc, char **argv) {
       blosc2_free_ctx(cctx);
     }
   }
+  /* the plugin filters c-blosc2 registers at start: bytedelta (35, and the old 34)
+     after shuffle, int_trunc (36) */
+  const uint8_t plugin_pipes[][4] = {{BLOSC_SHUFFLE, 35, 0, 4}, {BLOSC_SHUFFLE, 34, 0, 4}, {36, BLOSC_SHUFFLE, 0xfb, 0}};
+  for (int k = 0; k < 3; k++) {
+    blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+    cp.compcode = (uint8_t)codecs[k + 1];
+    cp.typesize = 4;
+    cp.blocksize = 512;
+    cp.filters[4] = plugin_pipes[k][0];
+    cp.filters[5] = plugin_pipes[k][1];
+    cp.filters_meta[4] = plugin_pipes[k][2];
+    cp.filters_meta[5] = plugin_pipes[k][3];
+    blosc2_context *cctx = blosc2_create_cctx(cp);
+    int n = blosc2_compress_ctx(cctx, data, sizeof data, chunk, sizeof chunk);
+    if (n > 0) put("chunk", (uint8_t)k, chunk, (size_t)n, 1);
+    blosc2_free_ctx(cctx);
+  }
   blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
   cp.typesize = 4;
   int n = blosc2_chunk_zeros(cp, 2000, chunk, sizeof chunk);
