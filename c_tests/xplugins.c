@@ -261,6 +261,20 @@ static int errors(void) {
   try_filter("int_trunc, 1-byte items drop 7 bits", BLOSC_FILTER_INT_TRUNC, (uint8_t)-7, 1, 40000);
   try_filter("ndcell without a b2nd metalayer", BLOSC_FILTER_NDCELL, 4, 4, 40000);
   try_filter("ndmean without a b2nd metalayer", BLOSC_FILTER_NDMEAN, 4, 4, 40000);
+  /* the plugin codecs' names and ids */
+  printf("compressors: %s\n", blosc2_list_compressors());
+  for (int code = 30; code <= 42; code++) {
+    const char *name = NULL;
+    int rc = blosc2_compcode_to_compname(code, &name);
+    printf("compcode %d: %d %s\n", code, rc, name ? name : "(none)");
+    if (name == NULL) continue;
+    char *lib = NULL, *version = NULL;
+    int info = blosc2_get_complib_info(name, &lib, &version);
+    printf("  compname_to_compcode %d, complib_info %d %s %s\n", blosc2_compname_to_compcode(name), info,
+           lib ? lib : "(none)", version ? version : "(none)");
+    free(lib);
+    free(version);
+  }
   return 0;
 }
 

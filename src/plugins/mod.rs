@@ -107,6 +107,15 @@ pub fn codec(id: u8) -> Option<Arc<dyn UserCodec>> {
     builtin::codec(id).or_else(|| lookup(&CODECS, id))
 }
 
+/// The id of the codec registered (or built in) under `name`.
+pub fn codec_id(name: &str) -> Option<u8> {
+    let builtin = (builtin::NDLZ..=builtin::ZFP_FIXED_RATE).find(|&id| builtin::codec(id).is_some_and(|c| c.name() == name));
+    builtin.or_else(|| {
+        let r = CODECS.read().unwrap_or_else(|e| e.into_inner());
+        r.iter().find(|(_, c)| !name.is_empty() && c.name() == name).map(|(i, _)| *i)
+    })
+}
+
 /// The filter registered under `id`.
 pub fn filter(id: u8) -> Option<Arc<dyn UserFilter>> {
     lookup(&FILTERS, id)

@@ -9,7 +9,7 @@ use crate::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 use crate::codecs::{Codec, Library, ALL};
 use crate::error::Error;
 use libc::{c_char, c_int};
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// What the global API uses when it builds its parameters.
@@ -346,11 +346,34 @@ pub extern "C" fn blosc1_set_splitmode(splitmode: c_int) {
 #[no_mangle]
 pub unsafe extern "C" fn blosc2_compcode_to_compname(compcode: c_int, compname: *mut *const c_char) -> c_int {
     guard(-1, || {
-        let codec = u8::try_from(compcode).ok().and_then(Codec::from_compcode);
+        let code = u8::try_from(compcode).ok();
+        let name = match code.and_then(Codec::from_compcode) {
+            Some(codec) => static_name(codec),
+            // a plugin codec (built in, or registered by the user or at start)
+            None => code.and_then(plugin_name).unwrap_or(std::ptr::null()),
+        };
         // SAFETY: caller contract.
-        unsafe { write_opt(compname, codec.map_or(std::ptr::null(), static_name)) };
-        codec.map_or(-1, |_| compcode)
+        unsafe { write_opt(compname, name) };
+        if name.is_null() { -1 } else { compcode }
     })
+}
+
+/// The name of the plugin codec `id`, as a C string that lives as long as the
+/// process (names are kept once per id and name).
+fn plugin_name(id: u8) -> Option<*const c_char> {
+    static KEPT: Mutex<Vec<(u8, &'static CStr)>> = Mutex::new(Vec::new());
+    let codec = crate::plugins::codec(id)?;
+    let name = codec.name();
+    if name.is_empty() {
+        return None;
+    }
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, c)) = kept.iter().find(|(i, c)| *i == id && c.to_bytes() == name.as_bytes()) {
+        return Some(c.as_ptr());
+    }
+    let c: &'static CStr = Box::leak(CString::new(name).ok()?.into_boxed_c_str());
+    kept.push((id, c));
+    Some(c.as_ptr())
 }
 
 /// The compcode of a codec name, or -1.
@@ -361,7 +384,11 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(compcode: c_int, compname: 
 pub unsafe extern "C" fn blosc2_compname_to_compcode(compname: *const c_char) -> c_int {
     guard(-1, || {
         // SAFETY: caller contract.
-        unsafe { c_str(compname) }.and_then(Codec::from_name).map_or(-1, |c| c_int::from(c.compcode()))
+        let Some(name) = (unsafe { c_str(compname) }) else { return -1 };
+        match Codec::from_name(name) {
+            Some(c) => c_int::from(c.compcode()),
+            None => crate::plugins::codec_id(name).map_or(-1, c_int::from),
+        }
     })
 }
 
@@ -398,7 +425,21 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
 ) -> c_int {
     guard(-1, || {
         // SAFETY: caller contract.
-        let Some(codec) = unsafe { c_str(compname) }.and_then(Codec::from_name) else { return -1 };
+        let Some(name) = (unsafe { c_str(compname) }) else { return -1 };
+        let Some(codec) = Codec::from_name(name) else {
+            // a plugin codec: its own name, version unknown (as c-blosc2 says)
+            let Some(id) = crate::plugins::codec_id(name) else { return -1 };
+            // SAFETY: caller contract, as below.
+            unsafe {
+                if !complib.is_null() {
+                    write_opt(complib, malloc_str(name));
+                }
+                if !version.is_null() {
+                    write_opt(version, malloc_str("unknown"));
+                }
+            }
+            return c_int::from(id);
+        };
         let lib = Library::of(codec);
         // SAFETY: caller contract; strdup'ed strings are the caller's to free
         // (made only for the pointers the caller gave).
