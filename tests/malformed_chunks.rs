@@ -104,3 +104,71 @@ fn random_corruption_never_panics() {
     }
     let _ = Codec::Zstd;
 }
+
+/// Chunks that name the plugin filters and codecs (ids 32-40) in any slot,
+/// with any meta, decoded with and without a super-chunk (and with a `b2nd`
+/// metalayer that may not match): an error or some bytes, never a crash.
+#[test]
+fn crafted_plugin_chunks_never_panic() {
+    use b2nd::chunk::header::filter;
+    use b2nd::chunk::SchunkView;
+    use std::sync::Arc;
+    let src: Vec<u8> = (0u32..20_000).flat_map(|i| ((i as f32) * 0.5).to_le_bytes()).collect();
+    let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+    p.blocksize = 8 * 1024;
+    p.filters[4] = filter::SHUFFLE;
+    p.filters[5] = filter::BYTEDELTA;
+    p.filters_meta[5] = 4;
+    let mut base = vec![0u8; src.len() + 64];
+    let n = Compressor::new(p).unwrap().compress(&src, &mut base).unwrap();
+    base.truncate(n);
+    // a b2nd metalayer of a 2-D array of 100 x 200 floats, chunks 50 x 100, blocks 25 x 40
+    let meta = b2nd::ndmeta::Meta {
+        shape: vec![100, 200],
+        chunkshape: vec![50, 100],
+        blockshape: vec![25, 40],
+        dtype: "<f4".into(),
+        dtype_format: 0,
+    };
+    let views = [
+        None,
+        Some(SchunkView { typesize: 4, b2nd: None }),
+        Some(SchunkView { typesize: 4, b2nd: Some(Arc::from(meta.serialize().unwrap())) }),
+        Some(SchunkView { typesize: 3, b2nd: Some(Arc::from(&b"\x96\x00\x02\x92\xd3"[..])) }),
+    ];
+    let mut out = vec![0u8; src.len()];
+    let mut state = 0x9e37_79b9u32;
+    let mut next = || {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        state >> 8
+    };
+    for view in &views {
+        let mut d = Decompressor::new(DParams { nthreads: 1 + (next() % 2) as i16, schunk: view.clone(), ..DParams::default() });
+        for _ in 0..400 {
+            let mut c = base.clone();
+            match next() % 3 {
+                // a plugin filter in a slot, with some meta
+                0 => {
+                    let slot = 16 + (next() % 6) as usize;
+                    c[slot] = 32 + (next() % 5) as u8;
+                    c[slot + 8] = next() as u8; // its meta (filters_meta follow at 24..)
+                }
+                // a plugin codec: user-defined format, id 32-40, some meta
+                1 => {
+                    c[2] = (c[2] & 0x1f) | (6 << 5);
+                    c[22] = 32 + (next() % 9) as u8;
+                    c[23] = next() as u8;
+                }
+                // both, and a typesize
+                _ => {
+                    c[16 + (next() % 6) as usize] = 32 + (next() % 5) as u8;
+                    c[2] = (c[2] & 0x1f) | (6 << 5);
+                    c[22] = 32 + (next() % 4) as u8;
+                    c[3] = next() as u8;
+                }
+            }
+            let _ = d.decompress(&c, &mut out);
+            let _ = d.getitem(&c, i64::from(next() % 5000), 700, &mut out);
+        }
+    }
+}
