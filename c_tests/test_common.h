@@ -2,6 +2,7 @@
 #ifndef B2ND_TEST_COMMON_H
 #define B2ND_TEST_COMMON_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,30 @@ static inline void fill_data(int kind, int typesize, int32_t nbytes, uint8_t *bu
         buf[i] = (uint8_t)((state >> 20) % 97 == 0);
     }
   }
+}
+
+/* The bytes of the file at `path` (malloc'ed, NULL if it cannot be read) and their number. */
+static inline uint8_t *read_file(const char *path, long *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *buf = malloc((size_t)*len + 1);
+  if (buf && fread(buf, 1, (size_t)*len, f) != (size_t)*len) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  return buf;
+}
+
+/* Write `len` bytes to the file at `path`; 0 on success. */
+static inline int save_file(const char *path, const void *bytes, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  int ok = fwrite(bytes, 1, len, f) == len;
+  return fclose(f) == 0 && ok ? 0 : -1;
 }
 
 #endif

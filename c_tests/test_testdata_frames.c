@@ -9,21 +9,6 @@
 
 static char g_data[1024], g_scratch[1024];
 
-static uint8_t *read_file(const char *path, int64_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  fseek(f, 0, SEEK_END);
-  *len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t *b = malloc((size_t)*len);
-  if (b != NULL && fread(b, 1, (size_t)*len, f) != (size_t)*len) {
-    free(b);
-    b = NULL;
-  }
-  fclose(f);
-  return b;
-}
-
 /* All chunks decompressed one after the other (malloc'd, nbytes long). */
 static uint8_t *decode_all(blosc2_schunk *sc) {
   uint8_t *all = malloc((size_t)sc->nbytes + 1);
@@ -61,7 +46,7 @@ static uint8_t *check_frame(const char *rel, int64_t nchunks, int64_t nbytes, in
   CHECK_EQ(sc->nbytes, nbytes);
   CHECK_EQ(sc->typesize, typesize);
   uint8_t *all = decode_all(sc);
-  int64_t len;
+  long len = 0;
   uint8_t *buf = read_file(path, &len);
   CHECK(buf != NULL);
   for (int copy = 0; copy < 2 && buf != NULL; copy++) {

@@ -108,18 +108,6 @@ static void write_case(const case_t *c, const char *dir) {
   free(dst);
 }
 
-static uint8_t *read_file(const char *path, long *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t *buf = malloc((size_t)*len + 1);
-  if (fread(buf, 1, (size_t)*len, f) != (size_t)*len) { free(buf); buf = NULL; }
-  fclose(f);
-  return buf;
-}
-
 static void check_case(const case_t *c, const char *dir) {
   char name[256], path[1024];
   case_name(c, name, sizeof(name));

@@ -114,18 +114,6 @@ static int for_each_case(case_fn fn, const char *dir) {
   return ncases;
 }
 
-static uint8_t *read_file(const char *path, long *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  *len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t *buf = malloc((size_t)*len + 1);
-  if (fread(buf, 1, (size_t)*len, f) != (size_t)*len) { free(buf); buf = NULL; }
-  fclose(f);
-  return buf;
-}
-
 static void write_case(const case_t *c, const char *dir) {
   uint8_t *src = malloc((size_t)c->nbytes), *dst = malloc((size_t)c->nbytes + BLOSC2_MAX_OVERHEAD);
   case_data(c, src);
@@ -139,12 +127,7 @@ static void write_case(const case_t *c, const char *dir) {
   case_name(c, name, sizeof(name));
   if (csize <= 0) fprintf(stderr, "  case %s: compress gives %d\n", name, csize);
   snprintf(path, sizeof(path), "%s/%s.chunk", dir, name);
-  FILE *f = fopen(path, "wb");
-  CHECK(f != NULL);
-  if (f) {
-    if (csize > 0) fwrite(dst, 1, (size_t)csize, f);
-    fclose(f);
-  }
+  CHECK(save_file(path, dst, csize > 0 ? (size_t)csize : 0) == 0);
   free(src);
   free(dst);
 }

@@ -58,21 +58,10 @@ static int run(const char *dir, int write) {
           blosc2_free_ctx(c);
           CHECK(cs > 0);
           if (cs <= 0) fprintf(stderr, "  %s: compress gives %d\n", path, cs);
-          FILE *f = fopen(path, "wb");
-          if (f && cs > 0) fwrite(buf, 1, (size_t)cs, f);
-          if (f) fclose(f);
+          if (cs > 0) CHECK(save_file(path, buf, (size_t)cs) == 0);
         } else {
-          FILE *f = fopen(path, "rb");
           long len = 0;
-          uint8_t *chunk = NULL;
-          if (f) {
-            fseek(f, 0, SEEK_END);
-            len = ftell(f);
-            fseek(f, 0, SEEK_SET);
-            chunk = malloc((size_t)len + 1);
-            if (fread(chunk, 1, (size_t)len, f) != (size_t)len) len = 0;
-            fclose(f);
-          }
+          uint8_t *chunk = read_file(path, &len);
           CHECK(chunk != NULL && len > 0);
           if (chunk && len > 0) {
             blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
