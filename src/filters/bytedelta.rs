@@ -67,16 +67,20 @@ fn encode_stream(s: &[u8], d: &mut [u8]) {
 fn decode_stream(s: &[u8], d: &mut [u8]) {
     #[cfg(target_arch = "x86_64")]
     {
-        // SSE2 is part of x86_64.
-        // SAFETY: SSE2 is always available on x86_64; the function reads `s`
-        // and writes `d` only within their common length.
-        unsafe { decode_stream_sse2(s, d) }
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            // SAFETY: the CPU has SSSE3; the function reads `s` and writes `d`
+            // only within their common length.
+            unsafe { decode_stream_ssse3(s, d) }
+        } else {
+            // SAFETY: SSE2 is part of x86_64; bounds as above.
+            unsafe { decode_stream_sse2(s, d) }
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     decode_stream_scalar(s, d, 0)
 }
 
-/// The running sum from `prev` on.
+/// The running sum from `prev` on (the oracle of the vector versions).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn decode_stream_scalar(s: &[u8], d: &mut [u8], mut prev: u8) {
     for (o, &v) in d.iter_mut().zip(s) {
@@ -85,9 +89,9 @@ fn decode_stream_scalar(s: &[u8], d: &mut [u8], mut prev: u8) {
     }
 }
 
-/// Prefix sums of 16 bytes at a time (four shifted adds), plus the last sum
-/// of the group before, kept broadcast in a register (the carry never leaves
-/// the vector unit, so groups follow each other at a few cycles each).
+/// Prefix sums of 16 bytes at a time (four shifted adds), plus the running
+/// total of the groups before, kept broadcast in a register (the carry never
+/// leaves the vector unit, and each group adds to it independently).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
 unsafe fn decode_stream_sse2(s: &[u8], d: &mut [u8]) {
@@ -102,12 +106,45 @@ unsafe fn decode_stream_sse2(s: &[u8], d: &mut [u8]) {
         x = _mm_add_epi8(x, _mm_slli_si128(x, 2));
         x = _mm_add_epi8(x, _mm_slli_si128(x, 4));
         x = _mm_add_epi8(x, _mm_slli_si128(x, 8));
-        x = _mm_add_epi8(x, carry);
         // SAFETY: as for the load.
-        unsafe { _mm_storeu_si128(d.as_mut_ptr().add(i) as *mut __m128i, x) };
-        // byte 15 into every byte: pair it up, spread the pair over the high
-        // words, then the high dword over the register
-        carry = _mm_shuffle_epi32(_mm_shufflehi_epi16(_mm_unpackhi_epi8(x, x), 0xff), 0xff);
+        unsafe { _mm_storeu_si128(d.as_mut_ptr().add(i) as *mut __m128i, _mm_add_epi8(x, carry)) };
+        // the group's own total (byte 15) into every byte — pair it up, spread
+        // the pair over the high words, then the high dword over the register —
+        // added to the carry: the chain from group to group is one add
+        let total = _mm_shuffle_epi32(_mm_shufflehi_epi16(_mm_unpackhi_epi8(x, x), 0xff), 0xff);
+        carry = _mm_add_epi8(carry, total);
+        i += 16;
+    }
+    let mut prev = if i > 0 { d[i - 1] } else { 0 };
+    for (o, &v) in d[i..n].iter_mut().zip(&s[i..n]) {
+        prev = prev.wrapping_add(v);
+        *o = prev;
+    }
+}
+
+/// As [`decode_stream_sse2`], with SSSE3's byte shuffle: the prefix sum runs
+/// within each 8-byte half (three shifted adds), then the low half's total is
+/// added to the high half, and the group's total is broadcast, one shuffle
+/// each.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+unsafe fn decode_stream_ssse3(s: &[u8], d: &mut [u8]) {
+    use std::arch::x86_64::*;
+    let n = s.len().min(d.len());
+    let last = _mm_set1_epi8(15);
+    let low_total_to_high = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, 7, 7, 7, 7, 7, 7, 7, 7);
+    let mut carry = _mm_setzero_si128();
+    let mut i = 0;
+    while i + 16 <= n {
+        // SAFETY: i + 16 <= n, the length of both slices at least.
+        let mut x = unsafe { _mm_loadu_si128(s.as_ptr().add(i) as *const __m128i) };
+        x = _mm_add_epi8(x, _mm_slli_epi64(x, 8));
+        x = _mm_add_epi8(x, _mm_slli_epi64(x, 16));
+        x = _mm_add_epi8(x, _mm_slli_epi64(x, 32));
+        x = _mm_add_epi8(x, _mm_shuffle_epi8(x, low_total_to_high));
+        // SAFETY: as for the load.
+        unsafe { _mm_storeu_si128(d.as_mut_ptr().add(i) as *mut __m128i, _mm_add_epi8(x, carry)) };
+        carry = _mm_add_epi8(carry, _mm_shuffle_epi8(x, last));
         i += 16;
     }
     let mut prev = if i > 0 { d[i - 1] } else { 0 };
@@ -158,6 +195,28 @@ mod tests {
                     }
                     assert_eq!(enc, reference_encode(lanes, &src, buggy), "len {len} lanes {lanes} buggy {buggy}");
                     assert_eq!(dec, src, "len {len} lanes {lanes} buggy {buggy}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_decoder_variant_matches_the_scalar_sum() {
+        let s: Vec<u8> = (0..1000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        for n in [0usize, 1, 15, 16, 17, 31, 32, 33, 100, 1000] {
+            let mut want = vec![0u8; n];
+            decode_stream_scalar(&s[..n], &mut want, 0);
+            #[cfg(target_arch = "x86_64")]
+            {
+                let mut got = vec![0u8; n];
+                // SAFETY: SSE2 is part of x86_64.
+                unsafe { decode_stream_sse2(&s[..n], &mut got) };
+                assert_eq!(got, want, "sse2, {n} bytes");
+                if std::arch::is_x86_feature_detected!("ssse3") {
+                    let mut got = vec![0u8; n];
+                    // SAFETY: detected just above.
+                    unsafe { decode_stream_ssse3(&s[..n], &mut got) };
+                    assert_eq!(got, want, "ssse3, {n} bytes");
                 }
             }
         }
