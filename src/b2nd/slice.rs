@@ -12,6 +12,13 @@ fn clip(lo: &[i64], hi: &[i64], start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i
     (lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect(), hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect())
 }
 
+/// A slice read or write reports a chunk that cannot be compressed, decompressed
+/// or stored as a failure (c-blosc2's code for it), with the cause under `BLOSC_TRACE`.
+fn chunk_failure(e: Error) -> Error {
+    crate::trace!("b2nd: a chunk operation failed: {e:?}");
+    Error::Failure
+}
+
 impl Geometry {
     /// Whether a chunk's items, as stored, are in C order over the chunk
     /// shape (no padding, blocks spanning every dimension but the first).
@@ -69,7 +76,7 @@ impl Geometry {
             if rlo == lo && rhi == hi {
                 if let Some(r) = self.whole_chunk_run(&lo, &hi, start, buffer_shape, ts) {
                     // Straight into the caller's buffer.
-                    sc.decompress_chunk(n, buffer.get_mut(r).ok_or(Error::WriteBuffer)?)?;
+                    sc.decompress_chunk(n, buffer.get_mut(r).ok_or(Error::WriteBuffer)?).map_err(chunk_failure)?;
                     return Ok(());
                 }
             }
@@ -78,7 +85,7 @@ impl Geometry {
             if needed * 2 >= self.chunk_items {
                 self.check_chunk(sc, n, ts)?;
                 chunk.resize(self.chunk_bytes(ts)?, 0);
-                sc.decompress_chunk(n, &mut chunk)?;
+                sc.decompress_chunk(n, &mut chunk).map_err(chunk_failure)?;
                 return self.gather(&chunk, &lo, &rlo, &rhi, buffer, start, buffer_shape, ts);
             }
             let first_item = n as i64 * self.chunk_items;
@@ -90,7 +97,7 @@ impl Geometry {
                         blockbuf.resize(block_bytes, 0);
                     }
                     let at = first_item + (blk as i64) * self.block_items;
-                    sc.get_slice(at, at + self.block_items, &mut blockbuf)?;
+                    sc.get_slice(at, at + self.block_items, &mut blockbuf).map_err(chunk_failure)?;
                     current = blk;
                 }
                 let src = blockbuf.get(io..io + len).ok_or(Error::Data)?;
@@ -124,18 +131,18 @@ impl Geometry {
             let whole = rlo == lo && rhi == hi && lo.iter().zip(&hi).zip(&self.extchunkshape).all(|((&l, &h), &e)| h - l == e);
             if let Some(r) = whole.then(|| self.whole_chunk_run(&lo, &hi, start, buffer_shape, ts)).flatten() {
                 // Straight from the caller's buffer.
-                let c = sc.compress(buffer.get(r).ok_or(Error::ReadBuffer)?)?;
-                sc.update_chunk(n, &c)?;
+                let c = sc.compress(buffer.get(r).ok_or(Error::ReadBuffer)?).map_err(chunk_failure)?;
+                sc.update_chunk(n, &c).map_err(chunk_failure)?;
                 continue;
             }
             // Items a chunk leaves undefined (uninitialized chunks, padding) are zeros.
             chunk.fill(0);
             if !whole {
-                sc.decompress_chunk(n, &mut chunk)?;
+                sc.decompress_chunk(n, &mut chunk).map_err(chunk_failure)?;
             }
             self.scatter(&mut chunk, &lo, &rlo, &rhi, buffer, start, buffer_shape, ts)?;
-            let c = sc.compress(&chunk)?;
-            sc.update_chunk(n, &c)?;
+            let c = sc.compress(&chunk).map_err(chunk_failure)?;
+            sc.update_chunk(n, &c).map_err(chunk_failure)?;
         }
         Ok(())
     }

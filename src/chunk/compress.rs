@@ -533,7 +533,7 @@ impl BlockJob<'_> {
                 CodecChoice::Builtin(codec) => codecs::compress(*codec, self.clevel, stream, out, self.dict, state)?,
                 CodecChoice::User(u) => {
                     let info = EncodeInfo { params: self.params, source: self.src };
-                    let c = u.encode(stream, out, self.params.compcode_meta, &info)?;
+                    let c = u.encode(stream, out, self.params.compcode_meta, &info).map_err(plugins::codec_failure)?;
                     if c > maxout {
                         return Err(Error::WriteBuffer);
                     }

@@ -167,7 +167,7 @@ impl<'a> Decoder<'a> {
                 } else if format == codecs::FORMAT_UDCODEC {
                     let u = plugins::codec(h.udcompcode).ok_or(Error::CodecSupport)?;
                     let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data, schunk: self.schunk };
-                    if u.decode(stream, target, h.compcode_meta, &info)? != neblock {
+                    if u.decode(stream, target, h.compcode_meta, &info).map_err(plugins::codec_failure)? != neblock {
                         return Err(Error::Data);
                     }
                 } else {

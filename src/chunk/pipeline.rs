@@ -170,11 +170,13 @@ pub fn backward(
                     }
                     filter::BITSHUFFLE => bitshuffle::bitunshuffle(typesize, input, output, format_version),
                     filter::NDCELL | filter::NDMEAN => {
-                        let b2nd = info.and_then(|i| i.schunk).and_then(|s| s.b2nd.as_deref());
+                        // c-blosc2 takes the item size of the super-chunk here
+                        let schunk = info.and_then(|i| i.schunk);
+                        let (ts, b2nd) = schunk.map_or((0, None), |s| (s.typesize, s.b2nd.as_deref()));
                         if f == filter::NDCELL {
-                            ndcell::decode(meta, typesize, b2nd, input, output)?;
+                            ndcell::decode(meta, ts, b2nd, input, output)?;
                         } else {
-                            ndmean::decode(meta, typesize, b2nd, input, output)?;
+                            ndmean::decode(meta, ts, b2nd, input, output)?;
                         }
                     }
                     filter::BYTEDELTA | filter::BYTEDELTA_BUGGY => {

@@ -4,6 +4,7 @@
 
 pub mod bitshuffle;
 pub mod bytedelta;
+mod cells;
 pub mod delta;
 pub mod int_trunc;
 pub mod ndcell;

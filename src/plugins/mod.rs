@@ -41,6 +41,17 @@ pub trait UserCodec: Send + Sync {
     fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<usize>;
 }
 
+/// What a chunk operation reports when a codec fails: a codec that cannot
+/// be loaded is not supported; any other failure is bad data (c-blosc2's codes).
+pub fn codec_failure(e: Error) -> Error {
+    if e == Error::CodecSupport {
+        e
+    } else {
+        crate::trace!("the codec failed ({e:?})");
+        Error::Data
+    }
+}
+
 /// A filter registered by the user.
 pub trait UserFilter: Send + Sync {
     fn name(&self) -> &str;
