@@ -112,6 +112,7 @@ fn main() {
         }
     }
     zlib_ng_version();
+    zfp(&root);
     // The shared library carries a soname so that programs record libb2nd.so.0.
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libb2nd.so.0");
 }
@@ -127,4 +128,26 @@ fn zlib_ng_version() {
         }
     }
     println!("cargo:rustc-env=B2ND_ZLIBNG_VERSION={version}");
+}
+
+/// Build zfp 1.0.1 (vendor/zfp: the library's C sources, as c-blosc2 3.3.5
+/// builds them) into the crate; `src/codecs/zfp/ffi.rs` declares what is used.
+fn zfp(root: &Path) {
+    let dir = root.join("vendor/zfp");
+    println!("cargo:rerun-if-changed=vendor/zfp");
+    let mut files = vec![dir.join("src/zfp.c"), dir.join("src/bitstream.c")];
+    for dims in 1..=4 {
+        for kind in ["i", "l", "f", "d"] {
+            files.push(dir.join(format!("src/decode{dims}{kind}.c")));
+            files.push(dir.join(format!("src/encode{dims}{kind}.c")));
+        }
+    }
+    cc::Build::new()
+        .files(files)
+        .include(dir.join("include"))
+        .include(dir.join("src"))
+        .std("c99")
+        .opt_level(3)
+        .warnings(false)
+        .compile("b2nd_zfp");
 }

@@ -43,7 +43,10 @@ impl UserCodec for Zfp {
         }
     }
     fn encode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &EncodeInfo) -> Result<usize> {
-        let b2nd = info.params.schunk.as_ref().and_then(|s| s.b2nd.as_deref());
+        // Outside a super-chunk the block is stored as it is (c-blosc2's zfp
+        // gives up without an error there).
+        let Some(schunk) = info.params.schunk.as_ref() else { return Ok(0) };
+        let b2nd = schunk.b2nd.as_deref();
         zfp::encode(self.0, meta, info.params.typesize, b2nd, src, dst)
     }
     fn decode(&self, src: &[u8], dst: &mut [u8], meta: u8, info: &DecodeInfo) -> Result<usize> {
