@@ -89,6 +89,9 @@ impl SuperChunk {
         if cbytes as usize != stored.len() || nbytes < 0 {
             return Err(Error::Data);
         }
+        // The chunk must hold together (a plain copy as long as it says, blocks
+        // with their starts) before its size is allocated.
+        ChunkView::open(stored).map_err(|_| Error::Data)?;
         let mut out = vec![0u8; nbytes as usize];
         let n = Decompressor::new(DParams::default()).decompress(stored, &mut out)?;
         if n != nbytes as usize {
