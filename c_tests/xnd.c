@@ -11,6 +11,9 @@
                         (exact, also for the lossy ndmean and zfp), or the same
                         failure
      compare DIR1 DIR2  count the arrays whose chunks are the same bytes in both
+     checkdir DIR       read the arrays DIR/list.txt names (python-blosc2 wrote them
+                        with c_tests/py/plugins_write.py): the values beside them,
+                        or the same failure
      errors             print the return codes of malformed parameters (the two
                         libraries must print the same lines)
    Running `check` of one library on what `write` of the other made tests both
@@ -255,6 +258,37 @@ static void check_case(const case_t *c, const char *dir) {
   free(got);
 }
 
+/* The arrays another writer listed in DIR/list.txt, each against the values it read back. */
+static int check_dir(const char *dir) {
+  char lpath[1024], name[256];
+  snprintf(lpath, sizeof(lpath), "%s/list.txt", dir);
+  FILE *f = fopen(lpath, "r");
+  CHECK(f != NULL);
+  if (!f) return 0;
+  int n = 0;
+  while (fscanf(f, "%255s", name) == 1) {
+    char path[1024], vpath[1024];
+    snprintf(path, sizeof(path), "%s/%s.b2nd", dir, name);
+    snprintf(vpath, sizeof(vpath), "%s/%s.values", dir, name);
+    long vlen = 0;
+    uint8_t *want = read_file(vpath, &vlen);
+    int64_t got_bytes = 0;
+    int rc = 0;
+    for (int nthreads = 1; nthreads <= 2; nthreads++) {
+      uint8_t *got = read_array(path, &got_bytes, nthreads, &rc);
+      int ok = want ? (got && got_bytes == vlen && memcmp(got, want, (size_t)vlen) == 0) : got == NULL;
+      if (!ok) fprintf(stderr, "%s (%d threads): not the writer's values (%d)\n", name, nthreads, rc);
+      CHECK(ok);
+      free(got);
+    }
+    free(want);
+    n++;
+  }
+  fclose(f);
+  CHECK(n > 0);
+  return n;
+}
+
 static int same = 0, different = 0;
 static const char *other_dir = NULL;
 
@@ -397,11 +431,13 @@ int main(int argc, char **argv) {
     return rc;
   }
   if (argc < 3) {
-    fprintf(stderr, "usage: %s write|check DIR | compare DIR1 DIR2 | errors\n", argv[0]);
+    fprintf(stderr, "usage: %s write|check|checkdir DIR | compare DIR1 DIR2 | errors\n", argv[0]);
     return 2;
   }
   int ncases;
-  if (strcmp(argv[1], "write") == 0) {
+  if (strcmp(argv[1], "checkdir") == 0) {
+    ncases = check_dir(argv[2]);
+  } else if (strcmp(argv[1], "write") == 0) {
     ncases = for_each_case(write_case, argv[2]);
   } else if (strcmp(argv[1], "check") == 0) {
     ncases = for_each_case(check_case, argv[2]);
