@@ -101,20 +101,7 @@ pub(super) fn encode(e: &mut Encoder) -> bool {
                 return;
             }
         }
-        // A literal: record where its cell, triples and pairs are.
-        e.tables.cell[hcell] = (anchor + 1) as u32;
-        if new_triple[0] != 0 {
-            for (h, at) in hash_triple.iter().zip(new_triple) {
-                e.tables.triple[*h] = at;
-            }
-        }
-        if new_pair[0] != 0 {
-            for (h, at) in hash_pair.iter().zip(new_pair) {
-                e.tables.pair[*h] = at;
-            }
-        }
-        e.put(&[0]);
-        e.put(cell);
+        e.literal(cell, hcell, (&hash_triple, &new_triple), (&hash_pair, &new_pair));
     })
 }
 

@@ -146,7 +146,7 @@ fn cell_side(meta: u8) -> Result<usize> {
 
 /// The length of cell `i` along a dimension of `len` bytes.
 fn edge(len: usize, side: usize, i: usize) -> usize {
-    if i + 1 == len.div_ceil(side) && len % side != 0 {
+    if i + 1 == len.div_ceil(side) && !len.is_multiple_of(side) {
         len % side
     } else {
         side
@@ -221,6 +221,25 @@ impl Encoder<'_> {
             }
         }
         true
+    }
+
+    /// A literal cell (token 0 and its bytes), recording where the cell and
+    /// the row groups whose table slots were free start. The slots follow
+    /// c-blosc2: when the first group was recorded, every group's (hash, new
+    /// position) pair is written, a position of 0 clearing the slot of a hash
+    /// left from an earlier cell.
+    fn literal(&mut self, cell: &[u8], hcell: usize, triples: (&[usize], &[u32]), pairs: (&[usize], &[u32])) {
+        let anchor = self.op;
+        self.tables.cell[hcell] = (anchor + 1) as u32;
+        for ((hashes, at), table) in [(triples, &mut self.tables.triple), (pairs, &mut self.tables.pair)] {
+            if at[0] != 0 {
+                for (&h, &a) in hashes.iter().zip(at) {
+                    table[h] = a;
+                }
+            }
+        }
+        self.put(&[0]);
+        self.put(cell);
     }
 
     /// The common start of a whole cell: a run of one byte, or a match of the
