@@ -14,6 +14,10 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 ./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
   tests/data/raw/rainfall-grid-150x150.bin
 echo
+echo "plugin filters (shuffle+bytedelta on float32/float64, int_trunc on integers; LZ4 and Zstd):"
+BENCH_PLUGINS=1 ./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
+  tests/data/raw/rainfall-grid-150x150.bin
+echo
 echo "super-chunks (64 chunks of 1 MiB, LZ4, 1 thread):"
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_schunk.c -ldl -o build/bench_schunk
 mkdir -p build/bench_scratch
