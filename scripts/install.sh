@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Build libb2nd in release mode and lay out an installation under PREFIX:
 #   lib/libb2nd.so.0 (+ libb2nd.so, and libblosc2.so / libblosc2.so.9 for drop-in use),
-#   lib/libb2nd.a (+ libblosc2.a), include/, lib/cmake/{Blosc2,B2nd}/, lib/pkgconfig/.
+#   lib/libb2nd.a (+ libblosc2.a), include/, lib/cmake/{Blosc2,B2nd}/, lib/pkgconfig/,
+#   bin/b2nd (the command-line tool).
 set -euo pipefail
 prefix=${1:?usage: scripts/install.sh PREFIX}
 cd "$(dirname "$0")/.."
-PATH="$(./scripts/setup.sh)/bin:$PATH" cargo build --release --lib  # cmake from the venv builds zlib-ng
-mkdir -p "$prefix/lib/cmake/Blosc2" "$prefix/lib/cmake/B2nd" "$prefix/lib/pkgconfig" "$prefix/include"
+PATH="$(./scripts/setup.sh)/bin:$PATH" cargo build --release --lib --bin b2nd  # cmake from the venv builds zlib-ng
+mkdir -p "$prefix/lib/cmake/Blosc2" "$prefix/lib/cmake/B2nd" "$prefix/lib/pkgconfig" "$prefix/include" "$prefix/bin"
+install -m 755 target/release/b2nd "$prefix/bin/b2nd"
 prefix=$(cd "$prefix" && pwd)
 install -m 755 target/release/libb2nd.so "$prefix/lib/libb2nd.so.0"
 install -m 644 target/release/libb2nd.a "$prefix/lib/libb2nd.a"

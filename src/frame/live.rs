@@ -284,6 +284,11 @@ impl Frame {
 
     // ------------------------------------------------------------------ reading
 
+    /// The frame's header as stored (fixed fields and metalayers).
+    pub fn header(&self) -> Result<FrameHeader> {
+        FrameHeader::parse(&self.bytes.read(0, self.layout.header_len)?, true)
+    }
+
     pub fn nchunks(&self) -> usize {
         self.layout.offsets.len()
     }
