@@ -75,7 +75,7 @@ pub fn encode(meta: u8, _typesize: i32, b2nd: Option<&[u8]>, src: &[u8], dst: &m
         op: 0,
         rows: block[0] as usize,
         cols: block[1] as usize,
-        tables: Box::new(Tables { cell: [0; TABLE], triple: [0; TABLE], pair: [0; TABLE] }),
+        tables: Tables { cell: [0; TABLE], triple: [0; TABLE], pair: [0; TABLE] },
     };
     e.dst[0] = 2;
     e.dst[1..5].copy_from_slice(&block[0].to_le_bytes());
@@ -104,6 +104,9 @@ pub fn decode(meta: u8, _typesize: i32, _b2nd: Option<&[u8]>, src: &[u8], dst: &
     let n = i64::from(rows) * i64::from(cols);
     if (dst.len() as i64) < n {
         crate::trace!("ndlz: a {rows}x{cols} block does not fit in {} bytes", dst.len());
+        return Ok(0);
+    }
+    if n == 0 {
         return Ok(0);
     }
     let (rows, cols) = (rows as usize, cols as usize);
@@ -167,7 +170,8 @@ struct Encoder<'a> {
     op: usize,
     rows: usize,
     cols: usize,
-    tables: Box<Tables>,
+    /// On the stack (48 KiB), as c-blosc2 has them: nothing allocated per block.
+    tables: Tables,
 }
 
 impl Encoder<'_> {
