@@ -289,6 +289,12 @@ impl Frame {
         FrameHeader::parse(&self.bytes.read(0, self.layout.header_len)?, true)
     }
 
+    /// The runs of equal index entries, as `[first, end)` chunk ranges (chunks
+    /// of one run have the same size but perhaps the frame's last one).
+    pub fn runs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.layout.offsets.spans().map(|(_, a, b)| (a, b))
+    }
+
     pub fn nchunks(&self) -> usize {
         self.layout.offsets.len()
     }

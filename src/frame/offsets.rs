@@ -31,7 +31,7 @@ pub fn decode_index(index: &[u8], n: u64, frame_len: u64, check: impl Fn(i64) ->
         // one value repeated (what a frame filled with one special writes)
         let v = i64::from_le_bytes(index[32..40].try_into().map_err(|_| Error::InvalidHeader)?);
         offsets.push_n(check(v)?, n);
-        return Ok(offsets);
+        return named_once(offsets);
     }
     const PIECE: u64 = 1 << 16;
     let max_runs = frame_len.saturating_mul(2).max(1 << 20);
@@ -47,11 +47,33 @@ pub fn decode_index(index: &[u8], n: u64, frame_len: u64, check: impl Fn(i64) ->
         for b in piece.chunks_exact(8) {
             offsets.push(check(i64::from_le_bytes(b.try_into().map_err(|_| Error::InvalidHeader)?))?);
         }
+        // (a stored chunk repeated is refused as soon as a piece shows it)
+        let start = offsets.runs.len().checked_sub(2).map_or(0, |k| offsets.runs[k].1);
+        if let Some(&(v, end)) = offsets.runs.last() {
+            if v >= 0 && end - start > 1 {
+                return named_once(offsets);
+            }
+        }
         if offsets.runs() as u64 > max_runs {
             crate::trace!("the offsets index alternates more often than a frame of {frame_len} bytes can justify");
             return Err(Error::InvalidHeader);
         }
         at += k;
+    }
+    named_once(offsets)
+}
+
+/// A stored chunk is named by one index entry: no writer repeats an offset
+/// (or a chunk file's id), and a crafted index that repeats one a billion
+/// times would make every walk over the chunks (a copy, a slice search) that long.
+fn named_once(offsets: Offsets) -> Result<Offsets> {
+    let mut start = 0u64;
+    for &(v, end) in &offsets.runs {
+        if v >= 0 && end - start > 1 {
+            crate::trace!("the offsets index names the chunk at {v} {} times in a row", end - start);
+            return Err(Error::InvalidHeader);
+        }
+        start = end;
     }
     Ok(offsets)
 }
@@ -268,6 +290,19 @@ mod tests {
         assert!(index.len() < 100_000, "{}", index.len());
         assert!(decode_index(&index, o.len() as u64, 1024, Ok).is_err());
         assert_eq!(decode_index(&index, o.len() as u64, 1 << 20, Ok).unwrap().runs(), 1_200_000);
+    }
+
+    #[test]
+    fn an_index_naming_a_chunk_twice_in_a_row_is_refused() {
+        // specials repeat; a stored chunk named by consecutive entries does not
+        for entries in [vec![0i64, 100, 100, 200], vec![5; 1000]] {
+            let o = Offsets::from_entries(entries);
+            let index = index_chunk(&o, o.len()).unwrap();
+            assert_eq!(decode_index(&index, o.len() as u64, 1 << 20, Ok), Err(Error::InvalidHeader));
+        }
+        let o = Offsets::from_entries([0i64, 100, i64::MIN | (1 << 56), i64::MIN | (1 << 56), 200]);
+        let index = index_chunk(&o, o.len()).unwrap();
+        assert_eq!(decode_index(&index, o.len() as u64, 1 << 20, Ok).unwrap(), o);
     }
 
     #[test]

@@ -236,6 +236,20 @@ impl SuperChunk {
             return Ok(((pos / cs) as usize, pos % cs));
         }
         let mut start = 0i64;
+        if let Store::Frame(f) = &self.store {
+            // A run of equal index entries is one size repeated: skipped at once
+            // (a crafted index can repeat an entry billions of times).
+            for (a, b) in f.runs() {
+                let n = i64::from(self.chunk_nbytes(a)?);
+                let len = (b - a) as i64;
+                if n > 0 && pos - start < n.saturating_mul(len) {
+                    let k = (pos - start) / n;
+                    return Ok((a + k as usize, pos - start - k * n));
+                }
+                start = start.saturating_add(n.saturating_mul(len));
+            }
+            return Ok((self.nchunks(), pos - start));
+        }
         for i in 0..self.nchunks() {
             let n = i64::from(self.chunk_nbytes(i)?);
             if pos < start + n {
