@@ -261,36 +261,26 @@ fn print_array(text: &[String], counts: &[usize], cut: &[bool], width: usize, de
     let inner: usize = counts[1..].iter().product();
     out.push('[');
     if counts.len() == 1 {
+        // each piece after a space, or on a new indented line when it would pass the width
         let mut col = depth + 1;
-        for i in 0..n {
-            let mut piece = format!("{:>width$}", text[base + i]);
-            if i + 1 < n {
-                piece.push(',');
-            }
-            if cut[0] && i == EDGE as usize {
-                let dots = "...,";
-                if col + dots.len() + 1 > LINE {
-                    out.push('\n');
-                    out.push_str(&" ".repeat(depth + 1));
-                    col = depth + 1;
-                } else if i > 0 {
-                    out.push(' ');
-                    col += 1;
-                }
-                out.push_str(dots);
-                col += dots.len();
-            }
-            let sep = usize::from(i > 0);
-            if i > 0 && col + sep + piece.len() > LINE {
+        let mut place = |out: &mut String, piece: &str, first: bool| {
+            if !first && col + 1 + piece.len() > LINE {
                 out.push('\n');
                 out.push_str(&" ".repeat(depth + 1));
                 col = depth + 1;
-            } else if i > 0 {
+            } else if !first {
                 out.push(' ');
                 col += 1;
             }
-            out.push_str(&piece);
+            out.push_str(piece);
             col += piece.len();
+        };
+        for i in 0..n {
+            if cut[0] && i == EDGE as usize {
+                place(out, "...,", false);
+            }
+            let comma = if i + 1 < n { "," } else { "" };
+            place(out, &format!("{:>width$}{comma}", text[base + i]), i == 0);
         }
     } else {
         let blank = "\n".repeat(counts.len() - 1);

@@ -5,6 +5,7 @@
 use crate::json::Json;
 use crate::source::{chunk_info, explain, Source};
 use b2nd::b2nd::Geometry;
+use b2nd::chunk::view::ChunkView;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -77,6 +78,15 @@ pub fn run(src: &Source, as_json: bool, threads: usize) -> Result<i32, String> {
                     if let Some(b) = chunk_bytes {
                         if c.nbytes != b as i64 {
                             report(format!("holds {} bytes, the b2nd chunk shape {b}", c.nbytes), c.location);
+                            continue;
+                        }
+                    }
+                    // the chunk must hold together (a plain copy as long as it says,
+                    // its block starts there) before its size is allocated
+                    match sc.chunk(i).and_then(|raw| ChunkView::open(&raw).map(|_| ())) {
+                        Ok(()) => {}
+                        Err(e) => {
+                            report(format!("is damaged: {}", explain(e)), c.location);
                             continue;
                         }
                     }
