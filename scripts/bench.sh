@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=$(./scripts/setup.sh)
-export PATH="$venv/bin:$PATH"  # cmake, for building zlib-ng
+export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
 cargo build --release --lib >&2
 mkdir -p build

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 scale=${1:-1}
 reps=${2:-3}
 venv=$(./scripts/setup.sh)
-export PATH="$venv/bin:$PATH"  # cmake, for building zlib-ng
+export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 refdir=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
 declare -A lib=([ours]="$PWD/target/release/libb2nd.so" [ref]="$refdir/lib/libblosc2.so")
 cargo build --release --lib >&2

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=$(./scripts/setup.sh)
-export PATH="$venv/bin:$PATH"  # cmake, for building zlib-ng
+export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 ./scripts/install.sh build/install
 "$venv/bin/cmake" -S examples -B build/demo -DCMAKE_PREFIX_PATH="$PWD/build/install" -DCMAKE_BUILD_TYPE=Release >/dev/null
 "$venv/bin/cmake" --build build/demo >/dev/null

@@ -42,7 +42,7 @@ if ! command -v "$CLANG" >/dev/null || ! ls /usr/lib/llvm-14/lib/clang/*/lib/lin
         || { echo "fuzz: clang-14 with libFuzzer is not available; install clang-14 and libclang-rt-14-dev" >&2; exit 2; }
 fi
 venv=$(./scripts/setup.sh)
-export PATH="$venv/bin:$PATH"  # cmake, for building zlib-ng
+export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 out=build/fuzz
 mkdir -p "$out"
 

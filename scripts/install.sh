@@ -6,7 +6,7 @@
 set -euo pipefail
 prefix=${1:?usage: scripts/install.sh PREFIX}
 cd "$(dirname "$0")/.."
-PATH="$(./scripts/setup.sh)/bin:$PATH" cargo build --release --lib --bin b2nd  # cmake from the venv builds zlib-ng
+cargo build --release --lib --bin b2nd
 mkdir -p "$prefix/lib/cmake/Blosc2" "$prefix/lib/cmake/B2nd" "$prefix/lib/pkgconfig" "$prefix/include" "$prefix/bin"
 install -m 755 target/release/b2nd "$prefix/bin/b2nd"
 prefix=$(cd "$prefix" && pwd)

@@ -1,44 +1,85 @@
-//! zlib (deflate with the zlib wrapper) through `libz-sys`, built on zlib-ng as
-//! c-blosc2 is (same library, same output bytes).
+//! zlib (deflate with the zlib wrapper) through zlib-ng 2.3.3, the library
+//! c-blosc2 uses (same output bytes), vendored in `vendor/zlib-ng` and built
+//! by `build.rs` in its native mode (`zng_` names).
 //!
 //! One deflate and one inflate stream per thread are kept and reset between
 //! blocks instead of being set up anew for every block (as `compress2` and
 //! `uncompress` do): the bytes are the same, without the allocation and the
 //! clearing of the state each time.
 
-use libz_sys as z;
 use std::ffi::CStr;
-use std::os::raw::{c_int, c_uint};
+use std::os::raw::{c_char, c_int, c_uint, c_ulong, c_void};
 
-pub fn version() -> String {
-    // zlib-ng in compatibility mode reports zlib's version: give zlib-ng's own, as c-blosc2 does.
-    let ng = env!("B2ND_ZLIBNG_VERSION");
-    if !ng.is_empty() {
-        return ng.to_string();
+/// The parts of `zlib-ng.h` this codec uses.
+mod ffi {
+    use super::*;
+
+    pub const Z_OK: c_int = 0;
+    pub const Z_STREAM_END: c_int = 1;
+    pub const Z_FINISH: c_int = 4;
+
+    pub type AllocFunc = extern "C" fn(*mut c_void, c_uint, c_uint) -> *mut c_void;
+    pub type FreeFunc = extern "C" fn(*mut c_void, *mut c_void);
+
+    /// `zng_stream`.
+    #[repr(C)]
+    pub struct Stream {
+        pub next_in: *const u8,
+        pub avail_in: u32,
+        pub total_in: usize,
+        pub next_out: *mut u8,
+        pub avail_out: u32,
+        pub total_out: usize,
+        pub msg: *const c_char,
+        pub state: *mut c_void,
+        pub zalloc: AllocFunc,
+        pub zfree: FreeFunc,
+        pub opaque: *mut c_void,
+        pub data_type: c_int,
+        pub adler: u32,
+        pub reserved: c_ulong,
     }
-    // SAFETY: zlibVersion returns a static NUL-terminated string.
-    unsafe { CStr::from_ptr(z::zlibVersion()) }.to_string_lossy().into_owned()
+
+    extern "C" {
+        pub fn zlibng_version() -> *const c_char;
+        pub fn zng_deflateInit(strm: *mut Stream, level: i32) -> i32;
+        pub fn zng_deflateReset(strm: *mut Stream) -> i32;
+        pub fn zng_deflate(strm: *mut Stream, flush: i32) -> i32;
+        pub fn zng_deflateEnd(strm: *mut Stream) -> i32;
+        pub fn zng_inflateInit(strm: *mut Stream) -> i32;
+        pub fn zng_inflateReset(strm: *mut Stream) -> i32;
+        pub fn zng_inflate(strm: *mut Stream, flush: i32) -> i32;
+        pub fn zng_inflateEnd(strm: *mut Stream) -> i32;
+    }
 }
 
-extern "C" fn zalloc(_opaque: z::voidpf, items: z::uInt, size: z::uInt) -> z::voidpf {
+use ffi as z;
+
+/// The version of the zlib-ng library linked in (as c-blosc2 reports it).
+pub fn version() -> String {
+    // SAFETY: zlibng_version returns a static NUL-terminated string.
+    unsafe { CStr::from_ptr(z::zlibng_version()) }.to_string_lossy().into_owned()
+}
+
+extern "C" fn zalloc(_opaque: *mut c_void, items: c_uint, size: c_uint) -> *mut c_void {
     // SAFETY: plain allocation, released by `zfree`.
     unsafe { libc::calloc(items as usize, size as usize) }
 }
 
-extern "C" fn zfree(_opaque: z::voidpf, address: z::voidpf) {
+extern "C" fn zfree(_opaque: *mut c_void, address: *mut c_void) {
     // SAFETY: `address` came from `zalloc`.
     unsafe { libc::free(address) }
 }
 
-fn new_stream() -> Box<z::z_stream> {
-    Box::new(z::z_stream {
-        next_in: std::ptr::null_mut(),
+fn new_stream() -> Box<z::Stream> {
+    Box::new(z::Stream {
+        next_in: std::ptr::null(),
         avail_in: 0,
         total_in: 0,
         next_out: std::ptr::null_mut(),
         avail_out: 0,
         total_out: 0,
-        msg: std::ptr::null_mut(),
+        msg: std::ptr::null(),
         state: std::ptr::null_mut(),
         zalloc,
         zfree,
@@ -51,7 +92,7 @@ fn new_stream() -> Box<z::z_stream> {
 
 /// A deflate or inflate stream. Boxed: zlib-ng keeps a pointer back to it.
 struct Stream {
-    strm: Box<z::z_stream>,
+    strm: Box<z::Stream>,
     inflate: bool,
     level: c_int,
 }
@@ -65,9 +106,9 @@ impl Drop for Stream {
         // SAFETY: the stream was initialized and is ended once.
         unsafe {
             if self.inflate {
-                z::inflateEnd(&mut *self.strm);
+                z::zng_inflateEnd(&mut *self.strm);
             } else {
-                z::deflateEnd(&mut *self.strm);
+                z::zng_deflateEnd(&mut *self.strm);
             }
         }
     }
@@ -80,17 +121,15 @@ pub struct State {
     inflate: Option<Stream>,
 }
 
-const STREAM_SIZE: c_int = std::mem::size_of::<z::z_stream>() as c_int;
-
 impl State {
-    fn deflater(&mut self, level: c_int) -> Option<&mut z::z_stream> {
+    fn deflater(&mut self, level: c_int) -> Option<&mut z::Stream> {
         if self.deflate.as_ref().is_some_and(|s| s.level != level) {
             self.deflate = None;
         }
         if self.deflate.is_none() {
             let mut strm = new_stream();
-            // SAFETY: a fresh stream with allocators; version and size of this library.
-            let rc = unsafe { z::deflateInit_(&mut *strm, level, z::zlibVersion(), STREAM_SIZE) };
+            // SAFETY: a fresh stream with its allocators.
+            let rc = unsafe { z::zng_deflateInit(&mut *strm, level) };
             if rc != z::Z_OK {
                 return None;
             }
@@ -99,11 +138,11 @@ impl State {
         self.deflate.as_mut().map(|s| &mut *s.strm)
     }
 
-    fn inflater(&mut self) -> Option<&mut z::z_stream> {
+    fn inflater(&mut self) -> Option<&mut z::Stream> {
         if self.inflate.is_none() {
             let mut strm = new_stream();
-            // SAFETY: a fresh stream with allocators; version and size of this library.
-            let rc = unsafe { z::inflateInit_(&mut *strm, z::zlibVersion(), STREAM_SIZE) };
+            // SAFETY: a fresh stream with its allocators.
+            let rc = unsafe { z::zng_inflateInit(&mut *strm) };
             if rc != z::Z_OK {
                 return None;
             }
@@ -119,16 +158,16 @@ impl State {
         // SAFETY: the stream is initialized; the buffers are live for the call and
         // zlib reads at most `avail_in` and writes at most `avail_out` bytes.
         unsafe {
-            if z::deflateReset(strm) != z::Z_OK {
+            if z::zng_deflateReset(strm) != z::Z_OK {
                 return 0;
             }
-            strm.next_in = src.as_ptr().cast_mut();
+            strm.next_in = src.as_ptr();
             strm.avail_in = sl;
             strm.next_out = dst.as_mut_ptr();
             strm.avail_out = dl;
-            let rc = z::deflate(strm, z::Z_FINISH);
-            let n = strm.total_out as usize;
-            strm.next_in = std::ptr::null_mut();
+            let rc = z::zng_deflate(strm, z::Z_FINISH);
+            let n = strm.total_out;
+            strm.next_in = std::ptr::null();
             strm.next_out = std::ptr::null_mut();
             if rc == z::Z_STREAM_END {
                 n
@@ -146,16 +185,16 @@ impl State {
         let strm = self.inflater()?;
         // SAFETY: as in `compress`.
         unsafe {
-            if z::inflateReset(strm) != z::Z_OK {
+            if z::zng_inflateReset(strm) != z::Z_OK {
                 return None;
             }
-            strm.next_in = src.as_ptr().cast_mut();
+            strm.next_in = src.as_ptr();
             strm.avail_in = sl;
             strm.next_out = dst.as_mut_ptr();
             strm.avail_out = dl;
-            let rc = z::inflate(strm, z::Z_FINISH);
-            let n = strm.total_out as usize;
-            strm.next_in = std::ptr::null_mut();
+            let rc = z::zng_inflate(strm, z::Z_FINISH);
+            let n = strm.total_out;
+            strm.next_in = std::ptr::null();
             strm.next_out = std::ptr::null_mut();
             (rc == z::Z_STREAM_END).then_some(n)
         }
