@@ -6,6 +6,9 @@
 
    usage: bench OURS.so REF.so [REPS] [DATAFILE] */
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,7 +49,9 @@ static int load(lib_t *l, const char *path, const char *name) {
   return 0;
 }
 
-#define NBYTES (8 * 1024 * 1024)
+#define NBYTES (4 * 1024 * 1024)
+/* Calls timed together in one measurement (a 4 MiB chunk takes a few ms). */
+#define INNER 3
 enum { DATA_INTS, DATA_SMOOTH, DATA_REAL, DATA_SMOOTH32 };
 static const char *data_names[] = {"ints+noise", "smooth f64", "rainfall f32", "smooth f32"};
 
@@ -136,7 +141,16 @@ int main(int argc, char **argv) {
   size_t ndatas = plugins ? sizeof(plugin_datas) / sizeof(plugin_datas[0]) : sizeof(classic_datas) / sizeof(classic_datas[0]);
   uint8_t *src = malloc(NBYTES), *dst = malloc(NBYTES + 64), *back = malloc(NBYTES);
   double log_c = 0, log_d = 0, worst_c = 1e9, worst_d = 1e9;
-  int ncases = 0;
+  int ncases = 0, nscaled = 0;
+  double one[2][2] = {{1, 1}, {1, 1}}, log_s[4] = {0, 0, 0, 0};
+  /* BENCH_LOAD=N: N processes spinning on the CPU during the run (a loaded machine). */
+  int nload = getenv("BENCH_LOAD") ? atoi(getenv("BENCH_LOAD")) : 0;
+  pid_t loaders[16];
+  for (int i = 0; i < nload && i < 16; i++)
+    if ((loaders[i] = fork()) == 0)
+      for (volatile unsigned long x = 0;; x++) {
+      }
+  if (nload) printf("(with %d competing busy process%s)\n\n", nload, nload > 1 ? "es" : "");
   printf("| data | typesize | codec | filter | threads | ratio ours | ratio ref | comp MB/s ours | comp MB/s ref | comp ours/ref | decomp MB/s ours | decomp MB/s ref | decomp ours/ref |\n");
   printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (size_t di = 0; di < ndatas; di++) {
@@ -155,36 +169,45 @@ int main(int argc, char **argv) {
             continue;
           double ct[2][64], dt[2][64];
           int csize[2] = {0, 0};
+          /* One compression and one decompression context per library for the whole
+             case, as a program keeps its contexts: pools and buffers stay warm. */
+          blosc2_context *cctx[2], *dctx[2];
+          for (int li = 0; li < 2; li++) {
+            blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
+            cp.compcode = (uint8_t)codecs[ci].codec;
+            cp.clevel = (uint8_t)codecs[ci].clevel;
+            cp.typesize = typesize;
+            cp.nthreads = (int16_t)nthreads;
+            for (int f = 0; f < BLOSC2_MAX_FILTERS; f++) {
+              cp.filters[f] = pipe->filters[f];
+              cp.filters_meta[f] = (uint8_t)(pipe->metas[f] == -1 ? typesize : pipe->metas[f]);
+            }
+            blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
+            dp.nthreads = (int16_t)nthreads;
+            cctx[li] = libs[li].create_cctx(cp);
+            dctx[li] = libs[li].create_dctx(dp);
+          }
           for (int r = 0; r < reps && r < 64; r++) {
             for (int k = 0; k < 2; k++) {
               int li = (r % 2) ? 1 - k : k; /* alternate which library goes first */
               lib_t *l = &libs[li];
-              blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-              cp.compcode = (uint8_t)codecs[ci].codec;
-              cp.clevel = (uint8_t)codecs[ci].clevel;
-              cp.typesize = typesize;
-              cp.nthreads = (int16_t)nthreads;
-              for (int f = 0; f < BLOSC2_MAX_FILTERS; f++) {
-                cp.filters[f] = pipe->filters[f];
-                cp.filters_meta[f] = (uint8_t)(pipe->metas[f] == -1 ? typesize : pipe->metas[f]);
-              }
-              blosc2_dparams dp = BLOSC2_DPARAMS_DEFAULTS;
-              dp.nthreads = (int16_t)nthreads;
-              blosc2_context *cc = l->create_cctx(cp), *dc = l->create_dctx(dp);
               double t0 = now();
-              csize[li] = l->compress_ctx(cc, src, NBYTES, dst, NBYTES + 64);
+              for (int i = 0; i < INNER; i++) csize[li] = l->compress_ctx(cctx[li], src, NBYTES, dst, NBYTES + 64);
               double t1 = now();
-              int d = l->decompress_ctx(dc, dst, csize[li], back, NBYTES);
+              int d = 0;
+              for (int i = 0; i < INNER; i++) d = l->decompress_ctx(dctx[li], dst, csize[li], back, NBYTES);
               double t2 = now();
               if (csize[li] <= 0 || d != NBYTES || (!pipe->lossy && memcmp(src, back, NBYTES) != 0)) {
                 fprintf(stderr, "%s failed on %s %s\n", l->name, data_names[kind], codecs[ci].name);
                 return 1;
               }
-              ct[li][r] = t1 - t0;
-              dt[li][r] = t2 - t1;
-              l->free_ctx(cc);
-              l->free_ctx(dc);
+              ct[li][r] = (t1 - t0) / INNER;
+              dt[li][r] = (t2 - t1) / INNER;
             }
+          }
+          for (int li = 0; li < 2; li++) {
+            libs[li].free_ctx(cctx[li]);
+            libs[li].free_ctx(dctx[li]);
           }
           /* Ratios are medians of the per-repetition pairs (both libraries ran back to back
              there), which cancels most of the noise of a shared machine. */
@@ -200,6 +223,14 @@ int main(int argc, char **argv) {
                  data_names[kind], typesize, codecs[ci].name, pipe->name, nthreads, (double)NBYTES / csize[0],
                  (double)NBYTES / csize[1], c0, c1, crm, d0, d1, drm);
           fflush(stdout);
+          /* 2-thread speed over the 1-thread speed of the same case, per library. */
+          if (nthreads == 1) {
+            one[0][0] = c0, one[0][1] = c1, one[1][0] = d0, one[1][1] = d1;
+          } else {
+            double s[4] = {c0 / one[0][0], c1 / one[0][1], d0 / one[1][0], d1 / one[1][1]};
+            for (int q = 0; q < 4; q++) log_s[q] += log(s[q]);
+            nscaled++;
+          }
           log_c += log(crm);
           log_d += log(drm);
           if (crm < worst_c) worst_c = crm;
@@ -209,5 +240,9 @@ int main(int argc, char **argv) {
   }
   printf("\n%d cases; geometric mean ours/ref: compress %.3f, decompress %.3f; worst case: compress %.2f, decompress %.2f\n",
          ncases, exp(log_c / ncases), exp(log_d / ncases), worst_c, worst_d);
+  if (nscaled)
+    printf("2 threads / 1 thread (geometric mean over %d cases): compress ours %.2f ref %.2f; decompress ours %.2f ref %.2f\n",
+           nscaled, exp(log_s[0] / nscaled), exp(log_s[1] / nscaled), exp(log_s[2] / nscaled), exp(log_s[3] / nscaled));
+  for (int i = 0; i < nload && i < 16; i++) kill(loaders[i], SIGKILL);
   return 0;
 }

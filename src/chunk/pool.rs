@@ -28,7 +28,8 @@ fn executor() -> Option<Arc<dyn Executor>> {
     EXECUTOR.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
-/// Pools shared by every context with the same number of threads: creating
+/// Pools (of `nthreads - 1` helpers) shared by every context with the same
+/// number of threads: creating
 /// a context (or many) never spawns threads once a pool of that size exists.
 fn shared_pool(nthreads: usize) -> Result<Arc<rayon::ThreadPool>> {
     let nthreads = nthreads.min(max_threads());
@@ -37,8 +38,9 @@ fn shared_pool(nthreads: usize) -> Result<Arc<rayon::ThreadPool>> {
     if let Some(p) = pools.get(&nthreads) {
         return Ok(Arc::clone(p));
     }
+    // The caller is one of the context's threads: the pool holds the others.
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(nthreads)
+        .num_threads(nthreads - 1)
         .thread_name(|i| format!("b2nd-worker-{i}"))
         .build()
         .map_err(|_| Error::ThreadCreate)?;
@@ -162,10 +164,26 @@ impl Workers {
             return;
         }
         match self.pool.as_deref() {
-            Some(pool) => pool.install(|| {
-                use rayon::prelude::*;
-                (0..n).into_par_iter().for_each(|j| f(j, &mut self.scratch()));
-            }),
+            // The calling thread works too, beside nthreads - 1 helpers, and every
+            // thread takes the next job when it is done with one: no thread waits
+            // while there is work, and a helper the system does not schedule (a
+            // loaded machine) delays at most the job it holds.
+            Some(pool) => {
+                let next = AtomicUsize::new(0);
+                let work = |s: &mut Scratch| loop {
+                    let j = next.fetch_add(1, Ordering::Relaxed);
+                    if j >= n {
+                        break;
+                    }
+                    f(j, s);
+                };
+                pool.in_place_scope(|scope| {
+                    for _ in 1..self.nthreads.min(n) {
+                        scope.spawn(|_| work(&mut self.scratch()));
+                    }
+                    work(&mut self.scratch());
+                });
+            }
             None => {
                 let mut s = self.scratch();
                 for j in 0..n {
