@@ -14,6 +14,10 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 ./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
   tests/data/raw/rainfall-grid-150x150.bin
 echo
+echo "the same beside one busy process (a loaded machine):"
+BENCH_LOAD=1 ./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
+  tests/data/raw/rainfall-grid-150x150.bin
+echo
 echo "plugin filters (shuffle+bytedelta on float32/float64, int_trunc on integers; LZ4 and Zstd):"
 BENCH_PLUGINS=1 ./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
   tests/data/raw/rainfall-grid-150x150.bin
@@ -23,6 +27,6 @@ cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_schunk.c -ldl 
 mkdir -p build/bench_scratch
 ./build/bench_schunk "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" build/bench_scratch "${1:-5}"
 echo
-echo "b2nd arrays (200^3 float32, chunks 50^3, blocks 10^3, LZ4, 1 thread):"
-cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_b2nd.c -ldl -o build/bench_b2nd
+echo "b2nd arrays (200^3 float32 and float64, chunks 50^3, blocks 10^3, LZ4, 1 and 2 threads):"
+cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_b2nd.c -ldl -lm -o build/bench_b2nd
 ./build/bench_b2nd "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}"
