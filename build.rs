@@ -158,7 +158,7 @@ const ZLIB_NG_CORE: &[&str] = &[
 /// in the same program). On x86-64 with a GCC-compatible compiler the SIMD
 /// kernels are compiled each with its own flags and chosen at run time by
 /// zlib-ng's cpu detection, as its CMake build does; elsewhere the portable C
-/// kernels are used. The version is passed to the crate as B2ND_ZLIBNG_VERSION.
+/// kernels are used.
 fn zlib_ng(root: &Path) {
     let dir = root.join("vendor/zlib-ng");
     println!("cargo:rerun-if-changed=vendor/zlib-ng");
@@ -181,12 +181,6 @@ fn zlib_ng(root: &Path) {
         .map(|l| l + "\n")
         .collect();
     let header = read("zlib-ng.h.in").replace("@ZLIB_SYMBOL_PREFIX@", "");
-    let version = header
-        .lines()
-        .find_map(|l| l.strip_prefix("#define ZLIBNG_VERSION "))
-        .map(|v| v.trim().trim_matches('"').to_string())
-        .expect("zlib-ng.h.in defines ZLIBNG_VERSION");
-    println!("cargo:rustc-env=B2ND_ZLIBNG_VERSION={version}");
     for (name, text) in
         [("zconf-ng.h", zconf), ("zlib-ng.h", header), ("zlib_name_mangling-ng.h", read("zlib_name_mangling.h.empty"))]
     {

@@ -29,8 +29,8 @@ fn executor() -> Option<Arc<dyn Executor>> {
 }
 
 /// Pools (of `nthreads - 1` helpers) shared by every context with the same
-/// number of threads: creating
-/// a context (or many) never spawns threads once a pool of that size exists.
+/// number of threads: creating a context (or many) never spawns threads once
+/// a pool of that size exists.
 fn shared_pool(nthreads: usize) -> Result<Arc<rayon::ThreadPool>> {
     let nthreads = nthreads.min(max_threads());
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
