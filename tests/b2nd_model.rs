@@ -379,6 +379,12 @@ fn cparams(codec: u8) -> CParams {
         1 => CParams::classic(Codec::Lz4, 1, 1, 4, false),
         2 => CParams::classic(Codec::Zstd, 3, 2, 4, false),
         3 => CParams::classic(Codec::BloscLz, 0, 0, 4, false),
+        // Two threads without delta: blocks gathered and scattered by the block jobs.
+        4 => {
+            let mut c = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+            c.nthreads = 2;
+            return c;
+        }
         _ => {
             let mut c = CParams::classic(Codec::Lz4, 5, 1, 4, true);
             c.nthreads = 2;
@@ -969,7 +975,7 @@ fn insert(st: &mut State, axis: usize, at: Option<i64>, n: i64, seed: u64) -> Re
 // ------------------------------------------------------------ generating
 
 fn gen_spec(r: &mut Rng, nd: usize) -> Spec {
-    Spec { chunks: (0..nd).map(|_| r.range(1, 6) as i32).collect(), blocks: (0..nd).map(|_| r.range(1, 7) as i32).collect(), codec: r.below(5) as u8 }
+    Spec { chunks: (0..nd).map(|_| r.range(1, 6) as i32).collect(), blocks: (0..nd).map(|_| r.range(1, 7) as i32).collect(), codec: r.below(6) as u8 }
 }
 
 /// A spec for a new array of `shape`: often the current one (chunks copied
@@ -978,7 +984,7 @@ fn gen_spec_for(r: &mut Rng, shape: &[i64], cur: &Spec) -> Spec {
     if r.chance(40) {
         let mut s = cur.clone();
         if r.chance(30) {
-            s.codec = r.below(5) as u8;
+            s.codec = r.below(6) as u8;
         }
         return s;
     }

@@ -250,7 +250,9 @@ impl Geometry {
         })
     }
 
-    /// The reverse of [`Geometry::scatter`]: from the chunk into the buffer.
+    /// The reverse of [`Geometry::scatter`]: from the chunk into the buffer
+    /// (reads go block by block through `b2nd::blocks::ChunkSink`).
+    #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn gather(&self, chunk: &[u8], chunk_lo: &[i64], lo: &[i64], hi: &[i64], dst: &mut [u8], start: &[i64], buf_shape: &[i64], ts: usize) -> Result<()> {
         let block_bytes = self.block_items as usize * ts;

@@ -15,6 +15,7 @@
 //!   new arrays, concatenation.
 
 mod array;
+mod blocks;
 mod boxes;
 mod copy;
 pub mod geometry;

@@ -2,10 +2,12 @@
 //! a read decodes only the blocks it touches (or the whole chunk when it needs
 //! most of it), a write rebuilds only the chunks it touches.
 
+use super::blocks::{BlockRows, ChunkSink, ChunkSource};
 use super::boxes::{buffer_len, for_each_index};
 use super::Geometry;
 use crate::error::{Error, Result};
 use crate::schunk::SuperChunk;
+use std::sync::Mutex;
 
 /// The part of chunk box `lo..hi` inside `start..stop`.
 fn clip(lo: &[i64], hi: &[i64], start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i64>) {
@@ -66,43 +68,25 @@ impl Geometry {
             return Ok(());
         }
         let (clo, chi) = self.chunk_range(start, stop);
-        let block_bytes = self.block_items as usize * ts;
-        // Buffers are sized from the metalayer only once a stored chunk confirms it.
-        let mut chunk = Vec::new();
-        let mut blockbuf = Vec::new();
+        let dst = Mutex::new(buffer);
         for_each_index(&clo, &chi, |c| {
             let (n, lo, hi) = self.chunk_box(c);
             let (rlo, rhi) = clip(&lo, &hi, start, stop);
             if rlo == lo && rhi == hi {
                 if let Some(r) = self.whole_chunk_run(&lo, &hi, start, buffer_shape, ts) {
                     // Straight into the caller's buffer.
-                    sc.decompress_chunk(n, buffer.get_mut(r).ok_or(Error::WriteBuffer)?).map_err(chunk_failure)?;
+                    let mut dst = dst.lock().unwrap_or_else(|e| e.into_inner());
+                    sc.decompress_chunk(n, dst.get_mut(r).ok_or(Error::WriteBuffer)?).map_err(chunk_failure)?;
                     return Ok(());
                 }
             }
-            // A chunk mostly needed is decoded whole; else only the blocks needed.
-            let needed: i64 = rlo.iter().zip(&rhi).map(|(a, b)| b - a).product();
-            if needed * 2 >= self.chunk_items {
-                self.check_chunk(sc, n, ts)?;
-                chunk.resize(self.chunk_bytes(ts)?, 0);
-                sc.decompress_chunk(n, &mut chunk).map_err(chunk_failure)?;
-                return self.gather(&chunk, &lo, &rlo, &rhi, buffer, start, buffer_shape, ts);
-            }
-            let first_item = n as i64 * self.chunk_items;
-            let mut current = usize::MAX;
-            self.for_each_run(&lo, &rlo, &rhi, start, buffer_shape, ts, |blk, io, bo, len| {
-                if blk != current {
-                    if blockbuf.is_empty() {
-                        self.check_chunk(sc, n, ts)?;
-                        blockbuf.resize(block_bytes, 0);
-                    }
-                    let at = first_item + (blk as i64) * self.block_items;
-                    sc.get_slice(at, at + self.block_items, &mut blockbuf).map_err(chunk_failure)?;
-                    current = blk;
-                }
-                let src = blockbuf.get(io..io + len).ok_or(Error::Data)?;
-                buffer.get_mut(bo..bo + len).ok_or(Error::WriteBuffer)?.copy_from_slice(src);
-                Ok(())
+            // Only the blocks the slice touches are decoded, each by the thread
+            // that decodes it, into its place in the caller's buffer.
+            self.check_chunk(sc, n, ts)?;
+            let sink = ChunkSink { rows: BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?, dst: &dst };
+            sc.decompress_chunk_to(n, &sink).map_err(|e| match e {
+                Error::WriteBuffer => e,
+                e => chunk_failure(e),
             })
         })
     }
@@ -120,7 +104,8 @@ impl Geometry {
             return Ok(());
         }
         let (clo, chi) = self.chunk_range(start, stop);
-        let mut chunk = vec![0u8; self.chunk_bytes(ts)?];
+        let mut chunk = Vec::new();
+        let mut cbuf = Vec::new();
         let mut boxes = Vec::new();
         for_each_index(&clo, &chi, |c| {
             boxes.push(self.chunk_box(c));
@@ -135,8 +120,20 @@ impl Geometry {
                 sc.update_chunk(n, &c).map_err(chunk_failure)?;
                 continue;
             }
+            if rlo == lo && rhi == hi {
+                // Every item of the chunk comes from the caller's buffer (padding is
+                // zeros): each block is gathered by the thread that compresses it.
+                let source = ChunkSource { rows: BlockRows::new(self, &lo, &lo, &hi, start, buffer_shape, ts)?, src: buffer, chunk_bytes: self.chunk_bytes(ts)? };
+                sc.compress_from(&source, &mut cbuf).map_err(|e| match e {
+                    Error::ReadBuffer => e,
+                    e => chunk_failure(e),
+                })?;
+                sc.update_chunk(n, &cbuf).map_err(chunk_failure)?;
+                continue;
+            }
             // Items a chunk leaves undefined (uninitialized chunks, padding) are zeros.
-            chunk.fill(0);
+            chunk.clear();
+            chunk.resize(self.chunk_bytes(ts)?, 0);
             if !whole {
                 sc.decompress_chunk(n, &mut chunk).map_err(chunk_failure)?;
             }

@@ -12,6 +12,7 @@ use super::pool::{Scratch, Workers};
 use crate::codecs::{self, Codec, Dict};
 use crate::error::{Error, Result};
 use crate::plugins::{self, EncodeInfo, UserCodec};
+use super::blocks::{self, BlockSource};
 use super::hooks::{Prefilter, PrefilterBlock};
 use std::sync::{Arc, Mutex};
 
@@ -32,6 +33,32 @@ pub struct Compressor {
     prefilter: Option<Arc<dyn Prefilter>>,
     /// The number of the chunk being compressed in its super-chunk (for prefilters).
     nchunk: Option<i64>,
+    /// A chunk made contiguous, for block sources on the paths that need it.
+    gathered: Vec<u8>,
+}
+
+/// The bytes a compression reads: one buffer, or blocks made on demand.
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    Slice(&'a [u8]),
+    Blocks(&'a dyn BlockSource),
+}
+
+impl Input<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Input::Slice(s) => s.len(),
+            Input::Blocks(b) => b.len(),
+        }
+    }
+
+    /// The whole input when it is one buffer (what plugins are shown as the source).
+    fn whole(&self) -> &[u8] {
+        match self {
+            Input::Slice(s) => s,
+            Input::Blocks(_) => &[],
+        }
+    }
 }
 
 /// The geometry of one compression call.
@@ -76,7 +103,7 @@ impl Compressor {
             return Err(Error::CodecParam);
         }
         let workers = Workers::new(params.nthreads);
-        Ok(Compressor { params, workers, blosc1_header: false, sticky_blocksize: false, prefilter: None, nchunk: None })
+        Ok(Compressor { params, workers, blosc1_header: false, sticky_blocksize: false, prefilter: None, nchunk: None, gathered: Vec::new() })
     }
 
     /// A compressor that behaves like a reused c-blosc2 context: the block
@@ -155,9 +182,34 @@ impl Compressor {
     }
 
     pub fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.compress_input(Input::Slice(src), dst)
+    }
+
+    /// [`Compressor::compress`] of the chunk `source` makes: each block is made
+    /// by the job that compresses it (on every thread, with no chunk-sized
+    /// copy), unless the parameters need the chunk as one buffer (prefilter,
+    /// dictionary, delta, plugin filters or codecs, a block size other than
+    /// the source's), which is then made first.
+    pub fn compress_from(&mut self, source: &dyn BlockSource, dst: &mut [u8]) -> Result<usize> {
+        self.compress_input(Input::Blocks(source), dst)
+    }
+
+    /// Whether blocks of `source` can be made by the block jobs with these parameters.
+    fn streams_blocks(&self, source: &dyn BlockSource, blocksize: i32) -> bool {
+        let p = &self.params;
+        let plain_filter = |f: u8| (f <= filter::TRUNC_PREC && f != filter::DELTA) || pipeline::is_builtin_plugin(f);
+        self.prefilter.is_none()
+            && !p.use_dict
+            && Codec::from_compcode(p.compcode).is_some()
+            && p.filters.iter().all(|&f| plain_filter(f))
+            && blocksize > 0
+            && blocksize as usize == source.block_bytes()
+    }
+
+    fn compress_input(&mut self, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
         let params = self.params.clone();
         let p = &params;
-        if src.len() > MAX_BUFFERSIZE as usize {
+        if input.len() > MAX_BUFFERSIZE as usize {
             return Err(Error::MaxBufsizeExceeded);
         }
         if dst.len() < EXTENDED_HEADER_LENGTH {
@@ -175,20 +227,28 @@ impl Compressor {
         }
         pipeline::check(&p.filters)?;
         let dst = if dst.len() > i32::MAX as usize { &mut dst[..i32::MAX as usize] } else { dst };
-        let nbytes = src.len() as i32;
+        let nbytes = input.len() as i32;
         let filter_flags = flags_from_filters(&p.filters);
         let bs = blocksize::compute(p.compcode, p.clevel, p.typesize, nbytes, p.blocksize, p.splitmode, filter_flags);
+        if let Input::Blocks(source) = input {
+            if !self.streams_blocks(source, bs) {
+                let mut whole = std::mem::take(&mut self.gathered);
+                let r = blocks::materialize(source, &mut whole).and_then(|()| self.compress_input(Input::Slice(&whole), dst));
+                self.gathered = whole;
+                return r;
+            }
+        }
         if self.sticky_blocksize && bs > 0 {
             self.params.blocksize = bs;
         }
         let typesize = if p.typesize > 255 { 1 } else { p.typesize };
         let bs = bs.max(1) as usize;
         let prefiltered;
-        let src = match self.prefilter.clone() {
-            Some(pre) if !src.is_empty() => match self.prefiltered(&pre, src, bs)? {
+        let input = match (self.prefilter.clone(), input) {
+            (Some(pre), Input::Slice(src)) if !src.is_empty() => match self.prefiltered(&pre, src, bs)? {
                 Some(v) => {
                     prefiltered = v;
-                    &prefiltered[..]
+                    Input::Slice(&prefiltered[..])
                 }
                 None => {
                     // The prefilter's output is thrown away: the chunk holds zeros.
@@ -197,9 +257,9 @@ impl Compressor {
                     return super::special::make(&zp, super::header::Special::Zero, nbytes, None, dst);
                 }
             },
-            _ => src,
+            (_, input) => input,
         };
-        let n = src.len();
+        let n = input.len();
         let nblocks = n / bs + usize::from(n % bs != 0);
         let split = blocksize::split(p.splitmode, p.compcode, p.clevel, filter_flags, typesize, bs as i32);
         let header_len = if self.blosc1_header { MIN_HEADER_LENGTH } else { EXTENDED_HEADER_LENGTH };
@@ -246,12 +306,13 @@ impl Compressor {
             }
             header.write(dst);
             let mut dict_used = false;
-            ntbytes = if let (true, CodecChoice::Builtin(codec)) = (use_dict, &codec) {
-                let (n, used) = self.compress_with_dict(*codec, &layout, src, dst)?;
-                dict_used = used;
-                n
-            } else {
-                self.compress_blocks(codec, &layout, src, dst, bstarts_end, None)?
+            ntbytes = match (use_dict, &codec, input) {
+                (true, CodecChoice::Builtin(codec), Input::Slice(src)) => {
+                    let (n, used) = self.compress_with_dict(*codec, &layout, src, dst)?;
+                    dict_used = used;
+                    n
+                }
+                _ => self.compress_blocks(codec, &layout, input, dst, bstarts_end, None)?,
             };
             if !dict_used {
                 // Too little data for a dictionary: plain blocks, and no flag saying otherwise.
@@ -274,7 +335,15 @@ impl Compressor {
                 return Ok(0);
             }
             header.flags |= flags::MEMCPYED;
-            dst[header_len..header_len + n].copy_from_slice(src);
+            let body = &mut dst[header_len..header_len + n];
+            match input {
+                Input::Slice(src) => body.copy_from_slice(src),
+                Input::Blocks(source) => {
+                    for (j, b) in body.chunks_mut(source.block_bytes().max(1)).enumerate() {
+                        source.fill(j, b)?;
+                    }
+                }
+            }
             ntbytes = header_len + n;
         }
         header.cbytes = ntbytes as i32;
@@ -288,14 +357,16 @@ impl Compressor {
         &mut self,
         codec: CodecChoice,
         layout: &Layout,
-        src: &[u8],
+        src: Input<'_>,
         dst: &mut [u8],
         start: usize,
         dict: Option<&Dict>,
     ) -> Result<usize> {
         let clevel = self.params.clevel;
         let (filters, meta) = (self.params.filters, self.params.filters_meta);
-        let reference = &src[..layout.blocksize.min(src.len())];
+        // Delta's reference block (block sources are not used with delta).
+        let whole = src.whole();
+        let reference = &whole[..layout.blocksize.min(whole.len())];
         let params = &self.params;
         let job = BlockJob { codec, params, clevel, filters, meta, layout: *layout, src, reference, dict };
         let nblocks = layout.nblocks;
@@ -362,7 +433,7 @@ impl Compressor {
         let sample_size = src.len() / nsamples / 16;
         let plain = CodecChoice::Builtin(codec);
         if dict_max < MIN_USEFUL_DICT || sample_size == 0 {
-            return Ok((self.compress_blocks(plain, layout, src, dst, bstarts_end, None)?, false));
+            return Ok((self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None)?, false));
         }
         // The training material: the filtered blocks, laid end to end.
         let samples = self.filtered_prefix(layout, src, nsamples * sample_size)?;
@@ -370,7 +441,7 @@ impl Compressor {
         let dict_len = match codec {
             Codec::Zstd => match codecs::zstd_train_dict(&mut dict, &samples, sample_size, nsamples) {
                 Some(n) => n,
-                None => return Ok((self.compress_blocks(plain, layout, src, dst, bstarts_end, None)?, false)),
+                None => return Ok((self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None)?, false)),
             },
             _ => {
                 dict_max = dict_max.min(nsamples * sample_size);
@@ -400,9 +471,9 @@ impl Compressor {
         match codec {
             Codec::Zstd => {
                 let cdict = codecs::ZstdCDict::new(dict, 1).ok_or(Error::CodecDict)?;
-                Ok((self.compress_blocks(plain, layout, src, dst, start, Some(&Dict::Zstd(&cdict)))?, true))
+                Ok((self.compress_blocks(plain, layout, Input::Slice(src), dst, start, Some(&Dict::Zstd(&cdict)))?, true))
             }
-            _ => Ok((self.compress_blocks(plain, layout, src, dst, start, Some(&Dict::Lz4(dict)))?, true)),
+            _ => Ok((self.compress_blocks(plain, layout, Input::Slice(src), dst, start, Some(&Dict::Lz4(dict)))?, true)),
         }
     }
 
@@ -476,7 +547,7 @@ struct BlockJob<'a> {
     filters: [u8; 6],
     meta: [u8; 6],
     layout: Layout,
-    src: &'a [u8],
+    src: Input<'a>,
     reference: &'a [u8],
     dict: Option<&'a Dict<'a>>,
 }
@@ -487,9 +558,16 @@ impl BlockJob<'_> {
         let l = &self.layout;
         let bsize = l.block_len(j);
         let off = j * l.blocksize;
-        let block = &self.src[off..off + bsize];
-        let Scratch { tmp1, tmp2, codec: state, .. } = s;
-        let info = EncodeInfo { params: self.params, source: self.src };
+        let Scratch { tmp1, tmp2, tmp3, codec: state, .. } = s;
+        let block: &[u8] = match self.src {
+            Input::Slice(src) => &src[off..off + bsize],
+            Input::Blocks(source) => {
+                let b = tmp3.get_mut(..bsize).ok_or(Error::Failure)?;
+                source.fill(j, b)?;
+                b
+            }
+        };
+        let info = EncodeInfo { params: self.params, source: self.src.whole() };
         let at = pipeline::forward(&self.filters, &self.meta, l.typesize, j == 0, self.reference, block, tmp1, tmp2, Some(&info))?;
         let filtered: &[u8] = match at {
             None => block,
@@ -532,7 +610,7 @@ impl BlockJob<'_> {
             let c = match &self.codec {
                 CodecChoice::Builtin(codec) => codecs::compress(*codec, self.clevel, stream, out, self.dict, state)?,
                 CodecChoice::User(u) => {
-                    let info = EncodeInfo { params: self.params, source: self.src };
+                    let info = EncodeInfo { params: self.params, source: self.src.whole() };
                     let c = u.encode(stream, out, self.params.compcode_meta, &info).map_err(plugins::codec_failure)?;
                     if c > maxout {
                         return Err(Error::WriteBuffer);

@@ -9,6 +9,7 @@ use super::view::{ChunkView, LazySource, LazyTrailer};
 use crate::codecs::{self, DDict, ZstdDDict};
 use crate::error::{Error, Result};
 use crate::plugins::{self, DecodeInfo};
+use super::blocks::BlockSink;
 use super::hooks::{Postfilter, PostfilterBlock};
 use std::sync::{Arc, Mutex};
 
@@ -357,6 +358,72 @@ impl Decompressor {
             }
         }
         Ok(nbytes)
+    }
+
+    /// Decode the blocks of a chunk (lazy or not) that `sink` wants and hand
+    /// each to it, from the thread that decoded it: no chunk-sized buffer
+    /// when the chunk's blocks are the sink's. Chunks that need a whole
+    /// decoding (postfilters, delta, variable-length blocks, other block
+    /// sizes) are decoded into one buffer first.
+    pub fn decompress_to(&mut self, src: &[u8], source: Option<&dyn LazySource>, sink: &dyn BlockSink) -> Result<()> {
+        let maskout = self.maskout.take();
+        let view = ChunkView::open(src)?;
+        let h = view.header;
+        let nbytes = h.nbytes.max(0) as usize;
+        if nbytes == 0 {
+            return Ok(());
+        }
+        let bb = sink.block_bytes();
+        let plain = self.postfilter.is_none() && maskout.is_none() && !h.vlblocks() && h.blocksize as usize == bb && bb > 0;
+        if plain && h.special() != Special::None {
+            let mut s = self.workers.scratch();
+            s.reserve(bb);
+            for j in (0..nbytes.div_ceil(bb)).filter(|&j| sink.wants(j)) {
+                let out = &mut s.tmp1[..bb.min(nbytes - j * bb)];
+                out.fill(0);
+                special::fill_range(&view, j * bb, out)?;
+                sink.put(j, out)?;
+            }
+            return Ok(());
+        }
+        let dec = if plain && h.special() == Special::None { Some(Decoder::new(&view, source, &self.params)?) } else { None };
+        let Some(dec) = dec.filter(|d| !d.needs_reference()) else {
+            // The whole chunk, then its blocks.
+            if let Some(m) = maskout {
+                self.maskout = Some(m);
+            }
+            let mut all = vec![0u8; nbytes];
+            self.decompress_lazy(src, &mut all, source)?;
+            return super::blocks::put_all(&all, sink);
+        };
+        let wanted: Vec<usize> = (0..dec.nblocks).filter(|&j| sink.wants(j)).collect();
+        let ebsize = dec.blocksize + 8;
+        let one = |j: usize, s: &mut Scratch| -> Result<()> {
+            s.reserve(ebsize);
+            let mut out = std::mem::take(&mut s.tmp3);
+            let len = dec.block_len(j);
+            let r = dec.block(j, &mut out[..len], &[], s).and_then(|()| sink.put(j, &out[..len]));
+            s.tmp3 = out;
+            r
+        };
+        self.workers.ready()?;
+        if self.workers.parallel() && wanted.len() > 1 {
+            let error: Mutex<Option<Error>> = Mutex::new(None);
+            self.workers.for_each(wanted.len(), &|i, s| {
+                if let Err(e) = one(wanted[i], s) {
+                    *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                }
+            });
+            if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                return Err(e);
+            }
+        } else {
+            let mut s = self.workers.scratch();
+            for &j in &wanted {
+                one(j, &mut s)?;
+            }
+        }
+        Ok(())
     }
 
     /// Copy `nitems` items of the chunk's typesize, starting at item `start`,

@@ -1,6 +1,7 @@
 //! The chunk format (README_CHUNK_FORMAT.rst): compress, decompress,
 //! getitem, special-value chunks and variable-length-block chunks.
 
+pub mod blocks;
 pub mod blocksize;
 pub mod compress;
 pub mod decompress;
@@ -13,6 +14,7 @@ pub mod special;
 pub mod view;
 pub mod vlblocks;
 
+pub use blocks::{BlockSink, BlockSource};
 pub use compress::Compressor;
 pub use decompress::Decompressor;
 pub use header::{Header, Special};

@@ -217,6 +217,14 @@ impl SuperChunk {
         self.decompressor_for(i).decompress(&c, dst)
     }
 
+    /// Decode the blocks of chunk `i` that `sink` wants and hand them to it
+    /// (from the worker threads that decode them; blocks of chunks on disk
+    /// are read one by one, see [`crate::chunk::Decompressor::decompress_to`]).
+    pub fn decompress_chunk_to(&self, i: usize, sink: &dyn crate::chunk::BlockSink) -> Result<()> {
+        let c = self.lazy_chunk(i)?;
+        self.decompressor_for(i).decompress_to(&c, self.lazy_source(), sink)
+    }
+
     /// Decompress block `nblock` of the VL-block chunk `i`.
     pub fn vl_block(&self, i: usize, nblock: usize) -> Result<Vec<u8>> {
         let c = self.chunk(i)?;

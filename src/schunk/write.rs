@@ -332,6 +332,23 @@ impl SuperChunk {
         Ok(c)
     }
 
+    /// The chunk `source` makes, compressed with the super-chunk's parameters
+    /// into `out` (resized to the chunk; reusing one buffer across calls
+    /// spares a chunk-sized allocation each). Each block is made by the job
+    /// that compresses it (see [`Compressor::compress_from`]).
+    pub fn compress_from(&mut self, source: &dyn crate::chunk::BlockSource, out: &mut Vec<u8>) -> Result<()> {
+        let len = source.len() + MAX_OVERHEAD;
+        if out.len() < len {
+            out.resize(len, 0);
+        }
+        let n = self.compressor()?.compress_from(source, &mut out[..len])?;
+        if n == 0 {
+            return Err(Error::WriteBuffer);
+        }
+        out.truncate(n);
+        Ok(())
+    }
+
     /// Compress `src` with the super-chunk's parameters and append it.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<usize> {
         self.writing(|s| s.append_buffer_now(src))

@@ -1,0 +1,204 @@
+//! One chunk's blocks against a C-order buffer, block by block: the rows
+//! (runs along the last dimension) a block shares with a box of the buffer.
+//! The chunk layer's block jobs call these on every worker thread, so a chunk
+//! is gathered from the caller's buffer, or scattered into it, by the threads
+//! that compress or decode its blocks, without a chunk-sized copy.
+
+use super::boxes::strides;
+use super::Geometry;
+use crate::chunk::{BlockSink, BlockSource};
+use crate::error::{Error, Result};
+use crate::ndmeta::MAX_DIM;
+use std::sync::Mutex;
+
+/// How much of a block a box covers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Cover {
+    None,
+    Part,
+    Full,
+}
+
+/// The rows shared by the blocks of the chunk whose box starts at `chunk_lo`
+/// and the box `lo..hi` of a C-order buffer of `buf_shape` (origin at array
+/// position `start`).
+pub(crate) struct BlockRows {
+    nd: usize,
+    ts: usize,
+    block_bytes: usize,
+    nblocks: usize,
+    blockshape: Vec<i64>,
+    grid: Vec<i64>,
+    block_strides: Vec<i64>,
+    buf_strides: Vec<i64>,
+    chunk_lo: Vec<i64>,
+    lo: Vec<i64>,
+    hi: Vec<i64>,
+    start: Vec<i64>,
+}
+
+impl BlockRows {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(g: &Geometry, chunk_lo: &[i64], lo: &[i64], hi: &[i64], start: &[i64], buf_shape: &[i64], ts: usize) -> Result<BlockRows> {
+        let nd = g.ndim();
+        if nd > MAX_DIM || [chunk_lo.len(), lo.len(), hi.len(), start.len(), buf_shape.len()].iter().any(|&l| l != nd) {
+            return Err(Error::InvalidParam);
+        }
+        let grid = g.chunk_blocks();
+        Ok(BlockRows {
+            nd,
+            ts,
+            block_bytes: g.block_items as usize * ts,
+            nblocks: grid.iter().product::<i64>().max(0) as usize,
+            blockshape: g.blockshape.clone(),
+            block_strides: strides(&g.blockshape),
+            buf_strides: strides(buf_shape),
+            grid,
+            chunk_lo: chunk_lo.to_vec(),
+            lo: lo.to_vec(),
+            hi: hi.to_vec(),
+            start: start.to_vec(),
+        })
+    }
+
+    /// Block `j`'s box (`org..org + blockshape`) clipped to `lo..hi`, and how
+    /// much of the block that is.
+    fn clip(&self, j: usize, org: &mut [i64; MAX_DIM], rl: &mut [i64; MAX_DIM], rh: &mut [i64; MAX_DIM]) -> Cover {
+        if j >= self.nblocks {
+            return Cover::None;
+        }
+        let mut rest = j as i64;
+        let mut full = true;
+        for i in (0..self.nd).rev() {
+            if self.grid[i] <= 0 {
+                return Cover::None;
+            }
+            let b = rest % self.grid[i];
+            rest /= self.grid[i];
+            org[i] = self.chunk_lo[i] + b * self.blockshape[i];
+            rl[i] = self.lo[i].max(org[i]);
+            rh[i] = self.hi[i].min(org[i] + self.blockshape[i]);
+            if rl[i] >= rh[i] {
+                return Cover::None;
+            }
+            full &= rl[i] == org[i] && rh[i] == org[i] + self.blockshape[i];
+        }
+        if full {
+            Cover::Full
+        } else {
+            Cover::Part
+        }
+    }
+
+    pub(crate) fn cover(&self, j: usize) -> Cover {
+        let (mut org, mut rl, mut rh) = ([0; MAX_DIM], [0; MAX_DIM], [0; MAX_DIM]);
+        if self.nd == 0 {
+            return if j == 0 { Cover::Full } else { Cover::None };
+        }
+        self.clip(j, &mut org, &mut rl, &mut rh)
+    }
+
+    /// Call `f(offset_in_block, offset_in_buffer, len)` (bytes) for every row
+    /// block `j` shares with the box; returns how much of the block they cover.
+    pub(crate) fn rows(&self, j: usize, mut f: impl FnMut(usize, usize, usize) -> Result<()>) -> Result<Cover> {
+        if self.nd == 0 {
+            if j == 0 {
+                f(0, 0, self.ts)?;
+                return Ok(Cover::Full);
+            }
+            return Ok(Cover::None);
+        }
+        let (mut org, mut rl, mut rh) = ([0; MAX_DIM], [0; MAX_DIM], [0; MAX_DIM]);
+        let cover = self.clip(j, &mut org, &mut rl, &mut rh);
+        if cover == Cover::None {
+            return Ok(cover);
+        }
+        let (bstr, ostr) = (&self.block_strides, &self.buf_strides);
+        let (mut io, mut bo) = (0i64, 0i64);
+        for i in 0..self.nd {
+            io += (rl[i] - org[i]) * bstr[i];
+            bo += (rl[i] - self.start[i]) * ostr[i];
+        }
+        let last = self.nd - 1;
+        let len = (rh[last] - rl[last]) as usize * self.ts;
+        let ts = self.ts as i64;
+        let mut idx = rl;
+        // Rows along the last dimension; offsets move by strides (odometer).
+        loop {
+            f((io * ts) as usize, (bo * ts) as usize, len)?;
+            let mut d = last;
+            loop {
+                if d == 0 {
+                    return Ok(cover);
+                }
+                d -= 1;
+                idx[d] += 1;
+                io += bstr[d];
+                bo += ostr[d];
+                if idx[d] < rh[d] {
+                    break;
+                }
+                io -= (rh[d] - rl[d]) * bstr[d];
+                bo -= (rh[d] - rl[d]) * ostr[d];
+                idx[d] = rl[d];
+            }
+        }
+    }
+}
+
+/// A chunk made from a C-order buffer: the items of the box come from the
+/// buffer, the rest of the chunk (padding, items outside the box) is zeros.
+pub(crate) struct ChunkSource<'a> {
+    pub rows: BlockRows,
+    pub src: &'a [u8],
+    pub chunk_bytes: usize,
+}
+
+impl BlockSource for ChunkSource<'_> {
+    fn len(&self) -> usize {
+        self.chunk_bytes
+    }
+
+    fn block_bytes(&self) -> usize {
+        self.rows.block_bytes
+    }
+
+    fn fill(&self, j: usize, out: &mut [u8]) -> Result<()> {
+        if self.rows.cover(j) != Cover::Full {
+            out.fill(0);
+        }
+        self.rows.rows(j, |io, bo, len| {
+            let s = self.src.get(bo..bo + len).ok_or(Error::ReadBuffer)?;
+            out.get_mut(io..io + len).ok_or(Error::Data)?.copy_from_slice(s);
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+/// Decoded blocks of a chunk into a C-order buffer: only the blocks the box
+/// touches are decoded, and each puts its rows in place.
+pub(crate) struct ChunkSink<'a, 'b> {
+    pub rows: BlockRows,
+    pub dst: &'a Mutex<&'b mut [u8]>,
+}
+
+impl BlockSink for ChunkSink<'_, '_> {
+    fn block_bytes(&self) -> usize {
+        self.rows.block_bytes
+    }
+
+    fn wants(&self, j: usize) -> bool {
+        self.rows.cover(j) != Cover::None
+    }
+
+    fn put(&self, j: usize, block: &[u8]) -> Result<()> {
+        let mut dst = self.dst.lock().unwrap_or_else(|e| e.into_inner());
+        self.rows.rows(j, |io, bo, len| {
+            let s = block.get(io..io + len).ok_or(Error::Data)?;
+            dst.get_mut(bo..bo + len).ok_or(Error::WriteBuffer)?.copy_from_slice(s);
+            Ok(())
+        })?;
+        Ok(())
+    }
+}

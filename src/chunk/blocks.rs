@@ -1,0 +1,200 @@
+//! Chunks whose uncompressed bytes are not one contiguous buffer: the block
+//! jobs themselves make each block (a b2nd array gathers it from a C-order
+//! buffer) or hand each decoded block on (scattered into a C-order buffer),
+//! on every worker thread and without a chunk-sized copy in between.
+
+use crate::error::Result;
+
+/// The uncompressed bytes of a chunk, made block by block (from any thread).
+pub trait BlockSource: Sync {
+    /// The chunk's length in bytes.
+    fn len(&self) -> usize;
+    /// Whether the chunk is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The length of the blocks [`BlockSource::fill`] makes (the last one
+    /// may be shorter).
+    fn block_bytes(&self) -> usize;
+    /// Write block `j` into `out`, which is exactly its length.
+    fn fill(&self, j: usize, out: &mut [u8]) -> Result<()>;
+}
+
+/// Where the decoded blocks of a chunk go (from any thread).
+pub trait BlockSink: Sync {
+    /// The length of the blocks the sink takes (the last one may be shorter).
+    fn block_bytes(&self) -> usize;
+    /// Whether block `j` is needed at all: the others are not decoded.
+    fn wants(&self, j: usize) -> bool;
+    /// Take decoded block `j`.
+    fn put(&self, j: usize, block: &[u8]) -> Result<()>;
+}
+
+/// The whole chunk a source makes, as one buffer (for the paths that need
+/// it contiguous: prefilters, dictionaries, delta's reference block).
+pub(crate) fn materialize(source: &dyn BlockSource, out: &mut Vec<u8>) -> Result<()> {
+    let bb = source.block_bytes().max(1);
+    out.clear();
+    out.resize(source.len(), 0);
+    for (j, b) in out.chunks_mut(bb).enumerate() {
+        source.fill(j, b)?;
+    }
+    Ok(())
+}
+
+/// Hand the wanted blocks of a decoded chunk to a sink.
+pub(crate) fn put_all(chunk: &[u8], sink: &dyn BlockSink) -> Result<()> {
+    let bb = sink.block_bytes().max(1);
+    for (j, b) in chunk.chunks(bb).enumerate() {
+        if sink.wants(j) {
+            sink.put(j, b)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::header::filter;
+    use crate::chunk::{CParams, Compressor, DParams, Decompressor, Special};
+    use crate::codecs::Codec;
+    use std::sync::Mutex;
+
+    /// A chunk of `data` served block by block, counting the calls.
+    struct Served<'a> {
+        data: &'a [u8],
+        bb: usize,
+        calls: Mutex<Vec<usize>>,
+    }
+
+    impl BlockSource for Served<'_> {
+        fn len(&self) -> usize {
+            self.data.len()
+        }
+        fn block_bytes(&self) -> usize {
+            self.bb
+        }
+        fn fill(&self, j: usize, out: &mut [u8]) -> Result<()> {
+            self.calls.lock().unwrap().push(j);
+            out.copy_from_slice(&self.data[j * self.bb..j * self.bb + out.len()]);
+            Ok(())
+        }
+    }
+
+    /// Keeps the blocks it wants, by number.
+    struct Kept {
+        bb: usize,
+        want: Vec<bool>,
+        got: Mutex<Vec<(usize, Vec<u8>)>>,
+    }
+
+    impl BlockSink for Kept {
+        fn block_bytes(&self) -> usize {
+            self.bb
+        }
+        fn wants(&self, j: usize) -> bool {
+            self.want.get(j).copied().unwrap_or(false)
+        }
+        fn put(&self, j: usize, block: &[u8]) -> Result<()> {
+            self.got.lock().unwrap().push((j, block.to_vec()));
+            Ok(())
+        }
+    }
+
+    fn data(n: usize) -> Vec<u8> {
+        (0..n / 4).flat_map(|i| ((i as u32 / 7) ^ (i as u32 % 13)).to_le_bytes()).collect()
+    }
+
+    fn params(filters: [u8; 6], use_dict: bool, nthreads: i16) -> CParams {
+        CParams { compcode: Codec::Zstd.compcode(), clevel: 5, typesize: 4, nthreads, blocksize: 4096, use_dict, filters, ..CParams::default() }
+    }
+
+    #[test]
+    fn a_served_chunk_compresses_to_the_bytes_of_the_buffer() {
+        let src = data(4096 * 9 + 1000);
+        let shuffle = [0, 0, 0, 0, 0, filter::SHUFFLE];
+        let delta = [0, 0, 0, 0, filter::DELTA, filter::SHUFFLE];
+        for (filters, dict, streamed) in [(shuffle, false, true), (delta, false, false), (shuffle, true, false)] {
+            for nthreads in [1, 2] {
+                let p = params(filters, dict, nthreads);
+                let mut want = vec![0u8; src.len() + 64];
+                let n = Compressor::new(p.clone()).unwrap().compress(&src, &mut want).unwrap();
+                let served = Served { data: &src, bb: 4096, calls: Mutex::new(Vec::new()) };
+                let mut got = vec![0u8; src.len() + 64];
+                let m = Compressor::new(p).unwrap().compress_from(&served, &mut got).unwrap();
+                let what = format!("filters {filters:?} dict {dict} threads {nthreads}");
+                if nthreads == 1 {
+                    assert!(got[..m] == want[..n], "{what}");
+                } else {
+                    // Blocks land in the order they are done: same size, same data.
+                    assert_eq!(m, n, "{what}");
+                    let mut back = vec![0u8; src.len()];
+                    Decompressor::new(DParams::default()).decompress(&got[..m], &mut back).unwrap();
+                    assert!(back == src, "{what}");
+                }
+                // Every block made once, by the block jobs or (delta, dictionaries) up front.
+                let mut calls = served.calls.into_inner().unwrap();
+                calls.sort_unstable();
+                assert_eq!(calls, (0..10).collect::<Vec<_>>(), "streamed {streamed}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_source_that_fails_fails_the_compression() {
+        struct Broken;
+        impl BlockSource for Broken {
+            fn len(&self) -> usize {
+                8192
+            }
+            fn block_bytes(&self) -> usize {
+                4096
+            }
+            fn fill(&self, j: usize, out: &mut [u8]) -> Result<()> {
+                out.fill(1);
+                if j == 1 { Err(crate::error::Error::ReadBuffer) } else { Ok(()) }
+            }
+        }
+        for nthreads in [1, 2] {
+            let mut dst = vec![0u8; 9000];
+            let r = Compressor::new(params([0, 0, 0, 0, 0, filter::SHUFFLE], false, nthreads)).unwrap().compress_from(&Broken, &mut dst);
+            assert!(matches!(r, Err(crate::error::Error::ReadBuffer)), "{nthreads}: {r:?}");
+        }
+    }
+
+    #[test]
+    fn only_the_wanted_blocks_reach_a_sink() {
+        let src = data(4096 * 6 + 512);
+        for filters in [[0, 0, 0, 0, 0, filter::SHUFFLE], [0, 0, 0, 0, filter::DELTA, filter::SHUFFLE]] {
+            let mut chunk = vec![0u8; src.len() + 64];
+            let n = Compressor::new(params(filters, false, 1)).unwrap().compress(&src, &mut chunk).unwrap();
+            for nthreads in [1, 2] {
+                let want = vec![false, true, false, true, true, false, true];
+                let sink = Kept { bb: 4096, want: want.clone(), got: Mutex::new(Vec::new()) };
+                let mut d = Decompressor::new(DParams { nthreads, ..DParams::default() });
+                d.decompress_to(&chunk[..n], None, &sink).unwrap();
+                let mut got = sink.got.into_inner().unwrap();
+                got.sort();
+                let expect: Vec<(usize, Vec<u8>)> =
+                    src.chunks(4096).enumerate().filter(|(j, _)| want[*j]).map(|(j, b)| (j, b.to_vec())).collect();
+                assert_eq!(got, expect, "filters {filters:?} threads {nthreads}");
+            }
+        }
+    }
+
+    #[test]
+    fn special_chunks_reach_a_sink_as_their_values() {
+        let p = params([0, 0, 0, 0, 0, filter::SHUFFLE], false, 1);
+        for (kind, value) in [(Special::Zero, 0u8), (Special::Uninit, 0), (Special::Value, 7)] {
+            let mut chunk = vec![0u8; 64];
+            let v = [value; 4];
+            let n = crate::chunk::special::make(&p, kind, 10000, (kind == Special::Value).then_some(&v[..]), &mut chunk).unwrap();
+            let sink = Kept { bb: 4096, want: vec![true, false, true], got: Mutex::new(Vec::new()) };
+            Decompressor::new(DParams::default()).decompress_to(&chunk[..n], None, &sink).unwrap();
+            let got = sink.got.into_inner().unwrap();
+            assert_eq!(got.iter().map(|(j, b)| (*j, b.len())).collect::<Vec<_>>(), vec![(0, 4096), (2, 10000 - 8192)], "{kind:?}");
+            assert!(got.iter().all(|(_, b)| b.iter().all(|&x| x == value)), "{kind:?}");
+        }
+    }
+}
