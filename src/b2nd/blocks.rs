@@ -90,6 +90,11 @@ impl BlockRows {
         }
     }
 
+    /// The blocks of a chunk.
+    pub(crate) fn nblocks(&self) -> usize {
+        self.nblocks
+    }
+
     pub(crate) fn cover(&self, j: usize) -> Cover {
         let (mut org, mut rl, mut rh) = ([0; MAX_DIM], [0; MAX_DIM], [0; MAX_DIM]);
         if self.nd == 0 {
@@ -147,10 +152,12 @@ impl BlockRows {
 }
 
 /// A chunk made from a C-order buffer: the items of the box come from the
-/// buffer, the rest of the chunk (padding, items outside the box) is zeros.
+/// buffer, the rest of the chunk (padding, items outside the box) from `base`
+/// (the chunk as it was, decoded) or zeros.
 pub(crate) struct ChunkSource<'a> {
     pub rows: BlockRows,
     pub src: &'a [u8],
+    pub base: Option<&'a [u8]>,
     pub chunk_bytes: usize,
 }
 
@@ -165,7 +172,11 @@ impl BlockSource for ChunkSource<'_> {
 
     fn fill(&self, j: usize, out: &mut [u8]) -> Result<()> {
         if self.rows.cover(j) != Cover::Full {
-            out.fill(0);
+            let at = j * self.rows.block_bytes;
+            match self.base {
+                Some(b) => out.copy_from_slice(b.get(at..at + out.len()).ok_or(Error::Data)?),
+                None => out.fill(0),
+            }
         }
         // The rows are short and far apart in the buffer (each a cache miss
         // the hardware does not predict): ask for all of them first, so that
@@ -240,4 +251,50 @@ fn prefetch(s: &[u8]) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = s;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::b2nd::geometry::tests::meta;
+
+    /// Every box of a small padded array, against the chunk-wide scatter and gather.
+    #[test]
+    fn blocks_match_the_chunk_wide_copies() {
+        let g = Geometry::new(&meta(&[9, 8], &[4, 5], &[3, 2])).unwrap();
+        let ts = 2;
+        let shape = [9i64, 8];
+        let src: Vec<u8> = (0..9 * 8 * ts).map(|x| (x * 7 + 1) as u8).collect();
+        let bb = g.block_items as usize * ts;
+        let cb = g.chunk_items as usize * ts;
+        let old: Vec<u8> = (0..cb).map(|x| (x * 3 + 5) as u8).collect();
+        for c in [[0i64, 0], [1, 1], [2, 0], [2, 1]] {
+            let (_, lo, hi) = g.chunk_box(&c);
+            for (blo, bhi) in [(lo.clone(), hi.clone()), (vec![lo[0] + 1, lo[1]], vec![hi[0], hi[1] - 1]), (vec![lo[0], lo[1] + 2], vec![lo[0] + 1, hi[1]])] {
+                let rows = BlockRows::new(&g, &lo, &blo, &bhi, &[0; 2], &shape, ts).unwrap();
+                assert_eq!(rows.nblocks() * bb, cb);
+                // Writing: the old chunk with the box's items over it.
+                let mut want = old.clone();
+                g.scatter(&mut want, &lo, &blo, &bhi, &src, &[0; 2], &shape, ts).unwrap();
+                let source = ChunkSource { rows, src: &src, base: Some(&old), chunk_bytes: cb };
+                let mut got = vec![0u8; cb];
+                for (j, b) in got.chunks_mut(bb).enumerate() {
+                    source.fill(j, b).unwrap();
+                }
+                assert_eq!(got, want, "chunk {c:?} box {blo:?}..{bhi:?}");
+                // Reading: the box's items out of the chunk, only from the blocks it touches.
+                let mut want = vec![0u8; src.len()];
+                g.gather(&old, &lo, &blo, &bhi, &mut want, &[0; 2], &shape, ts).unwrap();
+                let mut out = vec![0u8; src.len()];
+                let dst = Mutex::new(&mut out[..]);
+                let sink = ChunkSink { rows: BlockRows::new(&g, &lo, &blo, &bhi, &[0; 2], &shape, ts).unwrap(), dst: &dst };
+                for (j, b) in old.chunks(bb).enumerate() {
+                    if sink.wants(j) {
+                        sink.put(j, b).unwrap();
+                    }
+                }
+                assert_eq!(out, want, "chunk {c:?} box {blo:?}..{bhi:?}");
+            }
+        }
+    }
 }

@@ -266,7 +266,7 @@ impl Geometry {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn meta(shape: &[i64], chunks: &[i32], blocks: &[i32]) -> Meta {

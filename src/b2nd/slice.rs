@@ -2,7 +2,7 @@
 //! a read decodes only the blocks it touches (or the whole chunk when it needs
 //! most of it), a write rebuilds only the chunks it touches.
 
-use super::blocks::{BlockRows, ChunkSink, ChunkSource};
+use super::blocks::{BlockRows, ChunkSink, ChunkSource, Cover};
 use super::boxes::{buffer_len, for_each_index};
 use super::Geometry;
 use crate::error::{Error, Result};
@@ -120,26 +120,28 @@ impl Geometry {
                 sc.update_chunk(n, &c).map_err(chunk_failure)?;
                 continue;
             }
-            if rlo == lo && rhi == hi {
-                // Every item of the chunk comes from the caller's buffer (padding is
-                // zeros): each block is gathered by the thread that compresses it.
-                let source = ChunkSource { rows: BlockRows::new(self, &lo, &lo, &hi, start, buffer_shape, ts)?, src: buffer, chunk_bytes: self.chunk_bytes(ts)? };
-                sc.compress_from(&source, &mut cbuf).map_err(|e| match e {
-                    Error::ReadBuffer => e,
-                    e => chunk_failure(e),
-                })?;
-                sc.update_chunk(n, &cbuf).map_err(chunk_failure)?;
-                continue;
-            }
-            // Items a chunk leaves undefined (uninitialized chunks, padding) are zeros.
-            chunk.clear();
-            chunk.resize(self.chunk_bytes(ts)?, 0);
-            if !whole {
-                sc.decompress_chunk(n, &mut chunk).map_err(chunk_failure)?;
-            }
-            self.scatter(&mut chunk, &lo, &rlo, &rhi, buffer, start, buffer_shape, ts)?;
-            let c = sc.compress(&chunk).map_err(chunk_failure)?;
-            sc.update_chunk(n, &c).map_err(chunk_failure)?;
+            let chunk_bytes = self.chunk_bytes(ts)?;
+            let base = if rlo == lo && rhi == hi {
+                // Every item of the chunk comes from the caller's buffer (padding is zeros).
+                None
+            } else {
+                // The chunk's current blocks where the slice does not cover them
+                // (the ones it covers whole are not decoded; block 0 always is, as
+                // delta's reference), the slice's items over them.
+                let rows = BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?;
+                let skip: Vec<bool> = (0..rows.nblocks()).map(|j| j > 0 && rows.cover(j) == Cover::Full).collect();
+                chunk.clear();
+                chunk.resize(chunk_bytes, 0);
+                sc.decompress_chunk_masked(n, &mut chunk, &skip).map_err(chunk_failure)?;
+                Some(&chunk[..])
+            };
+            // Each block is gathered by the thread that compresses it.
+            let source = ChunkSource { rows: BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?, src: buffer, base, chunk_bytes };
+            sc.compress_from(&source, &mut cbuf).map_err(|e| match e {
+                Error::ReadBuffer => e,
+                e => chunk_failure(e),
+            })?;
+            sc.update_chunk(n, &cbuf).map_err(chunk_failure)?;
         }
         Ok(())
     }

@@ -217,6 +217,19 @@ impl SuperChunk {
         self.decompressor_for(i).decompress(&c, dst)
     }
 
+    /// [`SuperChunk::decompress_chunk`] without the blocks marked `true` in
+    /// `skip` (their bytes in `dst` are left as they are).
+    pub fn decompress_chunk_masked(&self, i: usize, dst: &mut [u8], skip: &[bool]) -> Result<usize> {
+        let c = self.chunk(i)?;
+        let n = Header::sizes(&c)?.0;
+        if n < 0 || n as usize > dst.len() {
+            return Err(Error::InvalidParam);
+        }
+        let mut d = self.decompressor_for(i);
+        d.set_maskout(skip);
+        d.decompress(&c, dst)
+    }
+
     /// Decode the blocks of chunk `i` that `sink` wants and hand them to it
     /// (from the worker threads that decode them; blocks of chunks on disk
     /// are read one by one, see [`crate::chunk::Decompressor::decompress_to`]).
