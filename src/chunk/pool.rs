@@ -6,7 +6,7 @@ use crate::codecs::CodecState;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock};
 
 /// Something other than the library's own threads that runs a context's jobs
 /// (c-blosc2's `blosc2_set_threads_callback`).
@@ -31,22 +31,157 @@ fn executor() -> Option<Arc<dyn Executor>> {
 /// Pools (of `nthreads - 1` helpers) shared by every context with the same
 /// number of threads: creating a context (or many) never spawns threads once
 /// a pool of that size exists.
-fn shared_pool(nthreads: usize) -> Result<Arc<rayon::ThreadPool>> {
+fn shared_pool(nthreads: usize) -> Result<Arc<Pool>> {
     let nthreads = nthreads.min(max_threads());
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<Pool>>>> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = pools.get(&nthreads) {
         return Ok(Arc::clone(p));
     }
     // The caller is one of the context's threads: the pool holds the others.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(nthreads - 1)
-        .thread_name(|i| format!("b2nd-worker-{i}"))
-        .build()
-        .map_err(|_| Error::ThreadCreate)?;
-    let pool = Arc::new(pool);
+    let pool = Arc::new(Pool::new(nthreads - 1)?);
     pools.insert(nthreads, Arc::clone(&pool));
     Ok(pool)
+}
+
+/// Helper threads that sleep on a condition variable between jobs (they never
+/// spin: on a loaded machine a spinning or yielding helper takes the cores the
+/// caller and the other processes need) and join a call's job only while it
+/// is open: the caller never waits for a helper that has not started.
+struct Pool {
+    shared: Arc<PoolShared>,
+}
+
+#[derive(Default)]
+struct PoolShared {
+    jobs: Mutex<Jobs>,
+    /// Helpers wait here for a job to join.
+    posted: Condvar,
+    /// Callers wait here for the helpers inside their job to leave it.
+    left: Condvar,
+}
+
+#[derive(Default)]
+struct Jobs {
+    next_id: u64,
+    open: Vec<Entry>,
+}
+
+/// One call's job as the pool sees it.
+struct Entry {
+    id: u64,
+    run: JobRef,
+    /// Helpers that took the job and have not left it.
+    inside: usize,
+    /// Helpers that took it so far (each takes a new number, 1 and up: the
+    /// caller is 0).
+    joined: usize,
+    /// The most helpers the job wants.
+    wanted: usize,
+    /// No helper may join any more: the caller is done with its share.
+    closed: bool,
+    panicked: bool,
+}
+
+/// A call's job, `run(thread_number)`, with its lifetime erased. It is only
+/// used while its entry is in `Jobs::open` and not closed, or by a helper
+/// counted in `inside`; the caller removes the entry, after every helper has
+/// left, before its borrow ends (see [`Pool::run`]).
+#[derive(Clone, Copy)]
+struct JobRef(*const (dyn Fn(usize) + Sync + 'static));
+
+// SAFETY: the pointee is `Sync` and outlives every use (see `JobRef`).
+unsafe impl Send for JobRef {}
+
+impl Pool {
+    fn new(helpers: usize) -> Result<Pool> {
+        let shared = Arc::new(PoolShared::default());
+        for i in 0..helpers {
+            let sh = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name(format!("b2nd-worker-{i}"))
+                .spawn(move || helper(&sh))
+                .map_err(|_| Error::ThreadCreate)?;
+        }
+        Ok(Pool { shared })
+    }
+
+    /// Run `job(0)` on the calling thread, and `job(k)` (k = 1, 2, ...) on up to
+    /// `helpers` helpers that are free before the caller is done with its own
+    /// share; return when every helper that joined has left.
+    fn run(&self, helpers: usize, job: &(dyn Fn(usize) + Sync)) {
+        // SAFETY: only the lifetime is erased; `Close` below keeps the job from
+        // being used after this call returns (also when `job(0)` unwinds).
+        let run = JobRef(unsafe { std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync + 'static)>(job) });
+        let sh = &*self.shared;
+        let id = {
+            let mut jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
+            let id = jobs.next_id;
+            jobs.next_id += 1;
+            jobs.open.push(Entry { id, run, inside: 0, joined: 0, wanted: helpers, closed: false, panicked: false });
+            id
+        };
+        sh.posted.notify_all();
+        let close = Close { sh, id };
+        job(0);
+        if close.finish() {
+            // A helper panicked inside the job: so does the caller, as when it
+            // runs the blocks itself.
+            panic!("a worker thread panicked");
+        }
+    }
+}
+
+/// Closes a job and waits for its helpers to leave (on drop too, so that an
+/// unwinding caller never leaves its job reachable).
+struct Close<'a> {
+    sh: &'a PoolShared,
+    id: u64,
+}
+
+impl Close<'_> {
+    /// Close the job, wait for its helpers, remove it; whether one panicked.
+    fn finish(&self) -> bool {
+        let mut jobs = self.sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = jobs.open.iter_mut().find(|e| e.id == self.id) {
+            e.closed = true;
+        }
+        while jobs.open.iter().any(|e| e.id == self.id && e.inside > 0) {
+            jobs = self.sh.left.wait(jobs).unwrap_or_else(|e| e.into_inner());
+        }
+        let at = jobs.open.iter().position(|e| e.id == self.id);
+        at.is_some_and(|i| jobs.open.remove(i).panicked)
+    }
+}
+
+impl Drop for Close<'_> {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// A helper's life: sleep until a job wants help, join it, run its share, leave.
+fn helper(sh: &PoolShared) {
+    let mut jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let Some(e) = jobs.open.iter_mut().find(|e| !e.closed && e.joined < e.wanted) else {
+            jobs = sh.posted.wait(jobs).unwrap_or_else(|e| e.into_inner());
+            continue;
+        };
+        e.joined += 1;
+        e.inside += 1;
+        let (id, run, k) = (e.id, e.run, e.joined);
+        drop(jobs);
+        // SAFETY: the job stays alive while this helper is counted in `inside`.
+        let job = unsafe { &*run.0 };
+        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(k))).is_ok();
+        jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = jobs.open.iter_mut().find(|e| e.id == id) {
+            e.inside -= 1;
+            e.panicked |= !ok;
+        }
+        sh.left.notify_all();
+    }
 }
 
 /// The most worker threads a context gets: thread counts come from files and
@@ -82,11 +217,11 @@ impl Scratch {
     }
 }
 
-/// A context's workers: a rayon pool when `nthreads > 1`, and one scratch per
-/// thread (index 0 is the calling thread's).
+/// A context's workers: a pool of helpers when `nthreads > 1`, and one
+/// scratch per thread (index 0 is the calling thread's).
 pub struct Workers {
     nthreads: usize,
-    pool: Option<Arc<rayon::ThreadPool>>,
+    pool: Option<Arc<Pool>>,
     scratch: Vec<Mutex<Scratch>>,
 }
 
@@ -164,27 +299,27 @@ impl Workers {
             return;
         }
         match self.pool.as_deref() {
-            // The calling thread works too, beside nthreads - 1 helpers, and every
-            // thread takes the next job when it is done with one: no thread waits
-            // while there is work, and a helper the system does not schedule (a
-            // loaded machine) delays at most the job it holds.
-            Some(pool) => {
+            // The calling thread works too, beside up to nthreads - 1 helpers, and
+            // every thread takes the next job when it is done with one: no thread
+            // waits while there is work, a helper the system does not schedule (a
+            // loaded machine) delays at most the job it holds, and one that has
+            // not started when the work is done is not waited for.
+            Some(pool) if n > 1 => {
                 let next = AtomicUsize::new(0);
-                let work = |s: &mut Scratch| loop {
-                    let j = next.fetch_add(1, Ordering::Relaxed);
-                    if j >= n {
-                        break;
+                let last = self.scratch.len() - 1;
+                let work = |k: usize| {
+                    let mut s = self.scratch[k.min(last)].lock().unwrap_or_else(|e| e.into_inner());
+                    loop {
+                        let j = next.fetch_add(1, Ordering::Relaxed);
+                        if j >= n {
+                            break;
+                        }
+                        f(j, &mut s);
                     }
-                    f(j, s);
                 };
-                pool.in_place_scope(|scope| {
-                    for _ in 1..self.nthreads.min(n) {
-                        scope.spawn(|_| work(&mut self.scratch()));
-                    }
-                    work(&mut self.scratch());
-                });
+                pool.run(self.nthreads.min(n) - 1, &work);
             }
-            None => {
+            _ => {
                 let mut s = self.scratch();
                 for j in 0..n {
                     f(j, &mut s);
@@ -193,9 +328,80 @@ impl Workers {
         }
     }
 
-    /// The scratch of the current thread (a pool worker, or the caller).
+    /// The scratch of the calling thread.
     pub fn scratch(&self) -> MutexGuard<'_, Scratch> {
-        let i = rayon::current_thread_index().map_or(0, |i| (i + 1).min(self.scratch.len() - 1));
-        self.scratch[i].lock().unwrap_or_else(|e| e.into_inner())
+        self.scratch[0].lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    /// Every job runs once, from callers on several threads sharing the pools.
+    #[test]
+    fn every_job_runs_once_with_concurrent_callers() {
+        std::thread::scope(|scope| {
+            for t in 0..4usize {
+                scope.spawn(move || {
+                    for nthreads in [1i16, 2, 3, 4] {
+                        let mut w = Workers::new(nthreads);
+                        w.ready().unwrap();
+                        for n in [0usize, 1, 2, 7, 100] {
+                            let hits: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+                            w.for_each(n, &|j, s| {
+                                s.reserve(16);
+                                hits[j].fetch_add(1 + t as u64, Ordering::Relaxed);
+                            });
+                            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1 + t as u64), "{nthreads} threads, {n} jobs");
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    /// A job that panics on a helper makes the call panic, and the pool keeps working.
+    #[test]
+    fn a_panic_on_a_helper_reaches_the_caller() {
+        let mut w = Workers::new(2);
+        w.ready().unwrap();
+        let caller = std::thread::current().id();
+        let helper_ran = std::sync::atomic::AtomicBool::new(false);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            w.for_each(64, &|_, _| {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                if std::thread::current().id() != caller {
+                    helper_ran.store(true, Ordering::Relaxed);
+                    panic!("helper");
+                }
+            })
+        }));
+        // (The helper may not have joined at all: the caller can do every job.)
+        assert_eq!(r.is_err(), helper_ran.load(Ordering::Relaxed));
+        let count = AtomicU64::new(0);
+        w.for_each(50, &|_, _| {
+            count.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(count.load(Ordering::Relaxed), 50);
+    }
+
+    /// Jobs run on more than one thread when there are helpers.
+    #[test]
+    fn helpers_take_part() {
+        let mut w = Workers::new(2);
+        w.ready().unwrap();
+        let seen = Mutex::new(std::collections::HashSet::new());
+        for _ in 0..50 {
+            w.for_each(16, &|_, _| {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+                seen.lock().unwrap().insert(std::thread::current().id());
+            });
+            if seen.lock().unwrap().len() > 1 {
+                return;
+            }
+        }
+        panic!("every job ran on the calling thread");
     }
 }
