@@ -44,10 +44,11 @@ fn shared_pool(nthreads: usize) -> Result<Arc<Pool>> {
     Ok(pool)
 }
 
-/// Helper threads that sleep on a condition variable between jobs (they never
-/// spin: on a loaded machine a spinning or yielding helper takes the cores the
-/// caller and the other processes need) and join a call's job only while it
-/// is open: the caller never waits for a helper that has not started.
+/// Helper threads that sleep on a condition variable between jobs (after
+/// watching for the next one for at most [`WATCH`]: they never yield in a loop,
+/// which on a loaded machine hands the core to another process for a whole
+/// time slice) and join a call's job only while it is open: the caller never
+/// waits for a helper that has not started.
 struct Pool {
     shared: Arc<PoolShared>,
 }
@@ -55,6 +56,9 @@ struct Pool {
 #[derive(Default)]
 struct PoolShared {
     jobs: Mutex<Jobs>,
+    /// Jobs posted so far: what a helper that just ran out of work watches for
+    /// a short while before it goes to sleep.
+    posts: std::sync::atomic::AtomicU64,
     /// Helpers wait here for a job to join.
     posted: Condvar,
     /// Callers wait here for the helpers inside their job to leave it.
@@ -65,6 +69,8 @@ struct PoolShared {
 struct Jobs {
     next_id: u64,
     open: Vec<Entry>,
+    /// Helpers asleep on `posted` (a post wakes them only if there are some).
+    sleepers: usize,
 }
 
 /// One call's job as the pool sees it.
@@ -114,14 +120,17 @@ impl Pool {
         // being used after this call returns (also when `job(0)` unwinds).
         let run = JobRef(unsafe { std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync + 'static)>(job) });
         let sh = &*self.shared;
-        let id = {
+        let (id, sleepers) = {
             let mut jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
             let id = jobs.next_id;
             jobs.next_id += 1;
             jobs.open.push(Entry { id, run, inside: 0, joined: 0, wanted: helpers, closed: false, panicked: false });
-            id
+            (id, jobs.sleepers)
         };
-        sh.posted.notify_all();
+        sh.posts.fetch_add(1, Ordering::Release);
+        if sleepers > 0 {
+            sh.posted.notify_all();
+        }
         let close = Close { sh, id };
         job(0);
         if close.finish() {
@@ -163,11 +172,28 @@ impl Drop for Close<'_> {
 /// A helper's life: sleep until a job wants help, join it, run its share, leave.
 fn helper(sh: &PoolShared) {
     let mut jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
+    let mut watched = false;
     loop {
         let Some(e) = jobs.open.iter_mut().find(|e| !e.closed && e.joined < e.wanted) else {
+            if !watched {
+                // Calls often come in runs (a chunk after another): watch for the
+                // next one for a few tens of microseconds, without taking the
+                // lock or yielding, before sleeping; a wake-up from sleep costs
+                // more than a small call's work.
+                let seen = sh.posts.load(Ordering::Acquire);
+                drop(jobs);
+                watch(&sh.posts, seen);
+                watched = true;
+                jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            jobs.sleepers += 1;
             jobs = sh.posted.wait(jobs).unwrap_or_else(|e| e.into_inner());
+            jobs.sleepers -= 1;
+            watched = false;
             continue;
         };
+        watched = false;
         e.joined += 1;
         e.inside += 1;
         let (id, run, k) = (e.id, e.run, e.joined);
@@ -181,6 +207,25 @@ fn helper(sh: &PoolShared) {
             e.panicked |= !ok;
         }
         sh.left.notify_all();
+    }
+}
+
+/// How long a helper out of work watches for the next job before sleeping.
+const WATCH: std::time::Duration = std::time::Duration::from_micros(50);
+
+/// Return when `posts` moves past `seen`, or after [`WATCH`].
+fn watch(posts: &std::sync::atomic::AtomicU64, seen: u64) {
+    let start = std::time::Instant::now();
+    loop {
+        for _ in 0..64 {
+            if posts.load(Ordering::Acquire) != seen {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+        if start.elapsed() >= WATCH {
+            return;
+        }
     }
 }
 
