@@ -4,7 +4,6 @@
 //! is gathered from the caller's buffer, or scattered into it, by the threads
 //! that compress or decode its blocks, without a chunk-sized copy.
 
-use super::boxes::strides;
 use super::Geometry;
 use crate::chunk::{BlockSink, BlockSource};
 use crate::error::{Error, Result};
@@ -19,6 +18,15 @@ pub(crate) enum Cover {
     Full,
 }
 
+/// One value per dimension (no allocation per chunk read or written).
+type Dims = [i64; MAX_DIM];
+
+fn dims(v: &[i64]) -> Dims {
+    let mut d = [0; MAX_DIM];
+    d[..v.len()].copy_from_slice(v);
+    d
+}
+
 /// The rows shared by the blocks of the chunk whose box starts at `chunk_lo`
 /// and the box `lo..hi` of a C-order buffer of `buf_shape` (origin at array
 /// position `start`).
@@ -27,14 +35,14 @@ pub(crate) struct BlockRows {
     ts: usize,
     block_bytes: usize,
     nblocks: usize,
-    blockshape: Vec<i64>,
-    grid: Vec<i64>,
-    block_strides: Vec<i64>,
-    buf_strides: Vec<i64>,
-    chunk_lo: Vec<i64>,
-    lo: Vec<i64>,
-    hi: Vec<i64>,
-    start: Vec<i64>,
+    blockshape: Dims,
+    grid: Dims,
+    block_strides: Dims,
+    buf_strides: Dims,
+    chunk_lo: Dims,
+    lo: Dims,
+    hi: Dims,
+    start: Dims,
 }
 
 impl BlockRows {
@@ -44,20 +52,31 @@ impl BlockRows {
         if nd > MAX_DIM || [chunk_lo.len(), lo.len(), hi.len(), start.len(), buf_shape.len()].iter().any(|&l| l != nd) {
             return Err(Error::InvalidParam);
         }
-        let grid = g.chunk_blocks();
+        let mut grid = [0; MAX_DIM];
+        let mut block_strides = [0; MAX_DIM];
+        let mut buf_strides = [0; MAX_DIM];
+        let (mut bstr, mut ostr) = (1i64, 1i64);
+        for i in (0..nd).rev() {
+            let (e, b) = (g.extchunkshape[i], g.blockshape[i]);
+            grid[i] = if b == 0 { 0 } else { e / b };
+            block_strides[i] = bstr;
+            buf_strides[i] = ostr;
+            bstr = bstr.saturating_mul(b);
+            ostr = ostr.saturating_mul(buf_shape[i]);
+        }
         Ok(BlockRows {
             nd,
             ts,
             block_bytes: g.block_items as usize * ts,
-            nblocks: grid.iter().product::<i64>().max(0) as usize,
-            blockshape: g.blockshape.clone(),
-            block_strides: strides(&g.blockshape),
-            buf_strides: strides(buf_shape),
+            nblocks: grid[..nd].iter().product::<i64>().max(0) as usize,
+            blockshape: dims(&g.blockshape),
+            block_strides,
+            buf_strides,
             grid,
-            chunk_lo: chunk_lo.to_vec(),
-            lo: lo.to_vec(),
-            hi: hi.to_vec(),
-            start: start.to_vec(),
+            chunk_lo: dims(chunk_lo),
+            lo: dims(lo),
+            hi: dims(hi),
+            start: dims(start),
         })
     }
 

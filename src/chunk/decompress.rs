@@ -396,7 +396,7 @@ impl Decompressor {
             self.decompress_lazy(src, &mut all, source)?;
             return super::blocks::put_all(&all, sink);
         };
-        let wanted: Vec<usize> = (0..dec.nblocks).filter(|&j| sink.wants(j)).collect();
+        let wanted = (0..dec.nblocks).filter(|&j| sink.wants(j)).count();
         let ebsize = dec.blocksize + 8;
         let one = |j: usize, s: &mut Scratch| -> Result<()> {
             s.reserve(ebsize);
@@ -407,10 +407,13 @@ impl Decompressor {
             r
         };
         self.workers.ready()?;
-        if self.workers.parallel() && wanted.len() > 1 {
+        if self.workers.parallel() && wanted > 1 {
             let error: Mutex<Option<Error>> = Mutex::new(None);
-            self.workers.for_each(wanted.len(), &|i, s| {
-                if let Err(e) = one(wanted[i], s) {
+            self.workers.for_each(dec.nblocks, &|j, s| {
+                if !sink.wants(j) {
+                    return;
+                }
+                if let Err(e) = one(j, s) {
                     *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                 }
             });
@@ -419,7 +422,7 @@ impl Decompressor {
             }
         } else {
             let mut s = self.workers.scratch();
-            for &j in &wanted {
+            for j in (0..dec.nblocks).filter(|&j| sink.wants(j)) {
                 one(j, &mut s)?;
             }
         }
