@@ -4,6 +4,7 @@
 //! is gathered from the caller's buffer, or scattered into it, by the threads
 //! that compress or decode its blocks, without a chunk-sized copy.
 
+use super::boxes::strides;
 use super::Geometry;
 use crate::chunk::{BlockSink, BlockSource};
 use crate::error::{Error, Result};
@@ -18,7 +19,7 @@ pub(crate) enum Cover {
     Full,
 }
 
-/// One value per dimension (no allocation per chunk read or written).
+/// One value per dimension (the odometer of `BlockRows::rows` works on these).
 type Dims = [i64; MAX_DIM];
 
 fn dims(v: &[i64]) -> Dims {
@@ -52,27 +53,16 @@ impl BlockRows {
         if nd > MAX_DIM || [chunk_lo.len(), lo.len(), hi.len(), start.len(), buf_shape.len()].iter().any(|&l| l != nd) {
             return Err(Error::InvalidParam);
         }
-        let mut grid = [0; MAX_DIM];
-        let mut block_strides = [0; MAX_DIM];
-        let mut buf_strides = [0; MAX_DIM];
-        let (mut bstr, mut ostr) = (1i64, 1i64);
-        for i in (0..nd).rev() {
-            let (e, b) = (g.extchunkshape[i], g.blockshape[i]);
-            grid[i] = if b == 0 { 0 } else { e / b };
-            block_strides[i] = bstr;
-            buf_strides[i] = ostr;
-            bstr = bstr.saturating_mul(b);
-            ostr = ostr.saturating_mul(buf_shape[i]);
-        }
+        let grid = g.chunk_blocks();
         Ok(BlockRows {
             nd,
             ts,
             block_bytes: g.block_items as usize * ts,
-            nblocks: grid[..nd].iter().product::<i64>().max(0) as usize,
+            nblocks: grid.iter().product::<i64>().max(0) as usize,
             blockshape: dims(&g.blockshape),
-            block_strides,
-            buf_strides,
-            grid,
+            block_strides: dims(&strides(&g.blockshape)),
+            buf_strides: dims(&strides(buf_shape)),
+            grid: dims(&grid),
             chunk_lo: dims(chunk_lo),
             lo: dims(lo),
             hi: dims(hi),

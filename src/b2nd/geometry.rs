@@ -8,7 +8,7 @@
 //! of length 0 (with a chunk length of 0 or more), blocks longer than chunks
 //! along some dimension (the chunk is padded to one block there).
 
-use super::boxes::{c_index, for_each_index, product, strides, unravel};
+use super::boxes::{c_index, for_each_index, product, unravel};
 use super::Meta;
 use crate::error::{Error, Result};
 
@@ -185,54 +185,20 @@ impl Geometry {
         mut f: impl FnMut(usize, usize, usize, usize) -> Result<()>,
     ) -> Result<()> {
         let nd = self.ndim();
-        if nd == 0 {
-            return f(0, 0, 0, ts);
-        }
-        if lo.iter().zip(hi).any(|(a, b)| a >= b) {
+        if nd > 0 && lo.iter().zip(hi).any(|(a, b)| a >= b) {
             return Ok(());
         }
-        let last = nd - 1;
-        let bs = &self.blockshape;
-        let grid = self.chunk_blocks();
+        let rows = super::blocks::BlockRows::new(self, chunk_lo, lo, hi, start, buf_shape, ts)?;
+        if nd == 0 {
+            return rows.rows(0, |io, bo, len| f(0, io, bo, len)).map(|_| ());
+        }
+        // The blocks the box touches, in C order, and the rows of each.
+        let (bs, grid) = (&self.blockshape, self.chunk_blocks());
         let blo: Vec<i64> = (0..nd).map(|i| (lo[i] - chunk_lo[i]) / bs[i]).collect();
         let bhi: Vec<i64> = (0..nd).map(|i| (hi[i] - chunk_lo[i] - 1) / bs[i] + 1).collect();
-        let (bstr, ostr) = (strides(bs), strides(buf_shape));
-        let mut rl = vec![0i64; nd];
-        let mut rh = vec![0i64; nd];
-        let mut idx = vec![0i64; nd];
         for_each_index(&blo, &bhi, |b| {
-            let mut io = 0i64;
-            let mut bo = 0i64;
-            for i in 0..nd {
-                let org = chunk_lo[i] + b[i] * bs[i];
-                rl[i] = lo[i].max(org);
-                rh[i] = hi[i].min(org + bs[i]);
-                io += (rl[i] - org) * bstr[i];
-                bo += (rl[i] - start[i]) * ostr[i];
-            }
             let block = c_index(b, &grid) as usize;
-            let len = (rh[last] - rl[last]) as usize * ts;
-            idx.copy_from_slice(&rl);
-            // Rows along the last dimension; offsets move by strides (odometer).
-            loop {
-                f(block, io as usize * ts, bo as usize * ts, len)?;
-                let mut d = last;
-                loop {
-                    if d == 0 {
-                        return Ok(());
-                    }
-                    d -= 1;
-                    idx[d] += 1;
-                    io += bstr[d];
-                    bo += ostr[d];
-                    if idx[d] < rh[d] {
-                        break;
-                    }
-                    io -= (rh[d] - rl[d]) * bstr[d];
-                    bo -= (rh[d] - rl[d]) * ostr[d];
-                    idx[d] = rl[d];
-                }
-            }
+            rows.rows(block, |io, bo, len| f(block, io, bo, len)).map(|_| ())
         })
     }
 

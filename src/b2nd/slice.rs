@@ -121,6 +121,7 @@ impl Geometry {
                 continue;
             }
             let chunk_bytes = self.chunk_bytes(ts)?;
+            let rows = BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?;
             let base = if rlo == lo && rhi == hi {
                 // Every item of the chunk comes from the caller's buffer (padding is zeros).
                 None
@@ -128,7 +129,6 @@ impl Geometry {
                 // The chunk's current blocks where the slice does not cover them
                 // (the ones it covers whole are not decoded; block 0 always is, as
                 // delta's reference), the slice's items over them.
-                let rows = BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?;
                 let skip: Vec<bool> = (0..rows.nblocks()).map(|j| j > 0 && rows.cover(j) == Cover::Full).collect();
                 chunk.clear();
                 chunk.resize(chunk_bytes, 0);
@@ -136,7 +136,7 @@ impl Geometry {
                 Some(&chunk[..])
             };
             // Each block is gathered by the thread that compresses it.
-            let source = ChunkSource { rows: BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?, src: buffer, base, chunk_bytes };
+            let source = ChunkSource { rows, src: buffer, base, chunk_bytes };
             sc.compress_from(&source, &mut cbuf).map_err(|e| match e {
                 Error::ReadBuffer => e,
                 e => chunk_failure(e),
