@@ -90,6 +90,17 @@ fn stream(slot: &mut Option<Stream>, hc: bool) -> Result<*mut c_void> {
     Ok(slot.as_ref().map_or(std::ptr::null_mut(), |s| s.ptr))
 }
 
+/// The LZ4 block of no bytes (one token), if `dst` has room for it.
+fn empty_block(dst: &mut [u8]) -> usize {
+    match dst.first_mut() {
+        Some(b) => {
+            *b = 0;
+            1
+        }
+        None => 0,
+    }
+}
+
 fn len(n: usize) -> Result<c_int> {
     c_int::try_from(n).map_err(|_| Error::TwoGbLimit)
 }
@@ -128,6 +139,11 @@ impl State {
         level: i32,
         dict: Option<&[u8]>,
     ) -> Result<usize> {
+        if src.is_empty() {
+            // liblz4's optimal parser (levels 10-12) reads the input even
+            // when it is empty.
+            return Ok(empty_block(dst));
+        }
         let (sl, dl) = (len(src.len())?, len(dst.len())?);
         let (sp, dp) = (src.as_ptr().cast::<c_char>(), dst.as_mut_ptr().cast::<c_char>());
         let n = match dict {
@@ -166,4 +182,27 @@ pub fn decompress(src: &[u8], dst: &mut [u8], dict: Option<&[u8]>) -> Option<usi
         }
     };
     usize::try_from(n).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_input_is_the_one_token_block_at_every_level() {
+        // liblz4's optimal parser (LZ4HC levels 10-12) reads its input even
+        // when it is empty; an empty slice's pointer dangles, so this
+        // crashed before `compress_hc` answered empty input itself.
+        let mut state = State::default();
+        for level in 1..=12 {
+            let mut dst = [0xFFu8; 16];
+            assert_eq!(state.compress_hc(&[], &mut dst, level, None).unwrap(), 1, "level {level}");
+            assert_eq!(dst[0], 0);
+            assert_eq!(decompress(&dst[..1], &mut [], None), Some(0));
+            assert_eq!(state.compress_hc(&[], &mut [], level, None).unwrap(), 0);
+        }
+        let mut dst = [0xFFu8; 16];
+        assert_eq!(state.compress_fast(&[], &mut dst, 1, None).unwrap(), 1);
+        assert_eq!(dst[0], 0);
+    }
 }
