@@ -102,16 +102,12 @@ impl<'a> Decoder<'a> {
         self.filters.contains(&super::header::filter::DELTA)
     }
 
-    /// Decode block `j` into `out` (its full length). `reference` is the
-    /// decoded block 0 (used by delta for later blocks).
-    fn block(&self, j: usize, out: &mut [u8], reference: &[u8], s: &mut Scratch) -> Result<()> {
+    /// Where block `j`'s stored bytes are: the chunk itself and their offset
+    /// in it, or (lazy chunks) `lazy`, filled from the frame, and 0.
+    fn block_data<'s>(&'s self, j: usize, bsize: usize, lazy: &'s mut Vec<u8>) -> Result<(&'s [u8], usize)> {
         let h = &self.view.header;
-        let bsize = out.len();
-        let Scratch { tmp1, tmp2, codec, lazy, .. } = s;
-        // Where this block's bytes are: in the chunk itself, or read from the
-        // frame (lazy chunks) into the scratch buffer, starting at 0.
         let stored_at = if h.memcpyed() { h.header_len() + j * self.blocksize } else { self.view.bstart(j).max(0) as usize };
-        let (data, start): (&[u8], usize) = match (self.view.lazy, self.source) {
+        match (self.view.lazy, self.source) {
             (Some(l), Some(source)) => {
                 let csize = l.block_csize(j).ok_or(Error::InvalidHeader)?;
                 let max = (self.blocksize + self.typesize * 4).max(bsize);
@@ -124,57 +120,90 @@ impl<'a> Decoder<'a> {
                     lazy.resize(csize, 0);
                 }
                 source.read(l.nchunk, l.offset, stored_at as i64, &mut lazy[..csize])?;
-                (&lazy[..csize], 0)
+                Ok((&lazy[..csize], 0))
             }
-            _ => (self.view.data, stored_at),
-        };
+            _ => {
+                if !h.memcpyed() && (self.view.bstart(j) <= 0 || stored_at >= self.view.data.len()) {
+                    return Err(Error::Data);
+                }
+                Ok((self.view.data, stored_at))
+            }
+        }
+    }
+
+    /// Decode the stream at `data[*pos..]` (its 4-byte size first) into
+    /// `target` (the stream's full decoded size), at least its first `want`
+    /// bytes; `*pos` moves past the stream.  `want == 0` only skips it.
+    fn stream(&self, data: &[u8], pos: &mut usize, target: &mut [u8], want: usize, codec: &mut codecs::CodecState) -> Result<()> {
+        let h = &self.view.header;
+        let csize = read_i32(data, *pos).ok_or(Error::ReadBuffer)?;
+        *pos += 4;
+        let want = want.min(target.len());
+        if csize == 0 {
+            target[..want].fill(0);
+        } else if csize < 0 {
+            let token = *data.get(*pos).ok_or(Error::ReadBuffer)?;
+            *pos += 1;
+            if token & 0x1 == 0 || csize < -255 {
+                return Err(Error::RunLength);
+            }
+            target[..want].fill((-csize) as u8);
+        } else {
+            let c = csize as usize;
+            let stream = data.get(*pos..*pos + c).ok_or(Error::ReadBuffer)?;
+            *pos += c;
+            if want == 0 {
+                return Ok(());
+            }
+            let neblock = target.len();
+            if c == neblock {
+                target[..want].copy_from_slice(&stream[..want]);
+            } else if h.compformat() == codecs::FORMAT_UDCODEC {
+                let u = plugins::codec(h.udcompcode).ok_or(Error::CodecSupport)?;
+                let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data, schunk: self.schunk };
+                if u.decode(stream, target, h.compcode_meta, &info).map_err(plugins::codec_failure)? != neblock {
+                    return Err(Error::Data);
+                }
+            } else {
+                let dict = self.dict.as_ddict();
+                codecs::decompress_prefix(h.compformat(), stream, target, want, dict.as_ref(), codec)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The number of streams block `j` is stored in.
+    fn nstreams(&self, j: usize) -> usize {
+        let h = &self.view.header;
+        let leftover = j + 1 == self.nblocks && h.leftover() > 0;
+        if !h.dont_split() && !leftover {
+            self.typesize
+        } else {
+            1
+        }
+    }
+
+    /// Decode block `j` into `out` (its full length). `reference` is the
+    /// decoded block 0 (used by delta for later blocks).
+    fn block(&self, j: usize, out: &mut [u8], reference: &[u8], s: &mut Scratch) -> Result<()> {
+        let h = &self.view.header;
+        let bsize = out.len();
+        let Scratch { tmp1, tmp2, codec, lazy, .. } = s;
+        let (data, start) = self.block_data(j, bsize, lazy)?;
         if h.memcpyed() {
             out.copy_from_slice(data.get(start..start + bsize).ok_or(Error::ReadBuffer)?);
             return Ok(());
         }
-        if self.view.lazy.is_none() && (self.view.bstart(j) <= 0 || start >= data.len()) {
-            return Err(Error::Data);
-        }
-        let src_offset = start;
-        let leftover = j + 1 == self.nblocks && h.leftover() > 0;
-        let nstreams = if !h.dont_split() && !leftover { self.typesize } else { 1 };
+        let nstreams = self.nstreams(j);
         let neblock = bsize / nstreams;
         if neblock == 0 || neblock * nstreams != bsize {
             return Err(Error::Data);
         }
         let steps = pipeline::out_of_place_steps(&self.filters);
-        let format = h.compformat();
-        let dict = self.dict.as_ddict();
         let dest: &mut [u8] = if steps == 0 { &mut *out } else { &mut tmp1[..bsize] };
-        let mut pos = src_offset;
+        let mut pos = start;
         for target in dest.chunks_exact_mut(neblock) {
-            let csize = read_i32(data, pos).ok_or(Error::ReadBuffer)?;
-            pos += 4;
-            if csize == 0 {
-                target.fill(0);
-            } else if csize < 0 {
-                let token = *data.get(pos).ok_or(Error::ReadBuffer)?;
-                pos += 1;
-                if token & 0x1 == 0 || csize < -255 {
-                    return Err(Error::RunLength);
-                }
-                target.fill((-csize) as u8);
-            } else {
-                let c = csize as usize;
-                let stream = data.get(pos..pos + c).ok_or(Error::ReadBuffer)?;
-                pos += c;
-                if c == neblock {
-                    target.copy_from_slice(stream);
-                } else if format == codecs::FORMAT_UDCODEC {
-                    let u = plugins::codec(h.udcompcode).ok_or(Error::CodecSupport)?;
-                    let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data, schunk: self.schunk };
-                    if u.decode(stream, target, h.compcode_meta, &info).map_err(plugins::codec_failure)? != neblock {
-                        return Err(Error::Data);
-                    }
-                } else {
-                    codecs::decompress(format, stream, target, dict.as_ref(), codec)?;
-                }
-            }
+            self.stream(data, &mut pos, target, neblock, codec)?;
         }
         if steps == 0 && !self.needs_reference() {
             return Ok(());
@@ -182,6 +211,60 @@ impl<'a> Decoder<'a> {
         let f = self.filters;
         let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data, schunk: self.schunk };
         pipeline::backward(&f, &h.filters_meta, self.typesize, h.version, j == 0, reference, out, tmp1, tmp2, Some(&info))
+    }
+
+    /// Bytes `lo..hi` of block `j` into `out` (`hi - lo` bytes), decoding
+    /// each stream only as far as the range needs: the streams before the
+    /// range are skipped, and a shuffled block split by item byte needs
+    /// from every stream only the bytes up to the range's last item.
+    /// `Ok(false)` when the block needs decoding whole (other filters,
+    /// a shuffle across a single stream, user codecs): `out` is untouched.
+    fn block_range(&self, j: usize, lo: usize, hi: usize, out: &mut [u8], s: &mut Scratch) -> Result<bool> {
+        use super::header::filter;
+        let h = &self.view.header;
+        let ts = self.typesize;
+        if h.memcpyed() || h.compformat() == codecs::FORMAT_UDCODEC || !(lo < hi && hi <= self.block_len(j)) {
+            return Ok(false);
+        }
+        let mut shuffled = false;
+        for (&f, &meta) in self.filters.iter().zip(&h.filters_meta) {
+            match f {
+                filter::NOFILTER => {}
+                filter::SHUFFLE if !shuffled && (meta == 0 || usize::from(meta) == ts) => shuffled = ts > 1,
+                _ => return Ok(false),
+            }
+        }
+        let bsize = self.block_len(j);
+        let nstreams = self.nstreams(j);
+        let neblock = bsize / nstreams;
+        if neblock == 0 || neblock * nstreams != bsize {
+            return Err(Error::Data);
+        }
+        if shuffled && (nstreams != ts || lo % ts != 0 || hi % ts != 0) {
+            return Ok(false);
+        }
+        let Scratch { tmp1, codec, lazy, .. } = s;
+        let (data, mut pos) = self.block_data(j, bsize, lazy)?;
+        let tmp = &mut tmp1[..bsize];
+        for (k, target) in tmp.chunks_exact_mut(neblock).enumerate() {
+            let want = if shuffled {
+                hi / ts
+            } else if k * neblock >= hi {
+                break;
+            } else if (k + 1) * neblock <= lo {
+                0
+            } else {
+                hi - k * neblock
+            };
+            self.stream(data, &mut pos, target, want, codec)?;
+        }
+        if shuffled {
+            let (a, b) = (lo / ts, hi / ts);
+            crate::filters::shuffle::transpose(&tmp[a..], neblock, out, ts, ts, b - a);
+        } else {
+            out.copy_from_slice(&tmp[lo..hi]);
+        }
+        Ok(true)
     }
 }
 
@@ -529,8 +612,11 @@ impl Decompressor {
                 let b0 = j * bs;
                 let blen = dec.block_len(j);
                 let (lo, hi) = (start.max(b0) - b0, stop.min(b0 + blen) - b0);
-                dec.block(j, &mut block[..blen], &reference, &mut s)?;
-                dst[b0 + lo - start..b0 + hi - start].copy_from_slice(&block[lo..hi]);
+                let out = &mut dst[b0 + lo - start..b0 + hi - start];
+                if !dec.block_range(j, lo, hi, out, &mut s)? {
+                    dec.block(j, &mut block[..blen], &reference, &mut s)?;
+                    out.copy_from_slice(&block[lo..hi]);
+                }
             }
             Ok(())
         })();

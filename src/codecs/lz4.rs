@@ -24,6 +24,13 @@ extern "C" {
         dict: *const c_char,
         dict_size: c_int,
     ) -> c_int;
+    fn LZ4_decompress_safe_partial(
+        src: *const c_char,
+        dst: *mut c_char,
+        src_size: c_int,
+        target_output_size: c_int,
+        dst_cap: c_int,
+    ) -> c_int;
     fn LZ4_createStreamHC() -> *mut c_void;
     fn LZ4_freeStreamHC(s: *mut c_void) -> c_int;
     fn LZ4_resetStreamHC_fast(s: *mut c_void, level: c_int);
@@ -181,6 +188,19 @@ pub fn decompress(src: &[u8], dst: &mut [u8], dict: Option<&[u8]>) -> Option<usi
             None => lz4_sys::LZ4_decompress_safe(sp, dp, sl, dl),
         }
     };
+    usize::try_from(n).ok()
+}
+
+/// Decode the first `want` bytes (at least) of an LZ4 block whose decoded
+/// size is `dst.len()`; the count decoded, or `None` on malformed input.
+pub fn decompress_prefix(src: &[u8], dst: &mut [u8], want: usize) -> Option<usize> {
+    let sl = c_int::try_from(src.len()).ok()?;
+    let dl = c_int::try_from(dst.len()).ok()?;
+    let target = c_int::try_from(want.min(dst.len())).ok()?;
+    let (sp, dp) = (src.as_ptr().cast::<c_char>(), dst.as_mut_ptr().cast::<c_char>());
+    // SAFETY: pointers and lengths describe live, non-overlapping slices;
+    // liblz4 writes at most `dl` bytes.
+    let n = unsafe { LZ4_decompress_safe_partial(sp, dp, sl, target, dl) };
     usize::try_from(n).ok()
 }
 

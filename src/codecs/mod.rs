@@ -228,6 +228,36 @@ pub fn decompress(
     }
 }
 
+/// Decode at least the first `want` bytes of one stream whose decoded size
+/// is `dst.len()` (`want <= dst.len()`): what a read of part of a block
+/// needs.  BloscLZ, LZ4 (without a dictionary) and zlib stop once they have
+/// them; Zstandard (whose blocks decode whole anyway) and LZ4 with a
+/// dictionary decode the stream in full.  Bytes of `dst` past `want` are
+/// unspecified.
+pub fn decompress_prefix(
+    format: u8,
+    src: &[u8],
+    dst: &mut [u8],
+    want: usize,
+    dict: Option<&DDict>,
+    state: &mut CodecState,
+) -> Result<()> {
+    if want >= dst.len() {
+        return decompress(format, src, dst, dict, state);
+    }
+    let lib = Library::from_format(format).ok_or(Error::CodecSupport)?;
+    let out = match (lib, dict) {
+        (Library::BloscLz, _) => blosclz::decompress_prefix(src, dst, want),
+        (Library::Lz4, None) => lz4::decompress_prefix(src, dst, want),
+        (Library::Zlib, _) => state.zlib.decompress_prefix(src, &mut dst[..want]),
+        _ => return decompress(format, src, dst, dict, state),
+    };
+    match out {
+        Some(n) if n >= want => Ok(()),
+        _ => Err(Error::Data),
+    }
+}
+
 /// The name of codec `code` (c-blosc2's names), also of a plugin codec (built
 /// in, registered at start or by the user); `None` for an unknown code.
 pub fn name(code: u8) -> Option<String> {

@@ -16,6 +16,7 @@ mod ffi {
 
     pub const Z_OK: c_int = 0;
     pub const Z_STREAM_END: c_int = 1;
+    pub const Z_BUF_ERROR: c_int = -5;
     pub const Z_FINISH: c_int = 4;
 
     pub type AllocFunc = extern "C" fn(*mut c_void, c_uint, c_uint) -> *mut c_void;
@@ -180,6 +181,21 @@ impl State {
     /// Decompress a whole zlib stream into `dst`; `None` on malformed input or
     /// when it does not fit.
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+        let (rc, n) = self.inflate(src, dst)?;
+        (rc == z::Z_STREAM_END).then_some(n)
+    }
+
+    /// Inflate until `dst` (the first bytes of the stream's output) is full
+    /// or the stream ends; the count written, or `None` on malformed input.
+    pub fn decompress_prefix(&mut self, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+        let (rc, n) = self.inflate(src, dst)?;
+        // Z_BUF_ERROR: the output filled before the stream's end.
+        (rc == z::Z_STREAM_END || (rc == z::Z_BUF_ERROR && n == dst.len())).then_some(n)
+    }
+
+    /// One `inflate(Z_FINISH)` of `src` into `dst`: its return code and the
+    /// bytes written.
+    fn inflate(&mut self, src: &[u8], dst: &mut [u8]) -> Option<(c_int, usize)> {
         let sl = c_uint::try_from(src.len()).ok()?;
         let dl = c_uint::try_from(dst.len()).ok()?;
         let strm = self.inflater()?;
@@ -196,7 +212,7 @@ impl State {
             let n = strm.total_out;
             strm.next_in = std::ptr::null();
             strm.next_out = std::ptr::null_mut();
-            (rc == z::Z_STREAM_END).then_some(n)
+            Some((rc, n))
         }
     }
 }

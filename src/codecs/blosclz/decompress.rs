@@ -98,6 +98,11 @@ fn copy_literals(src: &[u8], ip: usize, dst: &mut [u8], op: usize, n: usize) {
 }
 
 pub(super) fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    decompress_until(src, dst, usize::MAX)
+}
+
+/// As `decompress`, but returns as soon as `stop` bytes or more are out.
+pub(super) fn decompress_until(src: &[u8], dst: &mut [u8], stop: usize) -> Option<usize> {
     let (&first, _) = src.split_first()?;
     let mut ctrl = (first & 31) as usize;
     let mut ip = 1;
@@ -123,7 +128,7 @@ pub(super) fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
             copy_back_ref(dst, op, len, distance);
             op += len;
         }
-        if ip >= src.len() {
+        if ip >= src.len() || op >= stop {
             return Some(op);
         }
         ctrl = src[ip] as usize;

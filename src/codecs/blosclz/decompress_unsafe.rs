@@ -146,6 +146,11 @@ unsafe fn copy_bytes(from: *const u8, to: *mut u8, n: usize) {
 
 /// Same contract and results as `decompress::decompress`.
 pub(super) fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    decompress_until(src, dst, usize::MAX)
+}
+
+/// As `decompress`, but returns as soon as `stop` bytes or more are out.
+pub(super) fn decompress_until(src: &[u8], dst: &mut [u8], stop: usize) -> Option<usize> {
     let (&first, _) = src.split_first()?;
     let (in_len, cap) = (src.len(), dst.len());
     let (input, out) = (src.as_ptr(), dst.as_mut_ptr());
@@ -186,7 +191,7 @@ pub(super) fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
             unsafe { copy_back_ref(out, cap, op, len, distance) };
             op += len;
         }
-        if ip >= in_len {
+        if ip >= in_len || op >= stop {
             return Some(op);
         }
         // SAFETY: `ip < in_len`.

@@ -163,6 +163,23 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Option<usize> {
     }
 }
 
+/// Decode the first `want` bytes (at least) of a BloscLZ stream whose
+/// decoded size is `dst.len()`: [`decompress`] stopped once that many are
+/// out.  `want >= dst.len()` decodes the whole stream, as [`decompress`].
+pub fn decompress_prefix(src: &[u8], dst: &mut [u8], want: usize) -> Option<usize> {
+    decompress_prefix_twin(DEFAULT_TWIN, src, dst, want)
+}
+
+fn decompress_prefix_twin(twin: Twin, src: &[u8], dst: &mut [u8], want: usize) -> Option<usize> {
+    // A whole decode goes on to the end of the input, where trailing
+    // garbage is an error; only a real prefix stops early.
+    let stop = if want < dst.len() { want } else { usize::MAX };
+    match twin {
+        Twin::Safe => decompress::decompress_until(src, dst, stop),
+        Twin::Fast => decompress_unsafe::decompress_until(src, dst, stop),
+    }
+}
+
 /// [`compress`] by the given implementation.
 fn compress_twin(twin: Twin, clevel: u8, src: &[u8], dst: &mut [u8]) -> usize {
     let Some(level) = Level::new(clevel) else {

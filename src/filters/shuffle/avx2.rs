@@ -71,10 +71,15 @@ pub(crate) unsafe fn transpose(
             }
         } else if rows >= 32 && (NARROW_MIN..16).contains(&cols) {
             let done = narrow(s, src.len(), ss, d, ds, rows, cols);
-            sse2::transpose(&src[done * ss..], ss, &mut dst[done..], ds, rows - done, cols);
+            // (A source that runs on past its last row may have let every row go.)
+            if done < rows {
+                sse2::transpose(&src[done * ss..], ss, &mut dst[done..], ds, rows - done, cols);
+            }
         } else if cols >= 32 && (NARROW_MIN..16).contains(&rows) && ds == rows {
             let done = spill(s, ss, d, rows, cols);
-            sse2::transpose(&src[done..], ss, &mut dst[done * ds..], ds, rows, cols - done);
+            if done < cols {
+                sse2::transpose(&src[done..], ss, &mut dst[done * ds..], ds, rows, cols - done);
+            }
         } else {
             sse2::transpose(src, ss, dst, ds, rows, cols);
         }

@@ -87,6 +87,15 @@ pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     unshuffle_with(best(), typesize, src, dst);
 }
 
+/// `dst[c * ds + r] = src[r * ss + c]` for `r < rows`, `c < cols`, by the
+/// best kernel for this CPU.
+///
+/// # Panics
+/// If either matrix does not fit its slice.
+pub(crate) fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
+    (best().transpose)(src, ss, dst, ds, rows, cols);
+}
+
 fn check(typesize: usize, src: &[u8], dst: &[u8]) {
     assert_eq!(src.len(), dst.len(), "shuffle: source and destination lengths differ");
     assert!(typesize >= 1, "shuffle: typesize must be at least 1");

@@ -73,10 +73,15 @@ pub(crate) unsafe fn transpose(
             blocks(s, ss, d, ds, rows, cols);
         } else if rows >= 16 && cols >= NARROW_MIN {
             let done = narrow(s, src.len(), ss, d, ds, rows, cols);
-            scalar::transpose(&src[done * ss..], ss, &mut dst[done..], ds, rows - done, cols);
+            // (A source that runs on past its last row may have let every row go.)
+            if done < rows {
+                scalar::transpose(&src[done * ss..], ss, &mut dst[done..], ds, rows - done, cols);
+            }
         } else if cols >= 16 && rows >= NARROW_MIN && ds == rows {
             let done = spill(s, ss, d, rows, cols);
-            scalar::transpose(&src[done..], ss, &mut dst[done * ds..], ds, rows, cols - done);
+            if done < cols {
+                scalar::transpose(&src[done..], ss, &mut dst[done * ds..], ds, rows, cols - done);
+            }
         } else {
             scalar::transpose(src, ss, dst, ds, rows, cols);
         }

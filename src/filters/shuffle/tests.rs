@@ -96,6 +96,22 @@ fn strided_transposes_match_the_definition() {
                     transpose_by_definition(&src, ss, &mut want, ds, rows, cols);
                     (k.transpose)(&src, ss, &mut got, ds, rows, cols);
                     assert!(got == want, "{} rows={rows} cols={cols} ss={ss} ds={ds}", k.name);
+                    if rows > 0 && cols > 0 {
+                        // Slices that end right after the last row (column),
+                        // or anywhere before the next row's end.
+                        let (src_tight, dst_tight) = ((rows - 1) * ss + cols, (cols - 1) * ds + rows);
+                        for (sl, dl) in [(src_tight, dst_tight), (rows * ss - 1, dst_tight), (src_tight, cols * ds - 1)] {
+                            let sl = sl.max(src_tight);
+                            let dl = dl.max(dst_tight);
+                            let mut got = vec![0xee; dl];
+                            (k.transpose)(&src[..sl], ss, &mut got, ds, rows, cols);
+                            assert!(
+                                got[..dst_tight] == want[..dst_tight],
+                                "{} rows={rows} cols={cols} ss={ss} ds={ds} slices {sl} {dl}",
+                                k.name
+                            );
+                        }
+                    }
                 }
             }
         }

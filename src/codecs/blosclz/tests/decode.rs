@@ -246,3 +246,33 @@ fn garbage_and_bit_flips_never_panic() {
         }
     }
 }
+
+#[test]
+fn prefixes_stop_early_with_the_same_bytes() {
+    for (name, src) in corpus(64 << 10, 31) {
+        let mut packed = vec![0u8; src.len() + 64];
+        let n = super::super::compress(5, &src, &mut packed);
+        if n == 0 {
+            continue;
+        }
+        let packed = &packed[..n];
+        for twin in TWINS {
+            for want in [0, 1, 7, 100, 4095, 30_000, src.len() - 1, src.len()] {
+                let mut dst = vec![0u8; src.len()];
+                let got = super::super::decompress_prefix_twin(twin, packed, &mut dst, want);
+                let got = got.unwrap_or_else(|| panic!("{name}: prefix of {want} failed"));
+                assert!(got >= want, "{name}: {got} bytes for a prefix of {want}");
+                assert!(dst[..want] == src[..want], "{name}: prefix of {want} differs");
+                if want < src.len() / 2 {
+                    // It stopped well before the end.
+                    assert!(got < src.len(), "{name}: a prefix of {want} decoded everything");
+                }
+            }
+            // A whole decode still rejects trailing garbage.
+            let mut longer = packed.to_vec();
+            longer.extend_from_slice(&[0u8, 1, 2]);
+            let mut dst = vec![0u8; src.len()];
+            assert_eq!(super::super::decompress_prefix_twin(twin, &longer, &mut dst, src.len()), None, "{name}");
+        }
+    }
+}
