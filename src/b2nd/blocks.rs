@@ -112,6 +112,24 @@ impl BlockRows {
         self.clip(j, &mut org, &mut rl, &mut rh)
     }
 
+    /// The bytes of block `j` its rows span: from the first row's start
+    /// to the last row's end (`None` if the block is not covered).
+    pub(crate) fn span(&self, j: usize) -> Option<(usize, usize)> {
+        if self.nd == 0 {
+            return (j == 0).then_some((0, self.ts));
+        }
+        let (mut org, mut rl, mut rh) = ([0; MAX_DIM], [0; MAX_DIM], [0; MAX_DIM]);
+        if self.clip(j, &mut org, &mut rl, &mut rh) == Cover::None {
+            return None;
+        }
+        let (mut first, mut last) = (0i64, 0i64);
+        for i in 0..self.nd {
+            first += (rl[i] - org[i]) * self.block_strides[i];
+            last += (rh[i] - 1 - org[i]) * self.block_strides[i];
+        }
+        Some((first as usize * self.ts, (last as usize + 1) * self.ts))
+    }
+
     /// Call `f(offset_in_block, offset_in_buffer, len)` (bytes) for every row
     /// block `j` shares with the box; returns how much of the block they cover.
     pub(crate) fn rows(&self, j: usize, mut f: impl FnMut(usize, usize, usize) -> Result<()>) -> Result<Cover> {
@@ -221,6 +239,10 @@ impl BlockSink for ChunkSink<'_, '_> {
         self.rows.cover(j) != Cover::None
     }
 
+    fn span(&self, j: usize, len: usize) -> (usize, usize) {
+        self.rows.span(j).unwrap_or((0, len))
+    }
+
     fn put(&self, j: usize, block: &[u8]) -> Result<()> {
         let mut dst = self.dst.lock().unwrap_or_else(|e| e.into_inner());
         // As in `ChunkSource::fill`: the rows' cache lines first, then the
@@ -299,7 +321,19 @@ mod tests {
                 let sink = ChunkSink { rows: BlockRows::new(&g, &lo, &blo, &bhi, &[0; 2], &shape, ts).unwrap(), dst: &dst };
                 for (j, b) in old.chunks(bb).enumerate() {
                     if sink.wants(j) {
-                        sink.put(j, b).unwrap();
+                        // The span runs from the first row's start to the last
+                        // row's end, and the sink reads nothing outside it.
+                        let (first, end) = sink.span(j, b.len());
+                        let (mut lo_row, mut hi_row) = (usize::MAX, 0);
+                        sink.rows.rows(j, |io, _, len| {
+                            (lo_row, hi_row) = (lo_row.min(io), hi_row.max(io + len));
+                            Ok(())
+                        })
+                        .unwrap();
+                        assert_eq!((first, end), (lo_row, hi_row), "chunk {c:?} box {blo:?}..{bhi:?} block {j}");
+                        let mut masked = vec![0xEEu8; b.len()];
+                        masked[first..end].copy_from_slice(&b[first..end]);
+                        sink.put(j, &masked).unwrap();
                     }
                 }
                 assert_eq!(out, want, "chunk {c:?} box {blo:?}..{bhi:?}");

@@ -26,7 +26,15 @@ pub trait BlockSink: Sync {
     fn block_bytes(&self) -> usize;
     /// Whether block `j` is needed at all: the others are not decoded.
     fn wants(&self, j: usize) -> bool;
-    /// Take decoded block `j`.
+    /// The bytes `lo..hi` of block `j` (of `len` bytes) that [`BlockSink::put`]
+    /// reads: the block's other bytes may be left undecoded.  The whole
+    /// block unless the sink says otherwise.
+    fn span(&self, j: usize, len: usize) -> (usize, usize) {
+        let _ = j;
+        (0, len)
+    }
+    /// Take decoded block `j` (only its [`BlockSink::span`] is sure to be
+    /// decoded).
     fn put(&self, j: usize, block: &[u8]) -> Result<()>;
 }
 

@@ -485,7 +485,17 @@ impl Decompressor {
             s.reserve(ebsize);
             let mut out = std::mem::take(&mut s.tmp3);
             let len = dec.block_len(j);
-            let r = dec.block(j, &mut out[..len], &[], s).and_then(|()| sink.put(j, &out[..len]));
+            // A block the sink reads only part of decodes only as far as
+            // that part needs, when its layout allows.
+            let (lo, hi) = sink.span(j, len);
+            let (lo, hi) = (lo.min(len), hi.min(len));
+            let partial = (lo, hi) != (0, len) && lo < hi;
+            let r = (|| {
+                if !(partial && dec.block_range(j, lo, hi, &mut out[lo..hi], s)?) {
+                    dec.block(j, &mut out[..len], &[], s)?;
+                }
+                sink.put(j, &out[..len])
+            })();
             s.tmp3 = out;
             r
         };
