@@ -229,3 +229,29 @@ fn a_metalayer_asking_for_chunks_too_big_opens_but_allocates_nothing() {
     assert_eq!(a.get_slice(&[0, 0], &[1, 1], &mut one), Err(b2nd::Error::TwoGbLimit));
     assert_eq!(a.set_slice(&[5, 5], &[6, 6], &one), Err(b2nd::Error::TwoGbLimit));
 }
+
+#[test]
+fn an_array_over_a_handle_opens_while_another_handle_holds_the_frame_lock() {
+    // python-blosc2 holds one handle's lock across calls (holding_lock) while
+    // other threads make arrays over other handles of the same frame; making
+    // the array reads the metalayer the handle has loaded, as c-blosc2 does,
+    // instead of waiting for the lock (with the GIL held: a deadlock).
+    let dir = std::env::temp_dir().join(format!("b2nd-held-lock-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("held.b2nd").to_str().unwrap().to_string();
+    let cp = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+    let ctx = Context::new(&[4, 3], &[2, 2], &[2, 1], cp).stored(&path, true);
+    drop(Array::from_buffer(&ctx, &[7u8; 48]).unwrap());
+    let second = SuperChunk::open_with(&path, 0, filesystem(), true, true).unwrap();
+    let mut first = SuperChunk::open_with(&path, 0, filesystem(), true, true).unwrap();
+    first.lock().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let a = Array::from_schunk(SChunk::new(second)).map(|a| a.shape().to_vec());
+        let _ = tx.send(a);
+    });
+    let made = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the array waited for the other handle's lock");
+    assert_eq!(made.unwrap(), vec![4, 3]);
+    first.unlock().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -152,8 +152,12 @@ impl Array {
 
     /// The array stored in a super-chunk (which must have a `b2nd` metalayer).
     pub fn from_schunk(sc: SChunk) -> Result<Array> {
+        // The metalayer as the handle has it loaded, without the frame lock
+        // (as c-blosc2 does): a caller may hold another handle's lock on the
+        // same frame (python-blosc2 does, and a thread blocked here would
+        // hold the GIL), and the array's reads refresh from disk anyway.
         let (base, tick) = {
-            let r = sc.read()?;
+            let r = sc.read_cached();
             (stored_meta(&r)?, r.change_tick())
         };
         // A metalayer asking for chunks bigger than a chunk can hold (a crafted
