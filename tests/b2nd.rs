@@ -190,13 +190,20 @@ fn filled_arrays() {
     assert!(b.chunks_exact(8).all(|c| f64::from_le_bytes(c.try_into().unwrap()).is_nan()));
 }
 
-#[test]
-fn shape_changes_through_another_handle_are_picked_up() {
-    let dir = std::env::temp_dir().join(format!("b2nd-handles-{}", std::process::id()));
+/// A fresh directory for `tag`, the path of a 4x3 uint32-sized array in it,
+/// and the context that stores it there (LZ4, shuffle).
+fn stored_4x3(tag: &str) -> (PathBuf, String, Context) {
+    let dir = std::env::temp_dir().join(format!("b2nd-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("h.b2nd").to_str().unwrap().to_string();
+    let path = dir.join("a.b2nd").to_str().unwrap().to_string();
     let cp = CParams::classic(Codec::Lz4, 5, 1, 4, false);
     let ctx = Context::new(&[4, 3], &[2, 2], &[2, 1], cp).stored(&path, true);
+    (dir, path, ctx)
+}
+
+#[test]
+fn shape_changes_through_another_handle_are_picked_up() {
+    let (dir, path, ctx) = stored_4x3("handles");
     let row = |v: u32| -> Vec<u8> { (0..3).flat_map(|_| v.to_le_bytes()).collect() };
     let mut a = Array::from_buffer(&ctx, &row(1).repeat(4)).unwrap();
     // A second handle on the same super-chunk, and one on the same file.
@@ -236,11 +243,7 @@ fn an_array_over_a_handle_opens_while_another_handle_holds_the_frame_lock() {
     // other threads make arrays over other handles of the same frame; making
     // the array reads the metalayer the handle has loaded, as c-blosc2 does,
     // instead of waiting for the lock (with the GIL held: a deadlock).
-    let dir = std::env::temp_dir().join(format!("b2nd-held-lock-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("held.b2nd").to_str().unwrap().to_string();
-    let cp = CParams::classic(Codec::Lz4, 5, 1, 4, false);
-    let ctx = Context::new(&[4, 3], &[2, 2], &[2, 1], cp).stored(&path, true);
+    let (dir, path, ctx) = stored_4x3("held-lock");
     drop(Array::from_buffer(&ctx, &[7u8; 48]).unwrap());
     let second = SuperChunk::open_with(&path, 0, filesystem(), true, true).unwrap();
     let mut first = SuperChunk::open_with(&path, 0, filesystem(), true, true).unwrap();
