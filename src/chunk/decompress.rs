@@ -42,6 +42,10 @@ impl ChunkDict<'_> {
     }
 }
 
+/// Blocks are split into at most this many streams (one per item byte) by
+/// c-blosc2; a chunk that claims more is decoded the general way.
+const MAX_SPLIT_STREAMS: usize = 16;
+
 /// What decoding one block needs to know about its chunk.
 struct Decoder<'a> {
     view: &'a ChunkView<'a>,
@@ -134,26 +138,39 @@ impl<'a> Decoder<'a> {
     /// Decode the stream at `data[*pos..]` (its 4-byte size first) into
     /// `target` (the stream's full decoded size), at least its first `want`
     /// bytes; `*pos` moves past the stream.  `want == 0` only skips it.
-    fn stream(&self, data: &[u8], pos: &mut usize, target: &mut [u8], want: usize, codec: &mut codecs::CodecState) -> Result<()> {
+    /// A stream stored as a run of one byte gives `Some(byte)`, and is
+    /// written into `target` only if `fill_runs`.
+    fn stream(
+        &self,
+        data: &[u8],
+        pos: &mut usize,
+        target: &mut [u8],
+        want: usize,
+        fill_runs: bool,
+        codec: &mut codecs::CodecState,
+    ) -> Result<Option<u8>> {
         let h = &self.view.header;
         let csize = read_i32(data, *pos).ok_or(Error::ReadBuffer)?;
         *pos += 4;
         let want = want.min(target.len());
+        let run_len = if fill_runs { want } else { 0 };
         if csize == 0 {
-            target[..want].fill(0);
+            target[..run_len].fill(0);
+            return Ok(Some(0));
         } else if csize < 0 {
             let token = *data.get(*pos).ok_or(Error::ReadBuffer)?;
             *pos += 1;
             if token & 0x1 == 0 || csize < -255 {
                 return Err(Error::RunLength);
             }
-            target[..want].fill((-csize) as u8);
+            target[..run_len].fill((-csize) as u8);
+            return Ok(Some((-csize) as u8));
         } else {
             let c = csize as usize;
             let stream = data.get(*pos..*pos + c).ok_or(Error::ReadBuffer)?;
             *pos += c;
             if want == 0 {
-                return Ok(());
+                return Ok(None);
             }
             let neblock = target.len();
             if c == neblock {
@@ -169,7 +186,7 @@ impl<'a> Decoder<'a> {
                 codecs::decompress_prefix(h.compformat(), stream, target, want, dict.as_ref(), codec)?;
             }
         }
-        Ok(())
+        Ok(None)
     }
 
     /// The number of streams block `j` is stored in.
@@ -200,10 +217,22 @@ impl<'a> Decoder<'a> {
             return Err(Error::Data);
         }
         let steps = pipeline::out_of_place_steps(&self.filters);
+        // A block shuffled and split by item byte: planes stored as runs
+        // (the zero high bytes of small integers, say) are made by the
+        // unshuffle itself, not written out and read back.
+        let runs_to_unshuffle = nstreams > 1 && nstreams == self.typesize && nstreams <= MAX_SPLIT_STREAMS && self.plain_shuffle() == Some(true);
+        let mut runs = [None; MAX_SPLIT_STREAMS];
         let dest: &mut [u8] = if steps == 0 { &mut *out } else { &mut tmp1[..bsize] };
         let mut pos = start;
-        for target in dest.chunks_exact_mut(neblock) {
-            self.stream(data, &mut pos, target, neblock, codec)?;
+        for (k, target) in dest.chunks_exact_mut(neblock).enumerate() {
+            let run = self.stream(data, &mut pos, target, neblock, !runs_to_unshuffle, codec)?;
+            if runs_to_unshuffle {
+                runs[k] = run;
+            }
+        }
+        if runs_to_unshuffle {
+            crate::filters::shuffle::unshuffle_runs(self.typesize, &mut tmp1[..bsize], &runs[..nstreams], out);
+            return Ok(());
         }
         if steps == 0 && !self.needs_reference() {
             return Ok(());
@@ -213,6 +242,23 @@ impl<'a> Decoder<'a> {
         pipeline::backward(&f, &h.filters_meta, self.typesize, h.version, j == 0, reference, out, tmp1, tmp2, Some(&info))
     }
 
+    /// `Some(shuffled)` when the pipeline is at most one byte shuffle over
+    /// the item size (`shuffled`: there is one and items have several
+    /// bytes), `None` for any other filter.
+    fn plain_shuffle(&self) -> Option<bool> {
+        use super::header::filter;
+        let ts = self.typesize;
+        let mut shuffled = false;
+        for (&f, &meta) in self.filters.iter().zip(&self.view.header.filters_meta) {
+            match f {
+                filter::NOFILTER => {}
+                filter::SHUFFLE if !shuffled && (meta == 0 || usize::from(meta) == ts) => shuffled = ts > 1,
+                _ => return None,
+            }
+        }
+        Some(shuffled)
+    }
+
     /// Bytes `lo..hi` of block `j` into `out` (`hi - lo` bytes), decoding
     /// each stream only as far as the range needs: the streams before the
     /// range are skipped, and a shuffled block split by item byte needs
@@ -220,27 +266,21 @@ impl<'a> Decoder<'a> {
     /// `Ok(false)` when the block needs decoding whole (other filters,
     /// a shuffle across a single stream, user codecs): `out` is untouched.
     fn block_range(&self, j: usize, lo: usize, hi: usize, out: &mut [u8], s: &mut Scratch) -> Result<bool> {
-        use super::header::filter;
         let h = &self.view.header;
         let ts = self.typesize;
         if h.memcpyed() || h.compformat() == codecs::FORMAT_UDCODEC || !(lo < hi && hi <= self.block_len(j)) {
             return Ok(false);
         }
-        let mut shuffled = false;
-        for (&f, &meta) in self.filters.iter().zip(&h.filters_meta) {
-            match f {
-                filter::NOFILTER => {}
-                filter::SHUFFLE if !shuffled && (meta == 0 || usize::from(meta) == ts) => shuffled = ts > 1,
-                _ => return Ok(false),
-            }
-        }
+        let Some(shuffled) = self.plain_shuffle() else {
+            return Ok(false);
+        };
         let bsize = self.block_len(j);
         let nstreams = self.nstreams(j);
         let neblock = bsize / nstreams;
         if neblock == 0 || neblock * nstreams != bsize {
             return Err(Error::Data);
         }
-        if shuffled && (nstreams != ts || lo % ts != 0 || hi % ts != 0) {
+        if shuffled && (nstreams != ts || !lo.is_multiple_of(ts) || !hi.is_multiple_of(ts)) {
             return Ok(false);
         }
         let Scratch { tmp1, codec, lazy, .. } = s;
@@ -256,7 +296,7 @@ impl<'a> Decoder<'a> {
             } else {
                 hi - k * neblock
             };
-            self.stream(data, &mut pos, target, want, codec)?;
+            self.stream(data, &mut pos, target, want, true, codec)?;
         }
         if shuffled {
             let (a, b) = (lo / ts, hi / ts);

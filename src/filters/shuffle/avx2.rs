@@ -15,7 +15,70 @@ use super::{aligned_block_starts, block_starts, check_matrix, crowded, Kernels};
 
 /// The AVX2 kernels, if the CPU has AVX2.
 pub(crate) fn kernels() -> Option<Kernels> {
-    is_x86_feature_detected!("avx2").then_some(Kernels { name: "avx2", transpose: transpose_entry })
+    is_x86_feature_detected!("avx2").then_some(Kernels {
+        name: "avx2",
+        transpose: transpose_entry,
+        unshuffle_runs: Some(unshuffle_runs_entry),
+    })
+}
+
+fn unshuffle_runs_entry(src: &[u8], runs: &[Option<u8>], dst: &mut [u8]) -> bool {
+    // SAFETY (each call): handed out by `kernels()` only, after AVX2 was detected.
+    unsafe {
+        match runs.len() {
+            2 => scatter_runs::<2>(src, runs, dst),
+            4 => scatter_runs::<4>(src, runs, dst),
+            8 => scatter_runs::<8>(src, runs, dst),
+            _ => false,
+        }
+    }
+}
+
+/// Unshuffles `R` rows of `n = src.len() / R` bytes into `dst`, where the
+/// rows marked in `runs` are that byte repeated: those are loaded from a
+/// 32-byte pattern on the stack (in L1) at every step instead of from
+/// `src`, which saves filling them and reading them back. `false` (nothing
+/// written) when `n < 32`.
+///
+/// # Safety
+/// The CPU must support AVX2.
+///
+/// # Panics
+/// If `runs.len() != R` or `dst` is shorter than `n * R` bytes.
+#[target_feature(enable = "avx2")]
+unsafe fn scatter_runs<const R: usize>(src: &[u8], runs: &[Option<u8>], dst: &mut [u8]) -> bool {
+    let n = src.len() / R;
+    assert!(runs.len() == R && dst.len() >= n * R);
+    if n < 32 {
+        return false;
+    }
+    let mut patterns = [[0u8; 32]; R];
+    let mut base = [src.as_ptr(); R];
+    let mut step = [1usize; R];
+    for j in 0..R {
+        match runs[j] {
+            Some(b) => {
+                patterns[j] = [b; 32];
+                base[j] = patterns[j].as_ptr();
+                step[j] = 0;
+            }
+            // SAFETY: row j starts inside `src` (j < R, n * R <= src.len()).
+            None => base[j] = unsafe { src.as_ptr().add(j * n) },
+        }
+    }
+    let d = dst.as_mut_ptr();
+    for c in aligned_block_starts(n, 32, d as usize, R) {
+        let mut x = [_mm256_setzero_si256(); R];
+        for j in 0..R {
+            // SAFETY: a run row reads its 32-byte pattern (step 0); a source
+            // row reads columns c .. c+32 <= n of its row.
+            x[j] = unsafe { _mm256_loadu_si256(base[j].add(c * step[j]).cast()) };
+        }
+        interleave(&mut x);
+        // SAFETY: bytes c*R .. (c+32)*R <= n*R of the destination.
+        unsafe { scatter_store(x, d.add(c * R)) };
+    }
+    true
 }
 
 fn transpose_entry(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {

@@ -34,6 +34,12 @@ use std::sync::OnceLock;
 pub(crate) type TransposeFn =
     fn(src: &[u8], src_stride: usize, dst: &mut [u8], dst_stride: usize, rows: usize, cols: usize);
 
+/// Unshuffle of `runs.len()` rows of `n = src.len() / runs.len()` bytes
+/// into `dst` (`n * runs.len()` bytes), where row `j` is `runs[j]` repeated
+/// when that is `Some` (its bytes in `src` are not read). `false` when the
+/// kernel has no version for that shape (nothing written).
+pub(crate) type UnshuffleRunsFn = fn(src: &[u8], runs: &[Option<u8>], dst: &mut [u8]) -> bool;
+
 /// One implementation of the transpose primitive.
 #[derive(Clone, Copy)]
 pub(crate) struct Kernels {
@@ -42,9 +48,11 @@ pub(crate) struct Kernels {
     pub name: &'static str,
     /// Panics if either matrix does not fit its slice (see [`fits`]).
     pub transpose: TransposeFn,
+    /// An unshuffle that makes the run rows in registers, if the kernel has one.
+    pub unshuffle_runs: Option<UnshuffleRunsFn>,
 }
 
-const SCALAR: Kernels = Kernels { name: "scalar", transpose: scalar::transpose };
+const SCALAR: Kernels = Kernels { name: "scalar", transpose: scalar::transpose, unshuffle_runs: None };
 
 /// Every implementation the running CPU supports, best last.
 /// Used by the tests and benchmarks to compare them against each other.
@@ -85,6 +93,44 @@ pub fn shuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
 /// If `src.len() != dst.len()` or `typesize == 0`.
 pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     unshuffle_with(best(), typesize, src, dst);
+}
+
+/// Undoes [`shuffle`] of a block whose byte planes were stored separately,
+/// some of them as runs of one byte (as a codec stream of a split block can
+/// be): plane `j` of `src` (bytes `j * n .. (j + 1) * n`, `n = src.len() /
+/// typesize`) is taken to be `runs[j]` repeated where that is `Some`,
+/// whatever `src` holds there. The run planes are not read from memory when
+/// the kernel can make them in registers; otherwise they are filled in
+/// `src` first (which is why it is mutable). Trailing bytes are copied as is.
+///
+/// # Panics
+/// If `src.len() != dst.len()`, `typesize == 0` or `runs.len() != typesize`.
+pub fn unshuffle_runs(typesize: usize, src: &mut [u8], runs: &[Option<u8>], dst: &mut [u8]) {
+    unshuffle_runs_with(best(), typesize, src, runs, dst);
+}
+
+pub(crate) fn unshuffle_runs_with(
+    k: &Kernels,
+    typesize: usize,
+    src: &mut [u8],
+    runs: &[Option<u8>],
+    dst: &mut [u8],
+) {
+    check(typesize, src, dst);
+    assert_eq!(runs.len(), typesize, "unshuffle_runs: one entry per byte plane");
+    let n = src.len() / typesize;
+    let body = n * typesize;
+    let any = runs.iter().any(Option::is_some);
+    if any && typesize > 1 && k.unshuffle_runs.is_some_and(|f| f(&src[..body], runs, &mut dst[..body])) {
+        dst[body..].copy_from_slice(&src[body..]);
+        return;
+    }
+    for (plane, run) in src[..body].chunks_exact_mut(n.max(1)).zip(runs) {
+        if let Some(b) = *run {
+            plane.fill(b);
+        }
+    }
+    unshuffle_with(k, typesize, src, dst);
 }
 
 /// `dst[c * ds + r] = src[r * ss + c]` for `r < rows`, `c < cols`, by the

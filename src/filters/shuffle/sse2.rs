@@ -24,7 +24,7 @@ use super::{block_starts, check_matrix, crowded, scalar, Kernels};
 
 /// The SSE2 kernels, if the CPU has SSE2 (always true on x86_64).
 pub(crate) fn kernels() -> Option<Kernels> {
-    is_x86_feature_detected!("sse2").then_some(Kernels { name: "sse2", transpose: transpose_entry })
+    is_x86_feature_detected!("sse2").then_some(Kernels { name: "sse2", transpose: transpose_entry, unshuffle_runs: None })
 }
 
 fn transpose_entry(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
