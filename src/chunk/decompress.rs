@@ -455,14 +455,19 @@ impl Decompressor {
         match self.workers.parallel() {
             true if dec.nblocks > 2 => {
                 let error: Mutex<Option<Error>> = Mutex::new(None);
-                let outs: Vec<Mutex<&mut [u8]>> = rest.chunks_mut(bs).map(Mutex::new).collect();
-                self.workers.for_each(outs.len(), &|i, s| {
+                // Each job takes the next block's slice of the output (no
+                // per-call list of slices: nothing is allocated here).
+                let njobs = rest.len().div_ceil(bs);
+                let pieces = Mutex::new(rest.chunks_mut(bs).enumerate());
+                self.workers.for_each(njobs, &|_, s| {
+                    let Some((i, out)) = pieces.lock().unwrap_or_else(|e| e.into_inner()).next() else {
+                        return;
+                    };
                     if masked(i + skip) {
                         return;
                     }
                     s.reserve(ebsize);
-                    let mut out = outs[i].lock().unwrap_or_else(|e| e.into_inner());
-                    if let Err(e) = dec.block(i + skip, &mut out, reference, s) {
+                    if let Err(e) = dec.block(i + skip, out, reference, s) {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                     }
                 });

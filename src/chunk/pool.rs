@@ -270,23 +270,40 @@ pub struct Workers {
     scratch: Vec<Mutex<Scratch>>,
 }
 
-/// Scratch spaces of contexts that were dropped, kept warm for the next ones
-/// (programs often create a context per call).
-static SPARE: Mutex<Vec<Scratch>> = Mutex::new(Vec::new());
-/// Most scratch spaces kept aside.
+/// The scratch lists of contexts that were dropped, kept warm for the next
+/// ones (programs, and the super-chunk reads, often create a context per
+/// call): a new context takes a whole list, so making one allocates nothing.
+static SPARE: Mutex<Spare> = Mutex::new(Spare { lists: Vec::new(), scratches: 0 });
+/// Most scratch spaces kept aside, over all lists.
 const MAX_SPARE: usize = 16;
 
-fn take_spare() -> Scratch {
-    SPARE.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default()
+struct Spare {
+    lists: Vec<Vec<Mutex<Scratch>>>,
+    /// The scratch spaces in `lists`.
+    scratches: usize,
+}
+
+/// A list of at least `n` scratch spaces, warm ones if a dropped context left some.
+fn take_spare(n: usize) -> Vec<Mutex<Scratch>> {
+    let mut list = {
+        let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+        let list = spare.lists.pop().unwrap_or_default();
+        spare.scratches -= list.len();
+        list
+    };
+    while list.len() < n {
+        list.push(Mutex::new(Scratch::default()));
+    }
+    list
 }
 
 impl Drop for Workers {
     fn drop(&mut self) {
+        let list = std::mem::take(&mut self.scratch);
         let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
-        for s in self.scratch.drain(..) {
-            if spare.len() < MAX_SPARE {
-                spare.push(s.into_inner().unwrap_or_else(|e| e.into_inner()));
-            }
+        if spare.scratches + list.len() <= MAX_SPARE {
+            spare.scratches += list.len();
+            spare.lists.push(list);
         }
     }
 }
@@ -294,7 +311,7 @@ impl Drop for Workers {
 impl Workers {
     pub fn new(nthreads: i16) -> Workers {
         let n = (nthreads.max(1) as usize).min(max_threads());
-        Workers { nthreads: n, pool: None, scratch: (0..=n).map(|_| Mutex::new(take_spare())).collect() }
+        Workers { nthreads: n, pool: None, scratch: take_spare(n + 1) }
     }
 
     /// Change the number of threads; the pool is rebuilt on next use.
@@ -304,7 +321,7 @@ impl Workers {
             self.nthreads = n;
             self.pool = None;
             while self.scratch.len() < n + 1 {
-                self.scratch.push(Mutex::new(take_spare()));
+                self.scratch.push(Mutex::new(Scratch::default()));
             }
         }
     }

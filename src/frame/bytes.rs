@@ -11,6 +11,30 @@ use std::sync::Arc;
 /// Bytes moved at a time when a frame's chunks section shifts.
 const MOVE_PIECE: usize = 4 << 20;
 
+/// The first bytes of a stored chunk (its header, up to the extended
+/// header's length), kept inline: reading a chunk's sizes allocates nothing.
+#[derive(Clone, Copy)]
+pub(super) struct ChunkHead {
+    bytes: [u8; EXTENDED_HEADER_LENGTH],
+    len: usize,
+}
+
+impl ChunkHead {
+    /// The first `len` (at most [`EXTENDED_HEADER_LENGTH`]) bytes, filled by `read`.
+    pub(super) fn read(len: usize, read: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<ChunkHead> {
+        let mut head = ChunkHead { bytes: [0; EXTENDED_HEADER_LENGTH], len: len.min(EXTENDED_HEADER_LENGTH) };
+        read(&mut head.bytes[..head.len])?;
+        Ok(head)
+    }
+}
+
+impl std::ops::Deref for ChunkHead {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// Where the bytes of a contiguous frame (or of a sparse frame's index) live.
 pub(super) enum Bytes {
     /// An in-memory frame owned here.
@@ -147,7 +171,8 @@ impl Directory {
         format!("{}/{:08X}.chunk", self.path, id)
     }
 
-    pub(super) fn read_chunk(&self, id: i64) -> Result<Vec<u8>> {
+    /// The chunk file `id`, whole, into `buf` (resized to its length).
+    pub(super) fn read_chunk_into(&self, id: i64, buf: &mut Vec<u8>) -> Result<()> {
         let s = self.backend.open(&self.chunk_path(id), Mode::Read)?;
         let size = s.size()?;
         // A file too short for a chunk header was cut short (c-blosc2: FILE_READ).
@@ -157,13 +182,12 @@ impl Directory {
         if size > i32::MAX as u64 {
             return Err(Error::InvalidHeader);
         }
-        let mut buf = vec![0u8; size as usize];
-        s.read_exact_at(0, &mut buf)?;
-        Ok(buf)
+        buf.resize(size as usize, 0);
+        s.read_exact_at(0, buf)
     }
 
     /// The first bytes of a chunk file (up to 32), and the chunk's sizes.
-    pub(super) fn read_head(&self, id: i64) -> Result<(Vec<u8>, i32, i32)> {
+    pub(super) fn read_head(&self, id: i64) -> Result<(ChunkHead, i32, i32)> {
         let s = self.backend.open(&self.chunk_path(id), Mode::Read)?;
         let size = s.size()?;
         if size < 16 {
@@ -172,8 +196,7 @@ impl Directory {
         if size > i32::MAX as u64 {
             return Err(Error::InvalidHeader);
         }
-        let mut head = vec![0u8; (size as usize).min(EXTENDED_HEADER_LENGTH)];
-        s.read_exact_at(0, &mut head)?;
+        let head = ChunkHead::read(size as usize, |buf| s.read_exact_at(0, buf))?;
         let (nb, cb, _) = Header::sizes(&head)?;
         if (cb as u64) > size {
             // The file lost the end of its chunk.

@@ -7,7 +7,7 @@
 //! The header fields that belong to the super-chunk (nbytes, chunksize,
 //! metalayers, ...) are passed in as an [`Info`] by the caller.
 
-use super::bytes::{Bytes, Directory};
+use super::bytes::{Bytes, ChunkHead, Directory};
 use super::journal::{Journal, Undo};
 use super::offsets::{decode_index, Offsets};
 use super::header::{FrameHeader, FIXED_LEN};
@@ -58,7 +58,14 @@ fn decode_special(off: i64) -> Result<Option<Special>> {
 
 /// A 32-byte chunk of `nbytes` special values.
 pub fn special_chunk(kind: Special, nbytes: i32, typesize: i32, blocksize: i32) -> Vec<u8> {
-    let h = Header {
+    let mut b = vec![0u8; EXTENDED_HEADER_LENGTH];
+    special_header(kind, nbytes, typesize, blocksize).write(&mut b);
+    b
+}
+
+/// The header of [`special_chunk`] (which is all of it).
+fn special_header(kind: Special, nbytes: i32, typesize: i32, blocksize: i32) -> Header {
+    Header {
         version: crate::chunk::header::VERSION_FORMAT_STABLE,
         versionlz: 1,
         flags: 0x05,
@@ -72,10 +79,7 @@ pub fn special_chunk(kind: Special, nbytes: i32, typesize: i32, blocksize: i32) 
         cbytes: EXTENDED_HEADER_LENGTH as i32,
         blosc2_flags: (kind as u8) << 4,
         ..Header::default()
-    };
-    let mut b = vec![0u8; EXTENDED_HEADER_LENGTH];
-    h.write(&mut b);
-    b
+    }
 }
 
 /// The layout state that every mutation replaces as a whole.
@@ -383,13 +387,13 @@ impl Frame {
     }
 
     /// The first 32 bytes (or fewer, for a short chunk) of a stored chunk, and its sizes.
-    fn stored_head(&self, off: i64) -> Result<(Vec<u8>, i32, i32)> {
+    fn stored_head(&self, off: i64) -> Result<(ChunkHead, i32, i32)> {
         if let Some(d) = &self.dir {
             return d.read_head(off);
         }
         let (pos, avail) = self.stored_span(off)?;
         let n = avail.min(EXTENDED_HEADER_LENGTH as u64) as usize;
-        let head = self.bytes.read(pos, n)?.into_owned();
+        let head = ChunkHead::read(n, |buf| self.bytes.read_into(pos, buf))?;
         let (nb, cb, _) = Header::sizes(&head)?;
         if cb < 16 || cb as u64 > avail {
             return Err(Error::InvalidHeader);
@@ -418,19 +422,33 @@ impl Frame {
 
     /// Chunk `i` as a complete chunk (special chunks are built as 32-byte chunks).
     pub fn chunk(&self, info: &Info, i: usize) -> Result<Cow<'_, [u8]>> {
+        let mut buf = Vec::new();
+        Ok(match self.chunk_into(info, i, &mut buf)? {
+            Some(c) => Cow::Borrowed(c),
+            None => Cow::Owned(buf),
+        })
+    }
+
+    /// [`Frame::chunk`] with a caller's buffer: `Some(chunk)` when it is
+    /// borrowed from an in-memory frame, `None` when it was read (or built)
+    /// into `buf`, which then holds exactly the chunk. `buf` keeps its
+    /// allocation from call to call (only what it grows by is written twice).
+    pub fn chunk_into<'a>(&'a self, info: &Info, i: usize, buf: &mut Vec<u8>) -> Result<Option<&'a [u8]>> {
         match self.entry(i)? {
             Entry::Special(kind) => {
                 let n = self.special_nbytes(info, i)?;
-                Ok(Cow::Owned(special_chunk(kind, n, info.cparams.typesize, info.cparams.blocksize)))
+                buf.resize(EXTENDED_HEADER_LENGTH, 0);
+                special_header(kind, n, info.cparams.typesize, info.cparams.blocksize).write(buf);
+                Ok(None)
             }
             Entry::Stored(off) => {
                 if let Some(d) = &self.dir {
-                    let c = d.read_chunk(off)?;
-                    let (_, cb, _) = Header::sizes(&c)?;
-                    if cb as usize != c.len() {
+                    d.read_chunk_into(off, buf)?;
+                    let (_, cb, _) = Header::sizes(buf)?;
+                    if cb as usize != buf.len() {
                         return Err(Error::InvalidHeader);
                     }
-                    return Ok(Cow::Owned(c));
+                    return Ok(None);
                 }
                 let (pos, avail) = self.stored_span(off)?;
                 if let Some(s) = self.bytes.slice() {
@@ -439,10 +457,12 @@ impl Frame {
                     if cb < 16 || cb as u64 > avail {
                         return Err(Error::InvalidHeader);
                     }
-                    return Ok(Cow::Borrowed(&s[..cb as usize]));
+                    return Ok(Some(&s[..cb as usize]));
                 }
                 let (_, _, cb) = self.stored_head(off)?;
-                Ok(Cow::Owned(self.bytes.read(pos, cb as usize)?.into_owned()))
+                buf.resize(cb as usize, 0);
+                self.bytes.read_into(pos, buf)?;
+                Ok(None)
             }
         }
     }
@@ -452,16 +472,25 @@ impl Frame {
     /// frame and are read through [`LazySource`]. In-memory frames and special
     /// chunks give the chunk itself.
     pub fn lazy_chunk(&self, info: &Info, i: usize) -> Result<Cow<'_, [u8]>> {
+        let mut buf = Vec::new();
+        Ok(match self.lazy_chunk_into(info, i, &mut buf)? {
+            Some(c) => Cow::Borrowed(c),
+            None => Cow::Owned(buf),
+        })
+    }
+
+    /// [`Frame::lazy_chunk`] with a caller's buffer, as [`Frame::chunk_into`].
+    pub fn lazy_chunk_into<'a>(&'a self, info: &Info, i: usize, buf: &mut Vec<u8>) -> Result<Option<&'a [u8]>> {
         let off = match self.entry(i)? {
             Entry::Stored(off) if !self.is_memory() => off,
-            _ => return self.chunk(info, i),
+            _ => return self.chunk_into(info, i, buf),
         };
         let (head, nbytes, cbytes) = self.stored_head(off)?;
         let h = Header::parse(&head)?;
         // Special chunks are whole already; chunks with variable-length blocks are
         // handed out whole too (their blocks are read through their own layout).
         if h.special() != Special::None || h.header_len() != EXTENDED_HEADER_LENGTH || nbytes == 0 || h.vlblocks() {
-            return self.chunk(info, i);
+            return self.chunk_into(info, i, buf);
         }
         let nblocks = h.nblocks();
         let bstarts_len = nblocks.checked_mul(4).ok_or(Error::InvalidHeader)?;
@@ -472,37 +501,62 @@ impl Frame {
         if !h.memcpyed() && EXTENDED_HEADER_LENGTH + bstarts_len > cbytes as usize {
             return Err(Error::InvalidHeader);
         }
-        let mut out = Vec::with_capacity(EXTENDED_HEADER_LENGTH + 8 * nblocks + 12);
-        out.extend_from_slice(&head[..EXTENDED_HEADER_LENGTH]);
-        out[31] |= 0x08;
-        let mut bstarts = vec![0u8; bstarts_len];
+        const AT: usize = EXTENDED_HEADER_LENGTH;
+        buf.clear();
+        buf.extend_from_slice(&head[..AT]);
+        buf[31] |= 0x08;
+        buf.resize(AT + bstarts_len, 0);
         if !h.memcpyed() {
-            self.read_in_chunk(off, EXTENDED_HEADER_LENGTH as i64, &mut bstarts)?;
+            self.read_in_chunk(off, AT as i64, &mut buf[AT..])?;
         }
-        out.extend_from_slice(&bstarts);
         let (nchunk, offset) = if self.dir.is_some() { (off as i32, off) } else { (i as i32, off + self.layout.header_len as i64) };
-        out.extend_from_slice(&nchunk.to_le_bytes());
-        out.extend_from_slice(&offset.to_le_bytes());
+        buf.extend_from_slice(&nchunk.to_le_bytes());
+        buf.extend_from_slice(&offset.to_le_bytes());
         if h.memcpyed() {
             let bs = h.blocksize.max(1);
             for j in 0..nblocks {
                 let last = j + 1 == nblocks && nbytes % bs != 0;
-                out.extend_from_slice(&(if last { nbytes % bs } else { bs }).to_le_bytes());
+                buf.extend_from_slice(&(if last { nbytes % bs } else { bs }).to_le_bytes());
+            }
+            return Ok(None);
+        }
+        // Each block's stored size: from its start to the next larger start
+        // (or the chunk's end). Blocks are usually stored in order, and then
+        // that is the next start on; otherwise the starts are sorted aside.
+        let start = |buf: &[u8], j: usize| i32::from_le_bytes(buf[AT + 4 * j..AT + 4 * j + 4].try_into().expect("4 bytes"));
+        let mut in_order = true;
+        for j in 0..nblocks {
+            let s = start(buf, j);
+            // a block starts inside the chunk, after the header and the starts
+            if s < (AT + bstarts_len) as i32 || s > cbytes {
+                return Err(Error::InvalidHeader);
+            }
+            in_order &= j == 0 || start(buf, j - 1) <= s;
+        }
+        let sizes = buf.len();
+        buf.resize(sizes + 4 * nblocks, 0);
+        let put = |buf: &mut Vec<u8>, j: usize, size: i32| buf[sizes + 4 * j..sizes + 4 * j + 4].copy_from_slice(&size.to_le_bytes());
+        if in_order {
+            // Backwards: the next larger start of block j is block j+1's
+            // start if that is larger, else (the same start) block j+1's.
+            let mut next = cbytes;
+            for j in (0..nblocks).rev() {
+                let s = start(buf, j);
+                if j + 1 < nblocks && start(buf, j + 1) > s {
+                    next = start(buf, j + 1);
+                }
+                put(buf, j, next - s);
             }
         } else {
-            let starts: Vec<i32> = bstarts.chunks_exact(4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-            let mut sorted = starts.clone();
+            let mut sorted: Vec<i32> = (0..nblocks).map(|j| start(buf, j)).collect();
             sorted.sort_unstable();
-            for &s in &starts {
-                // a block starts inside the chunk, after the header and the starts
-                if s < (EXTENDED_HEADER_LENGTH + bstarts_len) as i32 || s > cbytes {
-                    return Err(Error::InvalidHeader);
-                }
-                let next = sorted.iter().copied().find(|&t| t > s).unwrap_or(cbytes);
-                out.extend_from_slice(&(next - s).to_le_bytes());
+            for j in 0..nblocks {
+                let s = start(buf, j);
+                let next = sorted.get(sorted.partition_point(|&t| t <= s)).copied().unwrap_or(cbytes);
+                put(buf, j, next - s);
             }
         }
-        Ok(Cow::Owned(out))
+        Ok(None)
     }
 
     /// Read bytes of the stored chunk `off` (offset or id), `at` bytes from its start.

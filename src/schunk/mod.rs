@@ -90,6 +90,8 @@ pub struct SuperChunk {
     comp: Option<Compressor>,
     prefilter: Option<Arc<dyn Prefilter>>,
     postfilter: Option<Arc<dyn Postfilter>>,
+    /// Buffers for the chunks read from a frame file, kept from read to read.
+    read_bufs: std::sync::Mutex<Vec<Vec<u8>>>,
 }
 
 /// A chunk checked before it goes into a super-chunk.
@@ -152,7 +154,7 @@ impl SuperChunk {
                 }
             }
         };
-        let mut sc = SuperChunk { info, dparams, store, storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None };
+        let mut sc = SuperChunk { info, dparams, store, storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None, read_bufs: Default::default() };
         sc.init_lock()?;
         sc.attach_journal();
         Ok(sc)
@@ -192,7 +194,7 @@ impl SuperChunk {
         let mut info = o.info;
         info.cparams.nthreads = 1;
         let dparams = DParams { nthreads: 1, typesize: info.cparams.typesize, owner: 0, schunk: None };
-        SuperChunk { info, dparams, store: Store::Frame(o.frame), storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None }
+        SuperChunk { info, dparams, store: Store::Frame(o.frame), storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None, read_bufs: Default::default() }
     }
 
     /// Open the frame at `urlpath` (a contiguous frame file or a sparse frame directory).
@@ -372,6 +374,7 @@ impl SuperChunk {
             comp: None,
             prefilter: None,
             postfilter: None,
+            read_bufs: Default::default(),
         })
     }
 

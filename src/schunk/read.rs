@@ -173,6 +173,27 @@ impl SuperChunk {
         }
     }
 
+    /// Run `f` on chunk `i` (as a lazy chunk if `lazy`, see
+    /// [`SuperChunk::lazy_chunk`]): chunks read from a frame file go into a
+    /// buffer kept for the next reads, so a read allocates nothing once warm.
+    pub(super) fn with_chunk<R>(&self, i: usize, lazy: bool, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
+        /// Buffers kept (threads reading at once each take one).
+        const KEPT: usize = 4;
+        self.check_index(i)?;
+        let frame = match &self.store {
+            Store::Memory(c) => return f(&c[i]),
+            Store::Frame(frame) => frame,
+        };
+        let mut buf = self.read_bufs.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
+        let got = if lazy { frame.lazy_chunk_into(&self.info, i, &mut buf) } else { frame.chunk_into(&self.info, i, &mut buf) };
+        let r = got.and_then(|c| f(c.unwrap_or(&buf)));
+        let mut bufs = self.read_bufs.lock().unwrap_or_else(|e| e.into_inner());
+        if bufs.len() < KEPT {
+            bufs.push(buf);
+        }
+        r
+    }
+
     /// Where the blocks of this super-chunk's lazy chunks are read from.
     pub fn lazy_source(&self) -> Option<&dyn LazySource> {
         match &self.store {
@@ -209,33 +230,34 @@ impl SuperChunk {
     /// Decompress chunk `i` into `dst`; returns its size.
     /// (`InvalidParam` when `dst` is too small, as in c-blosc2.)
     pub fn decompress_chunk(&self, i: usize, dst: &mut [u8]) -> Result<usize> {
-        let c = self.chunk(i)?;
-        let n = Header::sizes(&c)?.0;
-        if n < 0 || n as usize > dst.len() {
-            return Err(Error::InvalidParam);
-        }
-        self.decompressor_for(i).decompress(&c, dst)
+        self.with_chunk(i, false, |c| {
+            let n = Header::sizes(c)?.0;
+            if n < 0 || n as usize > dst.len() {
+                return Err(Error::InvalidParam);
+            }
+            self.decompressor_for(i).decompress(c, dst)
+        })
     }
 
     /// [`SuperChunk::decompress_chunk`] without the blocks marked `true` in
     /// `skip` (their bytes in `dst` are left as they are).
     pub fn decompress_chunk_masked(&self, i: usize, dst: &mut [u8], skip: &[bool]) -> Result<usize> {
-        let c = self.chunk(i)?;
-        let n = Header::sizes(&c)?.0;
-        if n < 0 || n as usize > dst.len() {
-            return Err(Error::InvalidParam);
-        }
-        let mut d = self.decompressor_for(i);
-        d.set_maskout(skip);
-        d.decompress(&c, dst)
+        self.with_chunk(i, false, |c| {
+            let n = Header::sizes(c)?.0;
+            if n < 0 || n as usize > dst.len() {
+                return Err(Error::InvalidParam);
+            }
+            let mut d = self.decompressor_for(i);
+            d.set_maskout(skip);
+            d.decompress(c, dst)
+        })
     }
 
     /// Decode the blocks of chunk `i` that `sink` wants and hand them to it
     /// (from the worker threads that decode them; blocks of chunks on disk
     /// are read one by one, see [`crate::chunk::Decompressor::decompress_to`]).
     pub fn decompress_chunk_to(&self, i: usize, sink: &dyn crate::chunk::BlockSink) -> Result<()> {
-        let c = self.lazy_chunk(i)?;
-        self.decompressor_for(i).decompress_to(&c, self.lazy_source(), sink)
+        self.with_chunk(i, true, |c| self.decompressor_for(i).decompress_to(c, self.lazy_source(), sink))
     }
 
     /// Decompress block `nblock` of the VL-block chunk `i`.
@@ -304,11 +326,9 @@ impl SuperChunk {
             let dst = &mut dst[out..out + take as usize];
             d.set_nchunk(Some(i as i64));
             if off == 0 && take == n {
-                let c = self.chunk(i)?;
-                d.decompress(&c, dst)?;
+                self.with_chunk(i, false, |c| d.decompress(c, dst))?;
             } else {
-                let c = self.lazy_chunk(i)?;
-                d.getitem_bytes_lazy(&c, off, take, dst, self.lazy_source())?;
+                self.with_chunk(i, true, |c| d.getitem_bytes_lazy(c, off, take, dst, self.lazy_source()))?;
             }
             out += take as usize;
             pos += take;
