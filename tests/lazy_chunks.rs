@@ -121,3 +121,83 @@ fn lazy_trailers_that_lie_fail() {
     assert_eq!(d.decompress_lazy(&bad, &mut out, Some(&frame)), Err(Error::FileRead));
     assert_eq!(d.decompress_lazy(&lazy[..lazy.len() - 1], &mut out, Some(&frame)), Err(Error::ReadBuffer));
 }
+
+/// `chunk` with its blocks stored in the order `order` (block `order[k]`
+/// goes k-th), and `alias` blocks pointed at another block's bytes.
+fn restored(chunk: &[u8], order: &[usize], alias: &[(usize, usize)]) -> Vec<u8> {
+    let h = Header::parse(chunk).unwrap();
+    let n = h.nblocks();
+    let bstart = |j: usize| i32::from_le_bytes(chunk[32 + 4 * j..36 + 4 * j].try_into().unwrap()) as usize;
+    let end = |j: usize| (0..n).map(bstart).filter(|&b| b > bstart(j)).min().unwrap_or(h.cbytes as usize);
+    let mut out = chunk[..32 + 4 * n].to_vec();
+    for &j in order {
+        let at = out.len() as i32;
+        out[32 + 4 * j..36 + 4 * j].copy_from_slice(&at.to_le_bytes());
+        out.extend_from_slice(&chunk[bstart(j)..end(j)]);
+    }
+    for &(j, to) in alias {
+        let s: [u8; 4] = out[32 + 4 * to..36 + 4 * to].try_into().unwrap();
+        out[32 + 4 * j..36 + 4 * j].copy_from_slice(&s);
+    }
+    let cbytes = out.len() as i32;
+    out[12..16].copy_from_slice(&cbytes.to_le_bytes());
+    out
+}
+
+#[test]
+fn a_frame_file_gives_each_lazy_block_its_stored_size_in_any_order() {
+    // Chunks whose blocks are stored in order, in reverse, and with two
+    // blocks sharing their bytes: the lazy chunks a frame file hands out
+    // give every block the size from its start to the next larger start,
+    // and reads through them return the items.
+    use b2nd::schunk::{Storage, SuperChunk};
+    let block = 4096;
+    let mut src = ints(16 * block);
+    let (b2, b3) = src.split_at_mut(3 * block);
+    b3[..block].copy_from_slice(&b2[2 * block..]); // blocks 2 and 3 hold the same items
+    let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+    p.blocksize = block as i32;
+    let mut c = Compressor::new(p.clone()).unwrap();
+    let mut chunk = vec![0u8; src.len() + 64];
+    let n = c.compress(&src, &mut chunk).unwrap();
+    chunk.truncate(n);
+    let nblocks = Header::parse(&chunk).unwrap().nblocks();
+    assert_eq!(nblocks, 16);
+    let forward: Vec<usize> = (0..16).collect();
+    let backward: Vec<usize> = (0..16).rev().collect();
+    let chunks = [
+        chunk.clone(),
+        restored(&chunk, &forward, &[(3, 2)]),
+        restored(&chunk, &backward, &[]),
+        restored(&chunk, &backward, &[(3, 2)]),
+    ];
+    let dir = std::env::temp_dir().join(format!("b2nd-lazy-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (k, contiguous) in [true, false].into_iter().enumerate() {
+        let path = dir.join(format!("f{k}.b2frame")).to_str().unwrap().to_string();
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_dir_all(&path);
+        let storage = Storage { contiguous, urlpath: Some(path), ..Storage::default() };
+        let mut sc = SuperChunk::new(p.clone(), DParams::default(), storage).unwrap();
+        for ch in &chunks {
+            sc.append_chunk(ch).unwrap();
+        }
+        for (i, ch) in chunks.iter().enumerate() {
+            let lazy = sc.lazy_chunk(i).unwrap();
+            let want = lazy_of(ch, 0);
+            let sizes = |l: &[u8]| l[l.len() - 4 * nblocks..].to_vec();
+            assert_eq!(sizes(&lazy), sizes(&want), "chunk {i}, contiguous {contiguous}");
+            let mut out = vec![0u8; src.len()];
+            assert_eq!(sc.decompress_chunk(i, &mut out).unwrap(), src.len());
+            assert!(out == src, "chunk {i}");
+            let items = (src.len() / 4) as i64;
+            let mut part = vec![0u8; 4 * 700];
+            for b in 0..16i64 {
+                let start = (i as i64 * items + b * 1024 + 300).min((i as i64 + 1) * items - 700);
+                sc.get_slice(start, start + 700, &mut part).unwrap();
+                let at = (start - i as i64 * items) as usize * 4;
+                assert!(part == src[at..at + 4 * 700], "chunk {i}, block {b}");
+            }
+        }
+    }
+}
