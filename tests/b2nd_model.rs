@@ -1341,6 +1341,9 @@ const EVERY_REOPEN: usize = 5;
 /// Seeds and steps per case: as given, or from `B2ND_MODEL_SEEDS` and
 /// `B2ND_MODEL_STEPS` (longer runs to hunt for bugs).
 fn run_case(tag: &str, kind: Kind, nd: usize, seeds: u64, steps: usize) {
+    // Small arrays: every thread the blocks can feed, so the 2-thread codecs'
+    // multi-threaded paths run.
+    b2nd::chunk::set_min_bytes_per_thread(0);
     let env_num = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
     let seeds = env_num("B2ND_MODEL_SEEDS").unwrap_or(seeds);
     let steps = env_num("B2ND_MODEL_STEPS").map_or(steps, |s| s as usize);

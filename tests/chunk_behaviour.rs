@@ -28,6 +28,8 @@ fn decompress(chunk: &[u8], nthreads: i16) -> Vec<u8> {
 
 #[test]
 fn every_codec_pipeline_and_thread_count_round_trips() {
+    // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+    b2nd::chunk::set_min_bytes_per_thread(0);
     let src = ints(1_000_003);
     for codec in ALL {
         for shuffle in 0..=2 {
@@ -89,6 +91,8 @@ fn forced_block_sizes_are_adjusted_and_stated_truly() {
 
 #[test]
 fn corrupted_chunks_fail_cleanly_with_two_threads() {
+    // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+    b2nd::chunk::set_min_bytes_per_thread(0);
     let src = ints(2_000_000);
     let mut p = CParams::classic(Codec::Zstd, 5, 1, 4, true);
     p.blocksize = 32 * 1024;
@@ -267,6 +271,8 @@ fn run_streams(chunk: &[u8], ts: usize) -> usize {
 
 #[test]
 fn split_blocks_with_planes_stored_as_runs_decode_to_the_items() {
+    // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+    b2nd::chunk::set_min_bytes_per_thread(0);
     // The unshuffle makes run planes itself (without writing them out) when
     // it can; every codec, item size and thread count must give the items,
     // whole and through getitem, including the last, unsplit block.

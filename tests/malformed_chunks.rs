@@ -87,6 +87,8 @@ fn crafted_headers_fail_with_the_expected_codes() {
 
 #[test]
 fn random_corruption_never_panics() {
+    // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+    b2nd::chunk::set_min_bytes_per_thread(0);
     let mut d = Decompressor::new(DParams { nthreads: 2, typesize: 4, ..DParams::default() });
     let mut out = vec![0u8; 200_000];
     let mut state = 0x1234_5678u32;
@@ -110,6 +112,8 @@ fn random_corruption_never_panics() {
 /// metalayer that may not match): an error or some bytes, never a crash.
 #[test]
 fn crafted_plugin_chunks_never_panic() {
+    // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+    b2nd::chunk::set_min_bytes_per_thread(0);
     use b2nd::chunk::header::filter;
     use b2nd::chunk::SchunkView;
     use std::sync::Arc;

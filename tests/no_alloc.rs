@@ -2,6 +2,10 @@
 //! contexts (1 and 2 threads, every codec) and super-chunk reads reuse their
 //! buffers; b2nd slices allocate only a little bookkeeping, never a buffer.
 //! (Tests of their own binary, run one at a time: the counter is process-wide.)
+//!
+//! Each test runs beside two busy processes it starts itself: on a loaded
+//! machine a helper thread may miss the warm-up call and join a later one,
+//! which must find its buffers and codec state ready all the same.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -45,6 +49,25 @@ static GLOBAL: Counting = Counting;
 /// The counter is process-wide: the tests run one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Processes that keep every core busy while a test runs (killed on drop).
+struct Busy(Vec<std::process::Child>);
+
+impl Busy {
+    fn start(n: usize) -> Busy {
+        let spin = || std::process::Command::new("sh").args(["-c", "while :; do :; done"]).spawn().expect("start a busy process");
+        Busy((0..n).map(|_| spin()).collect())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
 /// Allocations made while `f` runs (on any thread).
 fn allocations(f: impl FnOnce()) -> usize {
     allocated(f).0
@@ -63,6 +86,7 @@ fn allocated(f: impl FnOnce()) -> (usize, usize) {
 #[test]
 fn warm_contexts_compress_decompress_and_getitem_without_allocating() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _busy = Busy::start(2);
     let src: Vec<u8> = (0u32..1 << 20).flat_map(|i| (i / 3 + ((i * 7919) >> 9 & 3)).to_le_bytes()).collect();
     let mut dst = vec![0u8; src.len() + 64];
     let mut back = vec![0u8; src.len()];
@@ -108,6 +132,7 @@ fn scratch(name: &str) -> String {
 #[test]
 fn warm_super_chunk_and_array_reads_without_allocating() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _busy = Busy::start(2);
     use b2nd::b2nd::{Array, Context};
     use b2nd::codecs::Codec;
     use b2nd::schunk::{Storage, SuperChunk};

@@ -33,6 +33,8 @@ fn roundtrip(p: &CParams, src: &[u8]) -> Result<(Vec<u8>, usize), Error> {
 
 #[test]
 fn bytedelta_after_shuffle_round_trips_and_pays_on_floats() {
+    // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+    b2nd::chunk::set_min_bytes_per_thread(0);
     let src = floats(100_000);
     for codec in [Codec::Lz4, Codec::Zstd, Codec::BloscLz] {
         for nthreads in [1, 2] {

@@ -53,6 +53,8 @@ fn values(a: &Array) -> Vec<u8> {
 
 #[test]
 fn ndcell_is_lossless_from_one_to_four_dimensions() {
+    // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+    b2nd::chunk::set_min_bytes_per_thread(0);
     for (shape, chunk, block, side) in [
         (&[1000i64][..], &[300][..], &[70][..], 4u8),
         (&[100, 90][..], &[40, 33][..], &[16, 16][..], 3),

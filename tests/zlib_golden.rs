@@ -34,6 +34,8 @@ fn zlib_chunks_are_the_bytes_c_blosc2_writes() {
 
 #[test]
 fn zlib_chunks_of_c_blosc2_decode() {
+    // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+    b2nd::chunk::set_min_bytes_per_thread(0);
     let src = input();
     for level in [1u8, 5, 9] {
         for nthreads in [1, 2] {

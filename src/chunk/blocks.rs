@@ -120,6 +120,8 @@ mod tests {
 
     #[test]
     fn a_served_chunk_compresses_to_the_bytes_of_the_buffer() {
+        // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+        crate::chunk::set_min_bytes_per_thread(0);
         let src = data(4096 * 9 + 1000);
         let shuffle = [0, 0, 0, 0, 0, filter::SHUFFLE];
         let delta = [0, 0, 0, 0, filter::DELTA, filter::SHUFFLE];
@@ -151,6 +153,8 @@ mod tests {
 
     #[test]
     fn a_source_that_fails_fails_the_compression() {
+        // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+        crate::chunk::set_min_bytes_per_thread(0);
         struct Broken;
         impl BlockSource for Broken {
             fn len(&self) -> usize {
@@ -173,6 +177,8 @@ mod tests {
 
     #[test]
     fn only_the_wanted_blocks_reach_a_sink() {
+        // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+        crate::chunk::set_min_bytes_per_thread(0);
         let src = data(4096 * 6 + 512);
         for filters in [[0, 0, 0, 0, 0, filter::SHUFFLE], [0, 0, 0, 0, filter::DELTA, filter::SHUFFLE]] {
             let mut chunk = vec![0u8; src.len() + 64];
@@ -233,6 +239,8 @@ mod tests {
 
     #[test]
     fn a_sink_that_reads_part_of_each_block_gets_those_bytes() {
+        // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
+        crate::chunk::set_min_bytes_per_thread(0);
         // Partly read blocks decode only as far as the part needs (streams
         // skipped, streams stopped early, items gathered from byte streams):
         // the part must hold what a whole decode gives, for every codec,

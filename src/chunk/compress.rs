@@ -373,10 +373,21 @@ impl Compressor {
         let ebsize = layout.blocksize + 4 * layout.typesize + 8;
         let hl = layout.header_len;
         self.workers.ready()?;
-        if !self.workers.parallel() || nblocks < 2 {
+        let threads = self.workers.threads_for(nblocks, nblocks * layout.blocksize);
+        let builtin = match &job.codec {
+            CodecChoice::Builtin(c) => Some(*c),
+            CodecChoice::User(_) => None,
+        };
+        let prepare = |s: &mut Scratch| {
+            s.reserve(ebsize);
+            if let Some(c) = builtin {
+                s.codec.prepare_compress(c, clevel, dict.is_some());
+            }
+        };
+        if threads < 2 {
             let mut ntbytes = start;
             let mut s = self.workers.scratch();
-            s.reserve(ebsize);
+            prepare(&mut s);
             for j in 0..nblocks {
                 let room = dst.len() - ntbytes;
                 let out = BlockOut { buf: &mut dst[ntbytes..], room };
@@ -393,8 +404,7 @@ impl Compressor {
         // appended to the destination in completion order (bstarts say where).
         let shared = Mutex::new((dst, start, false));
         let error: Mutex<Option<Error>> = Mutex::new(None);
-        self.workers.for_each(nblocks, &|j, s| {
-                s.reserve(ebsize);
+        self.workers.for_each(nblocks, nblocks * layout.blocksize, &prepare, &|j, s| {
                 let mut staging = std::mem::take(&mut s.tmp4);
                 let out = BlockOut { room: staging.len(), buf: &mut staging };
                 let res = job.run(j, out, s);

@@ -102,6 +102,19 @@ impl<'a> Decoder<'a> {
         (n - j * self.blocksize).min(self.blocksize)
     }
 
+    /// Ready a thread's scratch for this chunk's blocks: buffers of `ebsize`
+    /// bytes, a lazy chunk's block buffer and the codec's context.
+    fn prepare(&self, s: &mut Scratch, ebsize: usize) {
+        s.reserve(ebsize);
+        if self.view.lazy.is_some() {
+            let max = self.blocksize + self.typesize * 4;
+            if s.lazy.len() < max {
+                s.lazy = vec![0u8; max];
+            }
+        }
+        s.codec.prepare_decompress(self.view.header.compformat());
+    }
+
     fn needs_reference(&self) -> bool {
         self.filters.contains(&super::header::filter::DELTA)
     }
@@ -452,21 +465,22 @@ impl Decompressor {
         }
         let reference: &[u8] = first;
         self.workers.ready()?;
-        match self.workers.parallel() {
-            true if dec.nblocks > 2 => {
+        let prepare = |s: &mut Scratch| dec.prepare(s, ebsize);
+        match self.workers.threads_for(dec.nblocks, nbytes) {
+            t if t > 1 && dec.nblocks > 2 => {
                 let error: Mutex<Option<Error>> = Mutex::new(None);
                 // Each job takes the next block's slice of the output (no
                 // per-call list of slices: nothing is allocated here).
                 let njobs = rest.len().div_ceil(bs);
+                let bytes = rest.len();
                 let pieces = Mutex::new(rest.chunks_mut(bs).enumerate());
-                self.workers.for_each(njobs, &|_, s| {
+                self.workers.for_each(njobs, bytes, &prepare, &|_, s| {
                     let Some((i, out)) = pieces.lock().unwrap_or_else(|e| e.into_inner()).next() else {
                         return;
                     };
                     if masked(i + skip) {
                         return;
                     }
-                    s.reserve(ebsize);
                     if let Err(e) = dec.block(i + skip, out, reference, s) {
                         *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                     }
@@ -477,7 +491,7 @@ impl Decompressor {
             }
             _ => {
                 let mut s = self.workers.scratch();
-                s.reserve(ebsize);
+                prepare(&mut s);
                 for (i, out) in rest.chunks_mut(bs).enumerate() {
                     if !masked(i + skip) {
                         dec.block(i + skip, out, reference, &mut s)?;
@@ -527,7 +541,6 @@ impl Decompressor {
         let wanted = (0..dec.nblocks).filter(|&j| sink.wants(j)).count();
         let ebsize = dec.blocksize + 8;
         let one = |j: usize, s: &mut Scratch| -> Result<()> {
-            s.reserve(ebsize);
             let mut out = std::mem::take(&mut s.tmp3);
             let len = dec.block_len(j);
             // A block the sink reads only part of decodes only as far as
@@ -545,12 +558,15 @@ impl Decompressor {
             r
         };
         self.workers.ready()?;
-        if self.workers.parallel() && wanted > 1 {
+        let prepare = |s: &mut Scratch| dec.prepare(s, ebsize);
+        if self.workers.threads_for(wanted, wanted * bb) > 1 {
             let error: Mutex<Option<Error>> = Mutex::new(None);
-            self.workers.for_each(dec.nblocks, &|j, s| {
-                if !sink.wants(j) {
+            // Each job takes the next wanted block.
+            let blocks = Mutex::new((0..dec.nblocks).filter(|&j| sink.wants(j)));
+            self.workers.for_each(wanted, wanted * bb, &prepare, &|_, s| {
+                let Some(j) = blocks.lock().unwrap_or_else(|e| e.into_inner()).next() else {
                     return;
-                }
+                };
                 if let Err(e) = one(j, s) {
                     *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                 }
@@ -560,6 +576,7 @@ impl Decompressor {
             }
         } else {
             let mut s = self.workers.scratch();
+            prepare(&mut s);
             for j in (0..dec.nblocks).filter(|&j| sink.wants(j)) {
                 one(j, &mut s)?;
             }
@@ -682,14 +699,19 @@ impl Decompressor {
             }
             let full = &mut dst[first_full * bs - start..(end_full * bs).min(stop) - start];
             self.workers.ready()?;
-            match self.workers.parallel() {
-                true if end_full - first_full > 2 => {
+            let nfull = end_full - first_full;
+            let prepare = |s: &mut Scratch| dec.prepare(s, bs + 8);
+            match self.workers.threads_for(nfull, full.len()) {
+                t if t > 1 && nfull > 2 => {
                     let error: Mutex<Option<Error>> = Mutex::new(None);
-                    let outs: Vec<Mutex<&mut [u8]>> = full.chunks_mut(bs).map(Mutex::new).collect();
-                    self.workers.for_each(outs.len(), &|i, s| {
-                        s.reserve(bs + 8);
-                        let mut out = outs[i].lock().unwrap_or_else(|e| e.into_inner());
-                        if let Err(e) = dec.block(first_full + i, &mut out, &reference, s) {
+                    // Each job takes the next block's slice of the output.
+                    let bytes = full.len();
+                    let pieces = Mutex::new(full.chunks_mut(bs).enumerate());
+                    self.workers.for_each(nfull, bytes, &prepare, &|_, s| {
+                        let Some((i, out)) = pieces.lock().unwrap_or_else(|e| e.into_inner()).next() else {
+                            return;
+                        };
+                        if let Err(e) = dec.block(first_full + i, out, &reference, s) {
                             *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         }
                     });
@@ -697,7 +719,7 @@ impl Decompressor {
                 }
                 _ => {
                     let mut s = self.workers.scratch();
-                    s.reserve(bs + 8);
+                    prepare(&mut s);
                     for (i, out) in full.chunks_mut(bs).enumerate() {
                         dec.block(first_full + i, out, &reference, &mut s)?;
                     }

@@ -32,7 +32,7 @@ fn executor() -> Option<Arc<dyn Executor>> {
 /// number of threads: creating a context (or many) never spawns threads once
 /// a pool of that size exists.
 fn shared_pool(nthreads: usize) -> Result<Arc<Pool>> {
-    let nthreads = nthreads.min(max_threads());
+    let nthreads = nthreads.min(max_threads()).min(cores()).max(2);
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<Pool>>>> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = pools.get(&nthreads) {
@@ -128,8 +128,10 @@ impl Pool {
             (id, jobs.sleepers)
         };
         sh.posts.fetch_add(1, Ordering::Release);
-        if sleepers > 0 {
-            sh.posted.notify_all();
+        // Wake only as many sleepers as the job wants (a watching helper may
+        // take it first; a sleeper woken for nothing goes back to sleep).
+        for _ in 0..sleepers.min(helpers) {
+            sh.posted.notify_one();
         }
         let close = Close { sh, id };
         job(0);
@@ -175,17 +177,23 @@ fn helper(sh: &PoolShared) {
     let mut watched = false;
     loop {
         let Some(e) = jobs.open.iter_mut().find(|e| !e.closed && e.joined < e.wanted) else {
-            if !watched {
+            if !watched && WATCHERS.fetch_add(1, Ordering::AcqRel) < max_watchers() {
                 // Calls often come in runs (a chunk after another): watch for the
                 // next one for a few tens of microseconds, without taking the
                 // lock or yielding, before sleeping; a wake-up from sleep costs
-                // more than a small call's work.
+                // more than a small call's work. Only as many helpers watch as
+                // there are cores beside the caller's: more would spin on cores
+                // the caller and the other helpers need.
                 let seen = sh.posts.load(Ordering::Acquire);
                 drop(jobs);
                 watch(&sh.posts, seen);
+                WATCHERS.fetch_sub(1, Ordering::AcqRel);
                 watched = true;
                 jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
                 continue;
+            }
+            if !watched {
+                WATCHERS.fetch_sub(1, Ordering::AcqRel);
             }
             jobs.sleepers += 1;
             jobs = sh.posted.wait(jobs).unwrap_or_else(|e| e.into_inner());
@@ -210,6 +218,14 @@ fn helper(sh: &PoolShared) {
     }
 }
 
+/// Helpers watching for a job right now, over all pools.
+static WATCHERS: AtomicUsize = AtomicUsize::new(0);
+
+/// The most helpers that watch at once: one per core beside the caller's.
+fn max_watchers() -> usize {
+    cores() - 1
+}
+
 /// How long a helper out of work watches for the next job before sleeping.
 const WATCH: std::time::Duration = std::time::Duration::from_micros(50);
 
@@ -227,6 +243,30 @@ fn watch(posts: &std::sync::atomic::AtomicU64, seen: u64) {
             return;
         }
     }
+}
+
+/// The cores this process may run on (its affinity mask and CPU quota).
+pub fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The least work (uncompressed bytes) worth another thread by default:
+/// below about this much, waking a helper and handing the work over costs as
+/// much as doing it.
+pub const MIN_BYTES_PER_THREAD: usize = 64 << 10;
+
+static MIN_BYTES: AtomicUsize = AtomicUsize::new(MIN_BYTES_PER_THREAD);
+
+/// Set the least work (uncompressed bytes) a call gives each thread it uses
+/// (default [`MIN_BYTES_PER_THREAD`]; 0: every thread the jobs can feed, as
+/// tests of the multi-threaded paths on small data want). Returns the old value.
+pub fn set_min_bytes_per_thread(bytes: usize) -> usize {
+    MIN_BYTES.swap(bytes, Ordering::Relaxed)
+}
+
+fn min_bytes_per_thread() -> usize {
+    MIN_BYTES.load(Ordering::Relaxed).max(1)
 }
 
 /// The most worker threads a context gets: thread counts come from files and
@@ -334,17 +374,35 @@ impl Workers {
         Ok(())
     }
 
-    /// Whether jobs run on several threads (after [`Workers::ready`]).
-    pub fn parallel(&self) -> bool {
-        self.nthreads > 1
+
+    /// How many threads a call of `njobs` jobs over `bytes` bytes of data runs
+    /// on: no more than the context's, the jobs, the cores, or the work can
+    /// feed ([`set_min_bytes_per_thread`]); 1 when the context has no pool.
+    pub fn threads_for(&self, njobs: usize, bytes: usize) -> usize {
+        if executor().is_some() {
+            return self.nthreads.min(njobs).max(1);
+        }
+        if self.pool.is_none() {
+            return 1;
+        }
+        self.nthreads.min(njobs).min(cores()).min(bytes / min_bytes_per_thread()).max(1)
     }
 
-    /// Run `f(j, scratch)` for every `j` in `0..n`, spread over the context's
-    /// threads: the pool, or the executor installed with [`set_executor`].
-    pub fn for_each(&self, n: usize, f: &(dyn Fn(usize, &mut Scratch) + Sync)) {
+    /// Run `f(j, scratch)` for every `j` in `0..n` (jobs over `bytes` bytes of
+    /// data in all), spread over [`Workers::threads_for`] threads: the pool, or
+    /// the executor installed with [`set_executor`]. `prepare` first runs on
+    /// the scratch of every thread the call may use, on the calling thread: a
+    /// helper that joins a call for the first time finds its buffers and codec
+    /// state ready, so warm calls allocate nothing whichever threads happen to
+    /// take part (on a loaded machine a helper may miss the first calls).
+    pub fn for_each(&self, n: usize, bytes: usize, prepare: &dyn Fn(&mut Scratch), f: &(dyn Fn(usize, &mut Scratch) + Sync)) {
+        let threads = self.threads_for(n, bytes);
+        let last = self.scratch.len() - 1;
         if let Some(ex) = executor() {
+            for s in &self.scratch {
+                prepare(&mut s.lock().unwrap_or_else(|e| e.into_inner()));
+            }
             let next = AtomicUsize::new(0);
-            let last = self.scratch.len() - 1;
             let work = |tid: usize| {
                 let mut s = self.scratch[tid.min(last)].lock().unwrap_or_else(|e| e.into_inner());
                 loop {
@@ -361,14 +419,16 @@ impl Workers {
             return;
         }
         match self.pool.as_deref() {
-            // The calling thread works too, beside up to nthreads - 1 helpers, and
-            // every thread takes the next job when it is done with one: no thread
-            // waits while there is work, a helper the system does not schedule (a
-            // loaded machine) delays at most the job it holds, and one that has
-            // not started when the work is done is not waited for.
-            Some(pool) if n > 1 => {
+            // The calling thread works too, beside the helpers, and every thread
+            // takes the next job when it is done with one: no thread waits while
+            // there is work, a helper the system does not schedule (a loaded
+            // machine) delays at most the job it holds, and one that has not
+            // started when the work is done is not waited for.
+            Some(pool) if threads > 1 => {
+                for s in &self.scratch[..threads.min(last + 1)] {
+                    prepare(&mut s.lock().unwrap_or_else(|e| e.into_inner()));
+                }
                 let next = AtomicUsize::new(0);
-                let last = self.scratch.len() - 1;
                 let work = |k: usize| {
                     let mut s = self.scratch[k.min(last)].lock().unwrap_or_else(|e| e.into_inner());
                     loop {
@@ -379,10 +439,11 @@ impl Workers {
                         f(j, &mut s);
                     }
                 };
-                pool.run(self.nthreads.min(n) - 1, &work);
+                pool.run(threads - 1, &work);
             }
             _ => {
                 let mut s = self.scratch();
+                prepare(&mut s);
                 for j in 0..n {
                     f(j, &mut s);
                 }
@@ -412,8 +473,8 @@ mod tests {
                         w.ready().unwrap();
                         for n in [0usize, 1, 2, 7, 100] {
                             let hits: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
-                            w.for_each(n, &|j, s| {
-                                s.reserve(16);
+                            w.for_each(n, usize::MAX, &|s| s.reserve(16), &|j, s| {
+                                assert!(s.tmp1.len() >= 16);
                                 hits[j].fetch_add(1 + t as u64, Ordering::Relaxed);
                             });
                             assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1 + t as u64), "{nthreads} threads, {n} jobs");
@@ -432,7 +493,7 @@ mod tests {
         let caller = std::thread::current().id();
         let helper_ran = std::sync::atomic::AtomicBool::new(false);
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            w.for_each(64, &|_, _| {
+            w.for_each(64, usize::MAX, &|_| {}, &|_, _| {
                 std::thread::sleep(std::time::Duration::from_millis(1));
                 if std::thread::current().id() != caller {
                     helper_ran.store(true, Ordering::Relaxed);
@@ -443,7 +504,7 @@ mod tests {
         // (The helper may not have joined at all: the caller can do every job.)
         assert_eq!(r.is_err(), helper_ran.load(Ordering::Relaxed));
         let count = AtomicU64::new(0);
-        w.for_each(50, &|_, _| {
+        w.for_each(50, usize::MAX, &|_| {}, &|_, _| {
             count.fetch_add(1, Ordering::Relaxed);
         });
         assert_eq!(count.load(Ordering::Relaxed), 50);
@@ -456,7 +517,7 @@ mod tests {
         w.ready().unwrap();
         let seen = Mutex::new(std::collections::HashSet::new());
         for _ in 0..50 {
-            w.for_each(16, &|_, _| {
+            w.for_each(16, usize::MAX, &|_| {}, &|_, _| {
                 std::thread::sleep(std::time::Duration::from_micros(200));
                 seen.lock().unwrap().insert(std::thread::current().id());
             });

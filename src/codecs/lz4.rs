@@ -113,6 +113,14 @@ fn len(n: usize) -> Result<c_int> {
 }
 
 impl State {
+    /// Create the stream a compression with a dictionary uses (fast or HC)
+    /// ahead of use; without a dictionary liblz4 needs none.
+    pub fn prepare(&mut self, hc: bool, dict: bool) {
+        if dict {
+            let _ = stream(if hc { &mut self.hc } else { &mut self.fast }, hc);
+        }
+    }
+
     pub fn compress_fast(
         &mut self,
         src: &[u8],

@@ -147,6 +147,26 @@ impl CodecState {
     pub fn new() -> Self {
         Self::default()
     }
+
+    /// Create ahead of use what compressing with `codec` at `clevel` (with a
+    /// dictionary or not) will need: contexts and streams, no output.
+    pub fn prepare_compress(&mut self, codec: Codec, clevel: u8, dict: bool) {
+        match codec {
+            Codec::BloscLz => {}
+            Codec::Lz4 | Codec::Lz4hc => self.lz4.prepare(codec == Codec::Lz4hc, dict),
+            Codec::Zlib => self.zlib.prepare_deflate(i32::from(clevel)),
+            Codec::Zstd => self.zstd.prepare_compress(),
+        }
+    }
+
+    /// Create ahead of use what decoding streams of format code `format` will need.
+    pub fn prepare_decompress(&mut self, format: u8) {
+        match Library::from_format(format) {
+            Some(Library::Zlib) => self.zlib.prepare_inflate(),
+            Some(Library::Zstd) => self.zstd.prepare_decompress(),
+            _ => {}
+        }
+    }
 }
 
 /// Compress one stream. Returns the compressed length, or 0 when the codec

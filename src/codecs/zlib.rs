@@ -152,6 +152,16 @@ impl State {
         self.inflate.as_mut().map(|s| &mut *s.strm)
     }
 
+    /// Create the deflate stream for `level` ahead of use.
+    pub fn prepare_deflate(&mut self, level: c_int) {
+        self.deflater(level);
+    }
+
+    /// Create the inflate stream ahead of use.
+    pub fn prepare_inflate(&mut self) {
+        self.inflater();
+    }
+
     /// Compress as `compress2` would; 0 when the output does not fit.
     pub fn compress(&mut self, src: &[u8], dst: &mut [u8], level: i32) -> usize {
         let (Ok(sl), Ok(dl)) = (c_uint::try_from(src.len()), c_uint::try_from(dst.len())) else { return 0 };

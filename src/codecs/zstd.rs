@@ -119,12 +119,25 @@ pub fn train_dict(dict: &mut [u8], samples: &[u8], sample_size: usize, nsamples:
 }
 
 impl State {
-    /// Compress; 0 when zstd fails (e.g. the output does not fit).
-    pub fn compress(&mut self, src: &[u8], dst: &mut [u8], level: i32, dict: Option<&CDict>) -> usize {
+    /// Create the compression context ahead of use.
+    pub fn prepare_compress(&mut self) {
         if self.cctx.is_none() {
             // SAFETY: allocation without preconditions.
             self.cctx = owned(unsafe { z::ZSTD_createCCtx() });
         }
+    }
+
+    /// Create the decompression context ahead of use.
+    pub fn prepare_decompress(&mut self) {
+        if self.dctx.is_none() {
+            // SAFETY: allocation without preconditions.
+            self.dctx = owned(unsafe { z::ZSTD_createDCtx() });
+        }
+    }
+
+    /// Compress; 0 when zstd fails (e.g. the output does not fit).
+    pub fn compress(&mut self, src: &[u8], dst: &mut [u8], level: i32, dict: Option<&CDict>) -> usize {
+        self.prepare_compress();
         let Some(cctx) = &self.cctx else { return 0 };
         let (dp, dl, sp, sl) = (dst.as_mut_ptr().cast(), dst.len(), src.as_ptr().cast(), src.len());
         // SAFETY: live context, live non-overlapping buffers, live dictionary.
@@ -143,10 +156,7 @@ impl State {
 
     /// Decompress one frame; `None` on malformed input.
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8], dict: Option<&DDict>) -> Option<usize> {
-        if self.dctx.is_none() {
-            // SAFETY: allocation without preconditions.
-            self.dctx = owned(unsafe { z::ZSTD_createDCtx() });
-        }
+        self.prepare_decompress();
         let dctx = self.dctx.as_ref()?;
         let (dp, dl, sp, sl) = (dst.as_mut_ptr().cast(), dst.len(), src.as_ptr().cast(), src.len());
         // SAFETY: live context, live non-overlapping buffers, live dictionary.
