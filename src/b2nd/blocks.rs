@@ -8,8 +8,8 @@ use super::boxes::strides;
 use super::Geometry;
 use crate::chunk::{BlockSink, BlockSource};
 use crate::error::{Error, Result};
+use super::disjoint::Disjoint;
 use crate::ndmeta::MAX_DIM;
-use std::sync::Mutex;
 
 /// How much of a block a box covers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -227,7 +227,9 @@ impl BlockSource for ChunkSource<'_> {
 /// touches are decoded, and each puts its rows in place.
 pub(crate) struct ChunkSink<'a, 'b> {
     pub rows: BlockRows,
-    pub dst: &'a Mutex<&'b mut [u8]>,
+    /// The caller's buffer, written by every thread that decodes a block of
+    /// this chunk (or of another chunk of the same slice) at once.
+    pub dst: &'a Disjoint<'b>,
 }
 
 impl BlockSink for ChunkSink<'_, '_> {
@@ -244,22 +246,22 @@ impl BlockSink for ChunkSink<'_, '_> {
     }
 
     fn put(&self, j: usize, block: &[u8]) -> Result<()> {
-        let mut dst = self.dst.lock().unwrap_or_else(|e| e.into_inner());
         // As in `ChunkSource::fill`: the rows' cache lines first, then the
         // copies (for whole blocks: a few rows of a block are better copied
         // at once, and are often in cache already).
         if self.rows.cover(j) == Cover::Full {
             self.rows.rows(j, |_, bo, len| {
-                if let Some(d) = dst.get(bo..bo + len) {
-                    prefetch(d);
-                }
+                self.dst.prefetch(bo, len);
                 Ok(())
             })?;
         }
         self.rows.rows(j, |io, bo, len| {
             let s = block.get(io..io + len).ok_or(Error::Data)?;
-            dst.get_mut(bo..bo + len).ok_or(Error::WriteBuffer)?.copy_from_slice(s);
-            Ok(())
+            // SAFETY: the rows of block `j` of this chunk are the buffer
+            // positions of the items the block shares with the slice; no
+            // other block, of this chunk or another, holds those items, so
+            // no other thread writes these bytes (see `Disjoint`).
+            unsafe { self.dst.write(bo, s) }
         })?;
         Ok(())
     }
@@ -317,7 +319,7 @@ mod tests {
                 let mut want = vec![0u8; src.len()];
                 g.gather(&old, &lo, &blo, &bhi, &mut want, &[0; 2], &shape, ts).unwrap();
                 let mut out = vec![0u8; src.len()];
-                let dst = Mutex::new(&mut out[..]);
+                let dst = Disjoint::new(&mut out[..]);
                 let sink = ChunkSink { rows: BlockRows::new(&g, &lo, &blo, &bhi, &[0; 2], &shape, ts).unwrap(), dst: &dst };
                 for (j, b) in old.chunks(bb).enumerate() {
                     if sink.wants(j) {

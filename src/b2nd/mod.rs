@@ -18,6 +18,7 @@ mod array;
 mod blocks;
 mod boxes;
 mod copy;
+mod disjoint;
 pub mod geometry;
 pub mod meta;
 mod reshape;

@@ -4,8 +4,11 @@
 
 use super::blocks::{BlockRows, ChunkSink, ChunkSource, Cover};
 use super::boxes::{buffer_len, for_each_index};
+use super::disjoint::Disjoint;
 use super::Geometry;
 use crate::error::{Error, Result};
+use crate::ndmeta::MAX_DIM;
+use crate::chunk::Compressor;
 use crate::schunk::SuperChunk;
 use std::sync::Mutex;
 
@@ -68,15 +71,19 @@ impl Geometry {
             return Ok(());
         }
         let (clo, chi) = self.chunk_range(start, stop);
-        let dst = Mutex::new(buffer);
-        for_each_index(&clo, &chi, |c| {
+        let dst = Disjoint::new(buffer);
+        // Chunk `c` of the slice, its blocks decoded on `nthreads` threads.
+        let one = |c: &[i64], alone: bool| -> Result<()> {
             let (n, lo, hi) = self.chunk_box(c);
             let (rlo, rhi) = clip(&lo, &hi, start, stop);
             if rlo == lo && rhi == hi {
                 if let Some(r) = self.whole_chunk_run(&lo, &hi, start, buffer_shape, ts) {
                     // Straight into the caller's buffer.
-                    let mut dst = dst.lock().unwrap_or_else(|e| e.into_inner());
-                    sc.decompress_chunk(n, dst.get_mut(r).ok_or(Error::WriteBuffer)?).map_err(chunk_failure)?;
+                    // SAFETY: the chunk's items are `r` in the buffer; no other
+                    // chunk of the slice has items there (see `Disjoint`).
+                    let out = unsafe { dst.range_mut(r)? };
+                    let got = if alone { sc.decompress_chunk_alone(n, out) } else { sc.decompress_chunk(n, out) };
+                    got.map_err(chunk_failure)?;
                     return Ok(());
                 }
             }
@@ -84,11 +91,33 @@ impl Geometry {
             // that decodes it, into its place in the caller's buffer.
             self.check_chunk(sc, n, ts)?;
             let sink = ChunkSink { rows: BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?, dst: &dst };
-            sc.decompress_chunk_to(n, &sink).map_err(|e| match e {
+            let got = if alone { sc.decompress_chunk_to_alone(n, &sink) } else { sc.decompress_chunk_to(n, &sink) };
+            got.map_err(|e| match e {
                 Error::WriteBuffer => e,
                 e => chunk_failure(e),
             })
-        })
+        };
+        // Many chunks: each thread decodes whole chunks, one after another
+        // (no wait between chunks, and chunks with few blocks keep every
+        // thread busy); few: the threads share each chunk's blocks.
+        let nchunks = clo.iter().zip(&chi).map(|(a, b)| (b - a).max(0) as usize).product::<usize>();
+        let bytes = shape.iter().map(|&n| n as usize).product::<usize>().saturating_mul(ts);
+        let nthreads = sc.dparams().nthreads;
+        let threads = crate::chunk::jobs_threads(nthreads, nchunks, bytes);
+        if threads > 1 && nchunks >= threads {
+            let nd = clo.len();
+            return crate::chunk::run_jobs(nthreads, nchunks, bytes, &|k| {
+                let mut c = [0i64; MAX_DIM];
+                let mut k = k as i64;
+                for d in (0..nd).rev() {
+                    let ext = chi[d] - clo[d];
+                    c[d] = clo[d] + k % ext;
+                    k /= ext;
+                }
+                one(&c[..nd], true)
+            });
+        }
+        for_each_index(&clo, &chi, |c| one(c, false))
     }
 
     /// Overwrite the items of `start..stop` of the array in `sc` with those at
@@ -96,7 +125,7 @@ impl Geometry {
     pub fn set_slice(&self, sc: &mut SuperChunk, start: &[i64], stop: &[i64], buffer: &[u8], buffer_shape: &[i64]) -> Result<()> {
         let shape = self.check_slice(start, stop, buffer_shape)?;
         let ts = sc.typesize().max(1) as usize;
-        self.chunk_bytes(ts)?;
+        let chunk_bytes = self.chunk_bytes(ts)?;
         if buffer.len() < buffer_len(buffer_shape, ts)? {
             return Err(Error::ReadBuffer);
         }
@@ -104,46 +133,30 @@ impl Geometry {
             return Ok(());
         }
         let (clo, chi) = self.chunk_range(start, stop);
-        let mut chunk = Vec::new();
-        let mut cbuf = Vec::new();
         let mut boxes = Vec::new();
         for_each_index(&clo, &chi, |c| {
             boxes.push(self.chunk_box(c));
             Ok(())
         })?;
-        for (n, lo, hi) in boxes {
-            let (rlo, rhi) = clip(&lo, &hi, start, stop);
-            let whole = rlo == lo && rhi == hi && lo.iter().zip(&hi).zip(&self.extchunkshape).all(|((&l, &h), &e)| h - l == e);
-            if let Some(r) = whole.then(|| self.whole_chunk_run(&lo, &hi, start, buffer_shape, ts)).flatten() {
-                // Straight from the caller's buffer.
-                let c = sc.compress(buffer.get(r).ok_or(Error::ReadBuffer)?).map_err(chunk_failure)?;
-                sc.update_chunk(n, &c).map_err(chunk_failure)?;
-                continue;
+        let w = SliceWrite { geom: self, start, stop, buffer, buffer_shape, ts, chunk_bytes };
+        // Many chunks: threads compress whole chunks at once, which are then
+        // stored in order; few: the threads share each chunk's blocks.
+        let bytes = shape.iter().map(|&n| n as usize).product::<usize>().saturating_mul(ts);
+        let nthreads = sc.cparams().nthreads;
+        let threads = crate::chunk::jobs_threads(nthreads, boxes.len(), bytes);
+        if threads > 1 && boxes.len() >= threads {
+            if let Some(comps) = sc.compressors_alone(threads)? {
+                return w.chunks_at_once(sc, &boxes, comps, nthreads);
             }
-            let chunk_bytes = self.chunk_bytes(ts)?;
-            let rows = BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?;
-            let base = if rlo == lo && rhi == hi {
-                // Every item of the chunk comes from the caller's buffer (padding is zeros).
-                None
-            } else {
-                // The chunk's current blocks where the slice does not cover them
-                // (the ones it covers whole are not decoded; block 0 always is, as
-                // delta's reference), the slice's items over them.
-                let skip: Vec<bool> = (0..rows.nblocks()).map(|j| j > 0 && rows.cover(j) == Cover::Full).collect();
-                chunk.clear();
-                chunk.resize(chunk_bytes, 0);
-                sc.decompress_chunk_masked(n, &mut chunk, &skip).map_err(chunk_failure)?;
-                Some(&chunk[..])
-            };
-            // Each block is gathered by the thread that compresses it.
-            let source = ChunkSource { rows, src: buffer, base, chunk_bytes };
-            sc.compress_from(&source, &mut cbuf).map_err(|e| match e {
-                Error::ReadBuffer => e,
-                e => chunk_failure(e),
-            })?;
-            sc.update_chunk(n, &cbuf).map_err(chunk_failure)?;
         }
-        Ok(())
+        let mut comp = sc.take_compressor().map_err(chunk_failure)?;
+        let (mut chunk, mut cbuf) = (Vec::new(), Vec::new());
+        let r = boxes.iter().try_for_each(|b| {
+            w.make(sc, &mut comp, b, false, &mut chunk, &mut cbuf)?;
+            sc.update_chunk(b.0, &cbuf).map(drop).map_err(chunk_failure)
+        });
+        sc.give_compressor(comp);
+        r
     }
 
     /// The items at `coords` (one `ndim`-tuple per item) of the array in `sc`,
@@ -159,6 +172,102 @@ impl Geometry {
             let c = &c[..self.ndim()];
             let stop: Vec<i64> = c.iter().map(|&x| x.saturating_add(1)).collect();
             self.get_slice(sc, c, &stop, &mut buffer[k * ts..(k + 1) * ts], &ones)?;
+        }
+        Ok(())
+    }
+}
+
+/// A slice write: where its items come from, and how its chunks are made.
+struct SliceWrite<'a> {
+    geom: &'a Geometry,
+    start: &'a [i64],
+    stop: &'a [i64],
+    buffer: &'a [u8],
+    buffer_shape: &'a [i64],
+    ts: usize,
+    chunk_bytes: usize,
+}
+
+/// A chunk of the grid: its number and its box in the array.
+type ChunkBox = (usize, Vec<i64>, Vec<i64>);
+
+/// Room a compressed chunk may need beyond its items (header and bstarts of
+/// a chunk that does not compress are within this much of its size).
+const CHUNK_ROOM: usize = 32;
+
+impl SliceWrite<'_> {
+    /// Chunk `(n, lo, hi)` with the slice's items written over it, compressed
+    /// by `comp` into `cbuf` (`chunk`: room for the chunk's current items,
+    /// decoded on the calling thread alone when `alone`).
+    fn make(&self, sc: &SuperChunk, comp: &mut Compressor, (n, lo, hi): &ChunkBox, alone: bool, chunk: &mut Vec<u8>, cbuf: &mut Vec<u8>) -> Result<()> {
+        let g = self.geom;
+        let (rlo, rhi) = clip(lo, hi, self.start, self.stop);
+        let whole = rlo == *lo && rhi == *hi && lo.iter().zip(hi).zip(&g.extchunkshape).all(|((&l, &h), &e)| h - l == e);
+        if let Some(r) = whole.then(|| g.whole_chunk_run(lo, hi, self.start, self.buffer_shape, self.ts)).flatten() {
+            // Straight from the caller's buffer.
+            let src = self.buffer.get(r).ok_or(Error::ReadBuffer)?;
+            cbuf.resize(src.len() + CHUNK_ROOM, 0);
+            let k = comp.compress(src, cbuf).map_err(chunk_failure)?;
+            if k == 0 {
+                return Err(chunk_failure(Error::WriteBuffer));
+            }
+            cbuf.truncate(k);
+            return Ok(());
+        }
+        let rows = BlockRows::new(g, lo, &rlo, &rhi, self.start, self.buffer_shape, self.ts)?;
+        let base = if rlo == *lo && rhi == *hi {
+            // Every item of the chunk comes from the caller's buffer (padding is zeros).
+            None
+        } else {
+            // The chunk's current blocks where the slice does not cover them
+            // (the ones it covers whole are not decoded; block 0 always is, as
+            // delta's reference), the slice's items over them.
+            let skip: Vec<bool> = (0..rows.nblocks()).map(|j| j > 0 && rows.cover(j) == Cover::Full).collect();
+            chunk.clear();
+            chunk.resize(self.chunk_bytes, 0);
+            let got = if alone { sc.decompress_chunk_masked_alone(*n, chunk, &skip) } else { sc.decompress_chunk_masked(*n, chunk, &skip) };
+            got.map_err(chunk_failure)?;
+            Some(&chunk[..])
+        };
+        // Each block is gathered by the thread that compresses it.
+        let source = ChunkSource { rows, src: self.buffer, base, chunk_bytes: self.chunk_bytes };
+        cbuf.resize(self.chunk_bytes + CHUNK_ROOM, 0);
+        let k = comp.compress_from(&source, cbuf).map_err(|e| match e {
+            Error::ReadBuffer => e,
+            e => chunk_failure(e),
+        })?;
+        if k == 0 {
+            return Err(chunk_failure(Error::WriteBuffer));
+        }
+        cbuf.truncate(k);
+        Ok(())
+    }
+
+    /// Make the chunks of `boxes` on several threads, each chunk on one thread
+    /// with one of `comps`, a group of a few per thread at a time, and store
+    /// each group in order: memory stays within a few chunks per thread.
+    fn chunks_at_once(&self, sc: &mut SuperChunk, boxes: &[ChunkBox], comps: Vec<Compressor>, nthreads: i16) -> Result<()> {
+        let comps: Vec<Mutex<Compressor>> = comps.into_iter().map(Mutex::new).collect();
+        let group = 2 * comps.len();
+        let outs: Vec<Mutex<(Vec<u8>, Vec<u8>)>> = (0..group.min(boxes.len())).map(|_| Mutex::default()).collect();
+        for part in boxes.chunks(group) {
+            let reader: &SuperChunk = sc;
+            let bytes = part.len().saturating_mul(self.chunk_bytes);
+            crate::chunk::run_jobs(nthreads, part.len(), bytes, &|k| {
+                // A compressor no other thread is using (as many as threads;
+                // an executor that runs more jobs at once waits for one).
+                let mut comp = match comps.iter().find_map(|c| c.try_lock().ok()) {
+                    Some(c) => c,
+                    None => comps[k % comps.len()].lock().unwrap_or_else(|e| e.into_inner()),
+                };
+                let mut out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
+                let (chunk, cbuf) = &mut *out;
+                self.make(reader, &mut comp, &part[k], true, chunk, cbuf)
+            })?;
+            for (k, b) in part.iter().enumerate() {
+                let out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
+                sc.update_chunk(b.0, &out.1).map_err(chunk_failure)?;
+            }
         }
         Ok(())
     }

@@ -20,5 +20,5 @@ pub use decompress::Decompressor;
 pub use header::{Header, Special};
 pub use hooks::{Postfilter, PostfilterBlock, Prefilter, PrefilterBlock};
 pub use params::{CParams, DParams, SchunkView, SplitMode};
-pub use pool::{set_executor, set_min_bytes_per_thread, Executor, MIN_BYTES_PER_THREAD};
+pub use pool::{jobs_threads, run_jobs, set_executor, set_min_bytes_per_thread, Executor, MIN_BYTES_PER_THREAD};
 pub use view::{LazySource, LazyTrailer};

@@ -276,6 +276,48 @@ pub fn max_threads() -> usize {
     *MAX.get_or_init(|| std::thread::available_parallelism().map_or(8, |n| (2 * n.get()).max(8)))
 }
 
+/// Run `f(j)` for every `j` in `0..njobs` on up to `nthreads` threads (the
+/// caller's and helpers of the shared pool, or the installed executor): as
+/// many as the jobs, the cores and `bytes` of work can feed. For callers
+/// that spread whole chunks over threads (each job then works on one
+/// thread); jobs run in any order, and the first error is returned.
+pub fn run_jobs(nthreads: i16, njobs: usize, bytes: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
+    let nthreads = (nthreads.max(1) as usize).min(max_threads());
+    let error: Mutex<Option<Error>> = Mutex::new(None);
+    let next = AtomicUsize::new(0);
+    let work = |_: usize| loop {
+        let j = next.fetch_add(1, Ordering::Relaxed);
+        if j >= njobs {
+            break;
+        }
+        if let Err(e) = f(j) {
+            error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+            // The other jobs are not started: the call fails anyway.
+            next.store(njobs, Ordering::Relaxed);
+        }
+    };
+    if let Some(ex) = executor() {
+        ex.run(nthreads.min(njobs), &work);
+        work(0);
+    } else {
+        let threads = nthreads.min(njobs).min(cores()).min(bytes / min_bytes_per_thread()).max(1);
+        if threads > 1 {
+            shared_pool(threads)?.run(threads - 1, &work);
+        } else {
+            work(0);
+        }
+    }
+    error.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
+}
+
+/// Threads a call of [`run_jobs`] with these arguments would use.
+pub fn jobs_threads(nthreads: i16, njobs: usize, bytes: usize) -> usize {
+    if executor().is_some() {
+        return (nthreads.max(1) as usize).min(njobs).max(1);
+    }
+    (nthreads.max(1) as usize).min(max_threads()).min(njobs).min(cores()).min(bytes / min_bytes_per_thread()).max(1)
+}
+
 /// Temporary buffers of one worker: two for the filter pipeline, two for
 /// partial reads (getitem, delta reference) and the codec state.
 #[derive(Default)]

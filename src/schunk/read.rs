@@ -177,8 +177,8 @@ impl SuperChunk {
     /// [`SuperChunk::lazy_chunk`]): chunks read from a frame file go into a
     /// buffer kept for the next reads, so a read allocates nothing once warm.
     pub(super) fn with_chunk<R>(&self, i: usize, lazy: bool, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
-        /// Buffers kept (threads reading at once each take one).
-        const KEPT: usize = 4;
+        /// Buffers kept (threads reading chunks at once each take one).
+        const KEPT: usize = 16;
         self.check_index(i)?;
         let frame = match &self.store {
             Store::Memory(c) => return f(&c[i]),
@@ -212,7 +212,12 @@ impl SuperChunk {
     }
 
     pub(super) fn decompressor(&self) -> Decompressor {
+        self.decompressor_threads(self.dparams.nthreads)
+    }
+
+    fn decompressor_threads(&self, nthreads: i16) -> Decompressor {
         let mut d = self.dparams.clone();
+        d.nthreads = nthreads;
         d.typesize = self.info.cparams.typesize;
         d.schunk = Some(self.plugin_view());
         let mut d = Decompressor::new(d);
@@ -220,34 +225,49 @@ impl SuperChunk {
         d
     }
 
-    /// A decompressor for chunk `i` (postfilters are told the chunk number).
-    pub(super) fn decompressor_for(&self, i: usize) -> Decompressor {
-        let mut d = self.decompressor();
-        d.set_nchunk(Some(i as i64));
-        d
-    }
-
     /// Decompress chunk `i` into `dst`; returns its size.
     /// (`InvalidParam` when `dst` is too small, as in c-blosc2.)
     pub fn decompress_chunk(&self, i: usize, dst: &mut [u8]) -> Result<usize> {
+        self.decompress_chunk_on(i, dst, self.dparams.nthreads)
+    }
+
+    /// [`SuperChunk::decompress_chunk`] on the calling thread alone: for
+    /// callers that spread several chunks over threads themselves.
+    pub fn decompress_chunk_alone(&self, i: usize, dst: &mut [u8]) -> Result<usize> {
+        self.decompress_chunk_on(i, dst, 1)
+    }
+
+    fn decompress_chunk_on(&self, i: usize, dst: &mut [u8], nthreads: i16) -> Result<usize> {
         self.with_chunk(i, false, |c| {
             let n = Header::sizes(c)?.0;
             if n < 0 || n as usize > dst.len() {
                 return Err(Error::InvalidParam);
             }
-            self.decompressor_for(i).decompress(c, dst)
+            let mut d = self.decompressor_threads(nthreads);
+            d.set_nchunk(Some(i as i64));
+            d.decompress(c, dst)
         })
     }
 
     /// [`SuperChunk::decompress_chunk`] without the blocks marked `true` in
     /// `skip` (their bytes in `dst` are left as they are).
     pub fn decompress_chunk_masked(&self, i: usize, dst: &mut [u8], skip: &[bool]) -> Result<usize> {
+        self.decompress_chunk_masked_on(i, dst, skip, self.dparams.nthreads)
+    }
+
+    /// [`SuperChunk::decompress_chunk_masked`] on the calling thread alone.
+    pub fn decompress_chunk_masked_alone(&self, i: usize, dst: &mut [u8], skip: &[bool]) -> Result<usize> {
+        self.decompress_chunk_masked_on(i, dst, skip, 1)
+    }
+
+    fn decompress_chunk_masked_on(&self, i: usize, dst: &mut [u8], skip: &[bool], nthreads: i16) -> Result<usize> {
         self.with_chunk(i, false, |c| {
             let n = Header::sizes(c)?.0;
             if n < 0 || n as usize > dst.len() {
                 return Err(Error::InvalidParam);
             }
-            let mut d = self.decompressor_for(i);
+            let mut d = self.decompressor_threads(nthreads);
+            d.set_nchunk(Some(i as i64));
             d.set_maskout(skip);
             d.decompress(c, dst)
         })
@@ -257,7 +277,20 @@ impl SuperChunk {
     /// (from the worker threads that decode them; blocks of chunks on disk
     /// are read one by one, see [`crate::chunk::Decompressor::decompress_to`]).
     pub fn decompress_chunk_to(&self, i: usize, sink: &dyn crate::chunk::BlockSink) -> Result<()> {
-        self.with_chunk(i, true, |c| self.decompressor_for(i).decompress_to(c, self.lazy_source(), sink))
+        self.decompress_chunk_to_on(i, sink, self.dparams.nthreads)
+    }
+
+    /// [`SuperChunk::decompress_chunk_to`] on the calling thread alone.
+    pub fn decompress_chunk_to_alone(&self, i: usize, sink: &dyn crate::chunk::BlockSink) -> Result<()> {
+        self.decompress_chunk_to_on(i, sink, 1)
+    }
+
+    fn decompress_chunk_to_on(&self, i: usize, sink: &dyn crate::chunk::BlockSink, nthreads: i16) -> Result<()> {
+        self.with_chunk(i, true, |c| {
+            let mut d = self.decompressor_threads(nthreads);
+            d.set_nchunk(Some(i as i64));
+            d.decompress_to(c, self.lazy_source(), sink)
+        })
     }
 
     /// Decompress block `nblock` of the VL-block chunk `i`.

@@ -349,6 +349,20 @@ impl SuperChunk {
         Ok(())
     }
 
+    /// Compressors for `n` threads that each compress whole chunks on their
+    /// own (for callers that spread chunks over threads), making the chunks
+    /// this super-chunk's compressor would; `None` when a prefilter is set
+    /// (its user code sees the chunks one after another, as with one
+    /// compressor).
+    pub fn compressors_alone(&mut self, n: usize) -> Result<Option<Vec<Compressor>>> {
+        if self.prefilter.is_some() {
+            return Ok(None);
+        }
+        let mut params = self.compressor()?.params().clone();
+        params.nthreads = 1;
+        (0..n).map(|_| Compressor::sticky(params.clone())).collect::<Result<Vec<_>>>().map(Some)
+    }
+
     /// Compress `src` with the super-chunk's parameters and append it.
     pub fn append_buffer(&mut self, src: &[u8]) -> Result<usize> {
         self.writing(|s| s.append_buffer_now(src))
