@@ -1,32 +1,57 @@
 #!/usr/bin/env bash
-# Benchmark libb2nd against the reference c-blosc2 3.3.5 (from the blosc2==4.14.1 wheel),
-# side by side in one process with interleaved repetitions. Prints a Markdown table.
-# usage: scripts/bench.sh [REPS]
+# Benchmark libb2nd against the reference c-blosc2 3.3.5 (from the blosc2==4.14.1 wheel).
+# Each library runs in its own process (build/bench_worker, from benches/bench_worker.c),
+# in interleaved rounds; scripts/bench.py pairs the rounds and prints Markdown tables.
+# usage: scripts/bench.sh [bench.py options: --suites chunks,schunk,b2nd,plugins
+#                          --threads 1,2,4,8,16 --rounds 5 --reps 3 --only SUBSTR --json FILE --load N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=$(./scripts/setup.sh)
-export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
 cargo build --release --lib >&2
-mkdir -p build
-cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench.c -ldl -lm -o build/bench
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); date: $(date -u +%F)"
-./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
-  tests/data/raw/rainfall-grid-150x150.bin
-echo
-echo "the same beside one busy process (a loaded machine):"
-BENCH_LOAD=1 ./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
-  tests/data/raw/rainfall-grid-150x150.bin
-echo
-echo "plugin filters (shuffle+bytedelta on float32/float64, int_trunc on integers; LZ4 and Zstd):"
-BENCH_PLUGINS=1 ./build/bench "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}" \
-  tests/data/raw/rainfall-grid-150x150.bin
-echo
-echo "super-chunks (64 chunks of 1 MiB, LZ4, 1 thread):"
-cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_schunk.c -ldl -o build/bench_schunk
-mkdir -p build/bench_scratch
-./build/bench_schunk "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" build/bench_scratch "${1:-5}"
-echo
-echo "b2nd arrays (200^3 float32 and float64, chunks 50^3, blocks 10^3, LZ4, 1 and 2 threads):"
-cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_b2nd.c -ldl -lm -o build/bench_b2nd
-./build/bench_b2nd "$PWD/target/release/libb2nd.so" "$ref/lib/libblosc2.so" "${1:-5}"
+mkdir -p build/bench-data
+cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_worker.c -ldl -lm -o build/bench_worker
+
+# Real float64 data: the JPL DE421 ephemeris coefficients, from the PyPI package de421.
+# Its only release (2008.1) is a source archive holding the coefficients as .npy arrays
+# (float64, C order); their payloads, concatenated in name order, make de421.f64. Should
+# the download ever be a wheel holding de421.bsp (an SPK/DAF file), the bytes from offset
+# 8192 on (past the file record and comments) are taken instead.
+if [ ! -s build/bench-data/de421.f64 ]; then
+  if ! ls build/bench-data/de421-* >/dev/null 2>&1; then
+    "$venv/bin/pip" download --quiet --disable-pip-version-check --no-deps -d build/bench-data de421==2008.1 >&2
+  fi
+  "$venv/bin/python" - build/bench-data <<'EOF'
+import ast, glob, os, struct, sys, tarfile, zipfile
+d = sys.argv[1]
+pkg = sorted(glob.glob(os.path.join(d, "de421-*")))[0]
+if zipfile.is_zipfile(pkg):
+    z = zipfile.ZipFile(pkg)
+    members = {n: (lambda n=n: z.read(n)) for n in z.namelist()}
+else:
+    t = tarfile.open(pkg)
+    members = {m.name: (lambda m=m: t.extractfile(m).read()) for m in t.getmembers() if m.isfile()}
+bsp = [n for n in members if n.endswith(".bsp")]
+if bsp:
+    raw = members[bsp[0]]()[8192:]
+else:
+    parts = []
+    for n in sorted(n for n in members if os.path.basename(n).startswith("jpl-") and n.endswith(".npy")):
+        b = members[n]()
+        assert b[:6] == b"\x93NUMPY", n
+        hlen, hstart = (struct.unpack("<H", b[8:10])[0], 10) if b[6] == 1 else (struct.unpack("<I", b[8:12])[0], 12)
+        header = ast.literal_eval(b[hstart:hstart + hlen].decode("latin1"))
+        assert header["descr"] == "<f8" and not header["fortran_order"], (n, header)
+        parts.append(b[hstart + hlen:])
+    raw = b"".join(parts)
+raw = raw[: len(raw) // 8 * 8]
+assert raw, "no DE421 data found in " + pkg
+with open(os.path.join(d, "de421.f64.tmp"), "wb") as f:
+    f.write(raw)
+os.replace(os.path.join(d, "de421.f64.tmp"), os.path.join(d, "de421.f64"))
+print(f"de421.f64: {len(raw)} bytes from {os.path.basename(pkg)}", file=sys.stderr)
+EOF
+fi
+
+exec "$venv/bin/python" scripts/bench.py --ours "$PWD/target/release/libb2nd.so" --ref "$ref/lib/libblosc2.so" \
+  --worker build/bench_worker --data build/bench-data --rainfall tests/data/raw/rainfall-grid-150x150.bin "$@"
