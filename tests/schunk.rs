@@ -351,3 +351,41 @@ fn a_copy_writes_its_index_once() {
     back.decompress_chunk(299_999, &mut last).unwrap();
     assert!(last.iter().all(|&b| b == 0));
 }
+
+/// Slices across many chunks with 2 threads (each thread whole chunks) read
+/// and write what one thread does, on every storage kind, from any offset
+/// and with a short last chunk.
+#[test]
+fn slices_across_chunks_on_threads_match_one_thread() {
+    // Small chunks: every thread the chunks can feed.
+    b2nd::chunk::set_min_bytes_per_thread(0);
+    let chunk = 12_000usize;
+    for (k, storage) in storages("across").into_iter().enumerate() {
+        if let Some(p) = &storage.urlpath {
+            let _ = std::fs::remove_file(p);
+            let _ = std::fs::remove_dir_all(p);
+        }
+        let mut cp = cparams();
+        cp.nthreads = 2;
+        let mut sc = SuperChunk::new(cp, DParams { nthreads: 2, ..DParams::default() }, storage).unwrap();
+        let mut model = Vec::new();
+        for i in 0..9u32 {
+            let d = data(i, if i == 8 { chunk / 3 } else { chunk });
+            sc.append_buffer(&d).unwrap();
+            model.extend_from_slice(&d);
+        }
+        let items = model.len() as i64 / 4;
+        for (start, stop) in [(0, items), (5, items - 7), (2999, 3001), (3000, 6000), (1234, 20_000), (items - 1, items)] {
+            let mut got = vec![0u8; (stop - start) as usize * 4];
+            sc.get_slice(start, stop, &mut got).unwrap();
+            assert!(got == model[start as usize * 4..stop as usize * 4], "storage {k}: get_slice {start}..{stop}");
+            let new: Vec<u8> = (0..got.len()).map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[(i + k) % 4]).collect();
+            sc.set_slice(start, stop, &new).unwrap();
+            model[start as usize * 4..stop as usize * 4].copy_from_slice(&new);
+            assert!(contents(&sc).concat() == model, "storage {k}: set_slice {start}..{stop}");
+        }
+        if let Some(again) = reopen(&sc) {
+            assert!(contents(&again).concat() == model, "storage {k}: reopened");
+        }
+    }
+}

@@ -102,12 +102,27 @@ unsafe impl Send for JobRef {}
 impl Pool {
     fn new(helpers: usize) -> Result<Pool> {
         let shared = Arc::new(PoolShared::default());
+        // The pool is ready when every helper has started: a thread's own
+        // start-up (its name, thread-local state) allocates, and on a loaded
+        // machine a new thread may start long after `spawn` returns, in the
+        // middle of a later call that should allocate nothing.
+        let started = Arc::new((Mutex::new(0usize), Condvar::new()));
         for i in 0..helpers {
             let sh = Arc::clone(&shared);
+            let st = Arc::clone(&started);
             std::thread::Builder::new()
                 .name(format!("b2nd-worker-{i}"))
-                .spawn(move || helper(&sh))
+                .spawn(move || {
+                    *st.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+                    st.1.notify_all();
+                    drop(st);
+                    helper(&sh)
+                })
                 .map_err(|_| Error::ThreadCreate)?;
+        }
+        let mut n = started.0.lock().unwrap_or_else(|e| e.into_inner());
+        while *n < helpers {
+            n = started.1.wait(n).unwrap_or_else(|e| e.into_inner());
         }
         Ok(Pool { shared })
     }

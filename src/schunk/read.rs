@@ -348,6 +348,9 @@ impl SuperChunk {
             return Err(Error::WriteBuffer);
         }
         let (mut i, mut off) = self.locate(pos)?;
+        if let Some(r) = self.get_slice_chunks(i, off, &mut dst[..(end - pos) as usize]) {
+            return r;
+        }
         let mut d = self.decompressor();
         let mut out = 0usize;
         while pos < end {
@@ -367,6 +370,55 @@ impl SuperChunk {
             pos += take;
             i += 1;
             off = 0;
+        }
+        Ok(())
+    }
+
+    /// The pieces of a slice starting `off` bytes into chunk `first`, one per
+    /// chunk: the first chunk's part, then whole chunks (the last one's part),
+    /// when every chunk but the last has `chunksize` bytes; `None` otherwise.
+    pub(super) fn slice_pieces(&self, off: i64, len: usize) -> Option<(usize, usize)> {
+        let cs = usize::try_from(self.info.chunksize).ok().filter(|&c| c > 0)?;
+        let off = usize::try_from(off).ok().filter(|&o| o < cs)?;
+        let head = (cs - off).min(len);
+        Some((head, 1 + (len - head).div_ceil(cs)))
+    }
+
+    /// [`SuperChunk::get_slice`] of `dst.len()` bytes from `off` bytes into
+    /// chunk `first`, spread over threads chunk by chunk (each chunk decoded
+    /// by one thread into its part of `dst`) when the slice covers at least as
+    /// many chunks as threads; `None` when it does not (the caller then reads
+    /// chunk after chunk, the threads sharing each chunk's blocks).
+    fn get_slice_chunks(&self, first: usize, off: i64, dst: &mut [u8]) -> Option<Result<()>> {
+        let (head, nchunks) = self.slice_pieces(off, dst.len())?;
+        let nthreads = self.dparams.nthreads;
+        let threads = crate::chunk::jobs_threads(nthreads, nchunks, dst.len());
+        if threads < 2 || nchunks < threads {
+            return None;
+        }
+        let bytes = dst.len();
+        let (h, rest) = dst.split_at_mut(head);
+        let cs = self.info.chunksize as usize;
+        let pieces = std::sync::Mutex::new(std::iter::once(h).chain(rest.chunks_mut(cs)).enumerate());
+        Some(crate::chunk::run_jobs(nthreads, nchunks, bytes, &|_| {
+            let Some((k, out)) = pieces.lock().unwrap_or_else(|e| e.into_inner()).next() else { return Ok(()) };
+            self.read_part(first + k, if k == 0 { off } else { 0 }, out)
+        }))
+    }
+
+    /// Bytes `off..off + dst.len()` of chunk `i` into `dst`, on the calling thread alone.
+    fn read_part(&self, i: usize, off: i64, dst: &mut [u8]) -> Result<()> {
+        let n = i64::from(self.chunk_nbytes(i)?);
+        let take = dst.len() as i64;
+        if take <= 0 || n - off < take {
+            return Err(Error::InvalidHeader);
+        }
+        let mut d = self.decompressor_threads(1);
+        d.set_nchunk(Some(i as i64));
+        if off == 0 && take == n {
+            self.with_chunk(i, false, |c| d.decompress(c, dst))?;
+        } else {
+            self.with_chunk(i, true, |c| d.getitem_bytes_lazy(c, off, take, dst, self.lazy_source()))?;
         }
         Ok(())
     }
@@ -401,27 +453,99 @@ impl SuperChunk {
             return Err(Error::ReadBuffer);
         }
         let (mut i, mut off) = self.locate(pos)?;
+        if self.set_slice_chunks(i, off, &src[..(end - pos) as usize])? {
+            return Ok(());
+        }
         let mut used = 0usize;
+        let (mut buf, mut c) = (Vec::new(), Vec::new());
         while pos < end {
             let n = self.chunk_nbytes(i)? as usize;
             let take = (n as i64 - off).min(end - pos) as usize;
-            let mut buf = vec![0u8; n];
-            if take < n {
-                self.decompress_chunk(i, &mut buf)?;
-            }
-            buf[off as usize..off as usize + take].copy_from_slice(&src[used..used + take]);
-            let mut c = vec![0u8; n + MAX_OVERHEAD];
-            let comp = self.compressor()?;
-            comp.set_nchunk(Some(i as i64));
-            let cb = comp.compress(&buf, &mut c)?;
-            c.truncate(cb);
-            self.update_chunk(i, &c)?;
+            let mut comp = self.take_compressor()?;
+            let r = self.make_chunk(&mut comp, i, off as usize, &src[used..used + take], false, &mut buf, &mut c);
+            self.give_compressor(comp);
+            r?;
+            self.update_chunk_now(i, &c)?;
             used += take;
             pos += take as i64;
             i += 1;
             off = 0;
         }
         Ok(())
+    }
+
+    /// Chunk `i` with `part` written over its bytes from `off` on, compressed
+    /// by `comp` into `c`: straight from `part` when it covers the whole
+    /// chunk, else through `buf` (the chunk decoded, on the calling thread
+    /// alone when `alone`).
+    #[allow(clippy::too_many_arguments)]
+    fn make_chunk(&self, comp: &mut Compressor, i: usize, off: usize, part: &[u8], alone: bool, buf: &mut Vec<u8>, c: &mut Vec<u8>) -> Result<()> {
+        let n = self.chunk_nbytes(i)? as usize;
+        if off + part.len() > n {
+            return Err(Error::InvalidHeader);
+        }
+        let src = if part.len() == n {
+            part
+        } else {
+            buf.clear();
+            buf.resize(n, 0);
+            if alone {
+                self.decompress_chunk_alone(i, buf)?;
+            } else {
+                self.decompress_chunk(i, buf)?;
+            }
+            buf[off..off + part.len()].copy_from_slice(part);
+            &buf[..]
+        };
+        c.resize(n + MAX_OVERHEAD, 0);
+        comp.set_nchunk(Some(i as i64));
+        let cb = comp.compress(src, c)?;
+        if cb == 0 {
+            return Err(Error::WriteBuffer);
+        }
+        c.truncate(cb);
+        Ok(())
+    }
+
+    /// [`SuperChunk::set_slice`] of `src` from `off` bytes into chunk
+    /// `first`, spread over threads chunk by chunk when the slice covers at
+    /// least as many chunks as threads: each thread makes whole chunks (its
+    /// old bytes where the slice covers part of it, the slice's over them),
+    /// two per thread at a time, which are then stored in order. Whether it did.
+    fn set_slice_chunks(&mut self, first: usize, off: i64, src: &[u8]) -> Result<bool> {
+        let Some((head, nchunks)) = self.slice_pieces(off, src.len()) else { return Ok(false) };
+        let nthreads = self.info.cparams.nthreads;
+        let threads = crate::chunk::jobs_threads(nthreads, nchunks, src.len());
+        if threads < 2 || nchunks < threads {
+            return Ok(false);
+        }
+        let Some(comps) = self.compressors_alone(threads)? else { return Ok(false) };
+        let comps: Vec<std::sync::Mutex<Compressor>> = comps.into_iter().map(std::sync::Mutex::new).collect();
+        let cs = self.info.chunksize as usize;
+        let (h, rest) = src.split_at(head);
+        let pieces: Vec<&[u8]> = std::iter::once(h).chain(rest.chunks(cs)).collect();
+        let group = 2 * threads;
+        let outs: Vec<std::sync::Mutex<(Vec<u8>, Vec<u8>)>> = (0..group.min(nchunks)).map(|_| Default::default()).collect();
+        for (g, part) in pieces.chunks(group).enumerate() {
+            let reader: &SuperChunk = self;
+            let bytes = part.iter().map(|p| p.len()).sum();
+            crate::chunk::run_jobs(nthreads, part.len(), bytes, &|k| {
+                let at = g * group + k;
+                let (i, off) = (first + at, if at == 0 { off as usize } else { 0 });
+                let mut comp = match comps.iter().find_map(|c| c.try_lock().ok()) {
+                    Some(c) => c,
+                    None => comps[k % comps.len()].lock().unwrap_or_else(|e| e.into_inner()),
+                };
+                let mut out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
+                let (buf, c) = &mut *out;
+                reader.make_chunk(&mut comp, i, off, part[k], true, buf, c)
+            })?;
+            for k in 0..part.len() {
+                let out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
+                self.update_chunk_now(first + g * group + k, &out.1)?;
+            }
+        }
+        Ok(true)
     }
 
     /// The chunks holding items `[start, stop)`, first and one past the last.
