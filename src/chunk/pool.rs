@@ -371,8 +371,11 @@ pub struct Workers {
 /// ones (programs, and the super-chunk reads, often create a context per
 /// call): a new context takes a whole list, so making one allocates nothing.
 static SPARE: Mutex<Spare> = Mutex::new(Spare { lists: Vec::new(), scratches: 0 });
-/// Most scratch spaces kept aside, over all lists.
-const MAX_SPARE: usize = 16;
+/// Most scratch spaces kept aside, over all lists: enough for a few contexts
+/// of every thread count the cores can run at once.
+fn max_spare() -> usize {
+    (4 * (cores() + 1)).max(16)
+}
 
 struct Spare {
     lists: Vec<Vec<Mutex<Scratch>>>,
@@ -380,11 +383,15 @@ struct Spare {
     scratches: usize,
 }
 
-/// A list of at least `n` scratch spaces, warm ones if a dropped context left some.
+/// A list of at least `n` scratch spaces, warm ones if a dropped context left
+/// some: the shortest list that is long enough, else the longest.
 fn take_spare(n: usize) -> Vec<Mutex<Scratch>> {
     let mut list = {
         let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
-        let list = spare.lists.pop().unwrap_or_default();
+        let lens = spare.lists.iter().map(Vec::len);
+        let fit = lens.clone().enumerate().filter(|&(_, l)| l >= n).min_by_key(|&(_, l)| l);
+        let pick = fit.or_else(|| lens.enumerate().max_by_key(|&(_, l)| l)).map(|(i, _)| i);
+        let list = pick.map(|i| spare.lists.swap_remove(i)).unwrap_or_default();
         spare.scratches -= list.len();
         list
     };
@@ -394,11 +401,22 @@ fn take_spare(n: usize) -> Vec<Mutex<Scratch>> {
     list
 }
 
+/// The scratch spaces a context of `nthreads` threads needs: one per thread
+/// that can run its calls at once (the pool's threads run on at most one per
+/// core; an executor may run `nthreads` jobs beside the caller).
+fn slots(nthreads: usize) -> usize {
+    if executor().is_some() {
+        nthreads + 1
+    } else {
+        nthreads.min(cores()) + 1
+    }
+}
+
 impl Drop for Workers {
     fn drop(&mut self) {
         let list = std::mem::take(&mut self.scratch);
         let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
-        if spare.scratches + list.len() <= MAX_SPARE {
+        if spare.scratches + list.len() <= max_spare() {
             spare.scratches += list.len();
             spare.lists.push(list);
         }
@@ -408,7 +426,7 @@ impl Drop for Workers {
 impl Workers {
     pub fn new(nthreads: i16) -> Workers {
         let n = (nthreads.max(1) as usize).min(max_threads());
-        Workers { nthreads: n, pool: None, scratch: take_spare(n + 1) }
+        Workers { nthreads: n, pool: None, scratch: take_spare(slots(n)) }
     }
 
     /// Change the number of threads; the pool is rebuilt on next use.
@@ -417,7 +435,7 @@ impl Workers {
         if n != self.nthreads {
             self.nthreads = n;
             self.pool = None;
-            while self.scratch.len() < n + 1 {
+            while self.scratch.len() < slots(n) {
                 self.scratch.push(Mutex::new(Scratch::default()));
             }
         }
