@@ -10,7 +10,6 @@ use crate::error::{Error, Result};
 use crate::ndmeta::MAX_DIM;
 use crate::chunk::Compressor;
 use crate::schunk::SuperChunk;
-use std::sync::Mutex;
 
 /// The part of chunk box `lo..hi` inside `start..stop`.
 fn clip(lo: &[i64], hi: &[i64], start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i64>) {
@@ -139,15 +138,17 @@ impl Geometry {
             Ok(())
         })?;
         let w = SliceWrite { geom: self, start, stop, buffer, buffer_shape, ts, chunk_bytes };
-        // Many chunks: threads compress whole chunks at once, which are then
+        // Many chunks: threads make whole chunks at once, which are then
         // stored in order; few: the threads share each chunk's blocks.
         let bytes = shape.iter().map(|&n| n as usize).product::<usize>().saturating_mul(ts);
-        let nthreads = sc.cparams().nthreads;
-        let threads = crate::chunk::jobs_threads(nthreads, boxes.len(), bytes);
-        if threads > 1 && boxes.len() >= threads {
-            if let Some(comps) = sc.compressors_alone(threads)? {
-                return w.chunks_at_once(sc, &boxes, comps, nthreads);
-            }
+        let at_once = sc.rewrite_chunks(boxes.len(), bytes, &|k| boxes[k].0, &|k, reader, comp, chunk, cbuf| {
+            w.make(reader, comp, &boxes[k], true, chunk, cbuf)
+        });
+        if at_once.map_err(|e| match e {
+            Error::ReadBuffer => e,
+            e => chunk_failure(e),
+        })? {
+            return Ok(());
         }
         let mut comp = sc.take_compressor().map_err(chunk_failure)?;
         let (mut chunk, mut cbuf) = (Vec::new(), Vec::new());
@@ -243,32 +244,4 @@ impl SliceWrite<'_> {
         Ok(())
     }
 
-    /// Make the chunks of `boxes` on several threads, each chunk on one thread
-    /// with one of `comps`, a group of a few per thread at a time, and store
-    /// each group in order: memory stays within a few chunks per thread.
-    fn chunks_at_once(&self, sc: &mut SuperChunk, boxes: &[ChunkBox], comps: Vec<Compressor>, nthreads: i16) -> Result<()> {
-        let comps: Vec<Mutex<Compressor>> = comps.into_iter().map(Mutex::new).collect();
-        let group = 2 * comps.len();
-        let outs: Vec<Mutex<(Vec<u8>, Vec<u8>)>> = (0..group.min(boxes.len())).map(|_| Mutex::default()).collect();
-        for part in boxes.chunks(group) {
-            let reader: &SuperChunk = sc;
-            let bytes = part.len().saturating_mul(self.chunk_bytes);
-            crate::chunk::run_jobs(nthreads, part.len(), bytes, &|k| {
-                // A compressor no other thread is using (as many as threads;
-                // an executor that runs more jobs at once waits for one).
-                let mut comp = match comps.iter().find_map(|c| c.try_lock().ok()) {
-                    Some(c) => c,
-                    None => comps[k % comps.len()].lock().unwrap_or_else(|e| e.into_inner()),
-                };
-                let mut out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
-                let (chunk, cbuf) = &mut *out;
-                self.make(reader, &mut comp, &part[k], true, chunk, cbuf)
-            })?;
-            for (k, b) in part.iter().enumerate() {
-                let out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
-                sc.update_chunk(b.0, &out.1).map_err(chunk_failure)?;
-            }
-        }
-        Ok(())
-    }
 }

@@ -315,7 +315,7 @@ pub fn run_jobs(nthreads: i16, njobs: usize, bytes: usize, f: &(dyn Fn(usize) ->
         ex.run(nthreads.min(njobs), &work);
         work(0);
     } else {
-        let threads = nthreads.min(njobs).min(cores()).min(bytes / min_bytes_per_thread()).max(1);
+        let threads = jobs_threads(nthreads as i16, njobs, bytes);
         if threads > 1 {
             shared_pool(threads)?.run(threads - 1, &work);
         } else {

@@ -508,44 +508,21 @@ impl SuperChunk {
     }
 
     /// [`SuperChunk::set_slice`] of `src` from `off` bytes into chunk
-    /// `first`, spread over threads chunk by chunk when the slice covers at
-    /// least as many chunks as threads: each thread makes whole chunks (its
-    /// old bytes where the slice covers part of it, the slice's over them),
-    /// two per thread at a time, which are then stored in order. Whether it did.
+    /// `first`, whole chunks on each thread (see [`SuperChunk::rewrite_chunks`]):
+    /// each thread makes a chunk from its old bytes where the slice covers
+    /// part of it, the slice's over them. Whether it did.
     fn set_slice_chunks(&mut self, first: usize, off: i64, src: &[u8]) -> Result<bool> {
-        let Some((head, nchunks)) = self.slice_pieces(off, src.len()) else { return Ok(false) };
-        let nthreads = self.info.cparams.nthreads;
-        let threads = crate::chunk::jobs_threads(nthreads, nchunks, src.len());
-        if threads < 2 || nchunks < threads {
-            return Ok(false);
-        }
-        let Some(comps) = self.compressors_alone(threads)? else { return Ok(false) };
-        let comps: Vec<std::sync::Mutex<Compressor>> = comps.into_iter().map(std::sync::Mutex::new).collect();
+        let Some((head, n)) = self.slice_pieces(off, src.len()) else { return Ok(false) };
         let cs = self.info.chunksize as usize;
-        let (h, rest) = src.split_at(head);
-        let pieces: Vec<&[u8]> = std::iter::once(h).chain(rest.chunks(cs)).collect();
-        let group = 2 * threads;
-        let outs: Vec<std::sync::Mutex<(Vec<u8>, Vec<u8>)>> = (0..group.min(nchunks)).map(|_| Default::default()).collect();
-        for (g, part) in pieces.chunks(group).enumerate() {
-            let reader: &SuperChunk = self;
-            let bytes = part.iter().map(|p| p.len()).sum();
-            crate::chunk::run_jobs(nthreads, part.len(), bytes, &|k| {
-                let at = g * group + k;
-                let (i, off) = (first + at, if at == 0 { off as usize } else { 0 });
-                let mut comp = match comps.iter().find_map(|c| c.try_lock().ok()) {
-                    Some(c) => c,
-                    None => comps[k % comps.len()].lock().unwrap_or_else(|e| e.into_inner()),
-                };
-                let mut out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
-                let (buf, c) = &mut *out;
-                reader.make_chunk(&mut comp, i, off, part[k], true, buf, c)
-            })?;
-            for k in 0..part.len() {
-                let out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
-                self.update_chunk_now(first + g * group + k, &out.1)?;
-            }
-        }
-        Ok(true)
+        // Chunk `first + k`'s part of the slice, and where in the chunk it goes.
+        let piece = |k: usize| match k {
+            0 => (off as usize, &src[..head]),
+            _ => (0, &src[head + (k - 1) * cs..(head + k * cs).min(src.len())]),
+        };
+        self.rewrite_chunks_now(n, src.len(), &|k| first + k, &|k, reader, comp, buf, c| {
+            let (o, part) = piece(k);
+            reader.make_chunk(comp, first + k, o, part, true, buf, c)
+        })
     }
 
     /// The chunks holding items `[start, stop)`, first and one past the last.

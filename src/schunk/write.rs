@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// How [`SuperChunk::rewrite_chunks`] makes chunk `k`: `make(k, sc, comp,
+/// buf, out)` puts it into `out`, compressed by `comp` (`buf`: room for the
+/// chunk's items), reading `sc` as it is before the call.
+pub type MakeChunk<'a> = dyn Fn(usize, &SuperChunk, &mut Compressor, &mut Vec<u8>, &mut Vec<u8>) -> Result<()> + Sync + 'a;
+
 impl SuperChunk {
     // ------------------------------------------------------------------ writing
 
@@ -349,18 +354,56 @@ impl SuperChunk {
         Ok(())
     }
 
-    /// Compressors for `n` threads that each compress whole chunks on their
-    /// own (for callers that spread chunks over threads), making the chunks
-    /// this super-chunk's compressor would; `None` when a prefilter is set
-    /// (its user code sees the chunks one after another, as with one
-    /// compressor).
-    pub fn compressors_alone(&mut self, n: usize) -> Result<Option<Vec<Compressor>>> {
-        if self.prefilter.is_some() {
-            return Ok(None);
+    /// Replace chunk `at(k)`, for every `k` in `0..n` (`bytes` of items in
+    /// all), with the chunk `make(k, ...)` builds, on several threads: each
+    /// chunk is made on one thread, with a compressor of its own making the
+    /// chunks this super-chunk's compressor would, two chunks per thread at a
+    /// time, and each group is stored in order (memory stays within a few
+    /// chunks per thread). `Ok(false)`, with nothing changed, when it is not
+    /// worth it (one thread, or fewer chunks than threads) or a prefilter is
+    /// set (its user code sees the chunks one after another): the caller then
+    /// makes them one by one, the threads sharing each chunk's blocks.
+    pub fn rewrite_chunks(&mut self, n: usize, bytes: usize, at: &(dyn Fn(usize) -> usize + Sync), make: &MakeChunk<'_>) -> Result<bool> {
+        if self.rewrite_threads(n, bytes).is_none() {
+            return Ok(false);
         }
+        self.writing(|s| s.rewrite_chunks_now(n, bytes, at, make))
+    }
+
+    /// The threads [`SuperChunk::rewrite_chunks`] would make `n` chunks on, if at all.
+    fn rewrite_threads(&self, n: usize, bytes: usize) -> Option<usize> {
+        let threads = crate::chunk::jobs_threads(self.info.cparams.nthreads, n, bytes);
+        (threads > 1 && n >= threads && self.prefilter.is_none()).then_some(threads)
+    }
+
+    pub(super) fn rewrite_chunks_now(&mut self, n: usize, bytes: usize, at: &(dyn Fn(usize) -> usize + Sync), make: &MakeChunk<'_>) -> Result<bool> {
+        let nthreads = self.info.cparams.nthreads;
+        let Some(threads) = self.rewrite_threads(n, bytes) else { return Ok(false) };
         let mut params = self.compressor()?.params().clone();
         params.nthreads = 1;
-        (0..n).map(|_| Compressor::sticky(params.clone())).collect::<Result<Vec<_>>>().map(Some)
+        let comps = (0..threads).map(|_| Compressor::sticky(params.clone()).map(Mutex::new)).collect::<Result<Vec<_>>>()?;
+        let group = 2 * threads;
+        let outs: Vec<Mutex<(Vec<u8>, Vec<u8>)>> = (0..group.min(n)).map(|_| Mutex::default()).collect();
+        for start in (0..n).step_by(group) {
+            let len = group.min(n - start);
+            let reader: &SuperChunk = self;
+            crate::chunk::run_jobs(nthreads, len, bytes / n * len, &|k| {
+                // A compressor no other thread is using (as many as threads;
+                // an executor that runs more jobs at once waits for one).
+                let mut comp = match comps.iter().find_map(|c| c.try_lock().ok()) {
+                    Some(c) => c,
+                    None => comps[k % comps.len()].lock().unwrap_or_else(|e| e.into_inner()),
+                };
+                let mut out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
+                let (buf, chunk) = &mut *out;
+                make(start + k, reader, &mut comp, buf, chunk)
+            })?;
+            for k in 0..len {
+                let out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
+                self.update_chunk_now(at(start + k), &out.1)?;
+            }
+        }
+        Ok(true)
     }
 
     /// Compress `src` with the super-chunk's parameters and append it.
