@@ -9,7 +9,7 @@ use super::Geometry;
 use crate::error::{Error, Result};
 use crate::ndmeta::MAX_DIM;
 use crate::chunk::Compressor;
-use crate::schunk::SuperChunk;
+use crate::schunk::{out_room, SuperChunk};
 
 /// The part of chunk box `lo..hi` inside `start..stop`.
 fn clip(lo: &[i64], hi: &[i64], start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i64>) {
@@ -154,7 +154,7 @@ impl Geometry {
         let (mut chunk, mut cbuf) = (Vec::new(), Vec::new());
         let r = boxes.iter().try_for_each(|b| {
             w.make(sc, &mut comp, b, false, &mut chunk, &mut cbuf)?;
-            sc.update_chunk(b.0, &cbuf).map(drop).map_err(chunk_failure)
+            sc.update_chunk_from(b.0, &mut cbuf).map(drop).map_err(chunk_failure)
         });
         sc.give_compressor(comp);
         r
@@ -207,7 +207,7 @@ impl SliceWrite<'_> {
         if let Some(r) = whole.then(|| g.whole_chunk_run(lo, hi, self.start, self.buffer_shape, self.ts)).flatten() {
             // Straight from the caller's buffer.
             let src = self.buffer.get(r).ok_or(Error::ReadBuffer)?;
-            cbuf.resize(src.len() + CHUNK_ROOM, 0);
+            out_room(cbuf, src.len() + CHUNK_ROOM);
             let k = comp.compress(src, cbuf).map_err(chunk_failure)?;
             if k == 0 {
                 return Err(chunk_failure(Error::WriteBuffer));
@@ -232,7 +232,7 @@ impl SliceWrite<'_> {
         };
         // Each block is gathered by the thread that compresses it.
         let source = ChunkSource { rows, src: self.buffer, base, chunk_bytes: self.chunk_bytes };
-        cbuf.resize(self.chunk_bytes + CHUNK_ROOM, 0);
+        out_room(cbuf, self.chunk_bytes + CHUNK_ROOM);
         let k = comp.compress_from(&source, cbuf).map_err(|e| match e {
             Error::ReadBuffer => e,
             e => chunk_failure(e),

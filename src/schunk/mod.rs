@@ -14,6 +14,7 @@ mod write;
 
 pub use lock::{env_requests_locking, lock_path};
 pub use shared::{Reading, SChunk};
+pub use write::{out_room, MakeChunk};
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::chunk::view::{ChunkView, LazySource};

@@ -465,7 +465,7 @@ impl SuperChunk {
             let r = self.make_chunk(&mut comp, i, off as usize, &src[used..used + take], false, &mut buf, &mut c);
             self.give_compressor(comp);
             r?;
-            self.update_chunk_now(i, &c)?;
+            self.update_chunk_from_now(i, &mut c)?;
             used += take;
             pos += take as i64;
             i += 1;
@@ -497,7 +497,7 @@ impl SuperChunk {
             buf[off..off + part.len()].copy_from_slice(part);
             &buf[..]
         };
-        c.resize(n + MAX_OVERHEAD, 0);
+        super::write::out_room(c, n + MAX_OVERHEAD);
         comp.set_nchunk(Some(i as i64));
         let cb = comp.compress(src, c)?;
         if cb == 0 {

@@ -5,7 +5,9 @@ use super::*;
 
 /// How [`SuperChunk::rewrite_chunks`] makes chunk `k`: `make(k, sc, comp,
 /// buf, out)` puts it into `out`, compressed by `comp` (`buf`: room for the
-/// chunk's items), reading `sc` as it is before the call.
+/// chunk's items), reading `sc` as it is before the call. `out` may come
+/// empty (an in-memory super-chunk keeps the buffers it stores): size it with
+/// [`out_room`].
 pub type MakeChunk<'a> = dyn Fn(usize, &SuperChunk, &mut Compressor, &mut Vec<u8>, &mut Vec<u8>) -> Result<()> + Sync + 'a;
 
 impl SuperChunk {
@@ -140,14 +142,7 @@ impl SuperChunk {
         }
         self.mutate(info, move |store, new, old, mem_cbytes| match store {
             Store::Memory(c) => {
-                let bytes = match chunk {
-                    Cow::Owned(mut v) => {
-                        v.truncate(len);
-                        v
-                    }
-                    Cow::Borrowed(b) => b[..len].to_vec(),
-                };
-                c.insert(pos, bytes);
+                c.insert(pos, owned_exact(chunk, len));
                 *mem_cbytes += len as i64;
                 Ok(())
             }
@@ -161,27 +156,46 @@ impl SuperChunk {
         self.writing(|s| s.update_chunk_now(pos, chunk))
     }
 
+    /// Replace chunk `pos` with the chunk in `buf`: an in-memory super-chunk
+    /// takes the buffer itself (no copy; `buf` is left empty), a frame writes
+    /// it (`buf` is left as it was, to be reused).
+    pub fn update_chunk_from(&mut self, pos: usize, buf: &mut Vec<u8>) -> Result<usize> {
+        self.writing(|s| s.update_chunk_from_now(pos, buf))
+    }
+
+    pub(super) fn update_chunk_from_now(&mut self, pos: usize, buf: &mut Vec<u8>) -> Result<usize> {
+        match self.store {
+            Store::Memory(_) => self.update_cow(pos, Cow::Owned(std::mem::take(buf))),
+            Store::Frame(_) => self.update_cow(pos, Cow::Borrowed(buf)),
+        }
+    }
+
     pub(super) fn update_chunk_now(&mut self, pos: usize, chunk: &[u8]) -> Result<usize> {
+        self.update_cow(pos, Cow::Borrowed(chunk))
+    }
+
+    fn update_cow(&mut self, pos: usize, chunk: Cow<'_, [u8]>) -> Result<usize> {
         self.check_index(pos)?;
-        let inc = inspect(chunk)?;
+        let inc = inspect(&chunk)?;
         if inc.vl_blocks != self.info.vl_blocks {
             return Err(Error::ChunkUpdate);
         }
+        let (len, nbytes, kind) = (inc.bytes.len(), inc.nbytes, inc.kind);
         let old_n = self.chunk_nbytes(pos)?;
         let mut info = self.info.clone();
         let c = info.chunksize;
         let last = pos + 1 == self.nchunks();
-        if c > 0 && (inc.nbytes > c || (!last && inc.nbytes != c)) {
+        if c > 0 && (nbytes > c || (!last && nbytes != c)) {
             info.chunksize = 0;
         }
-        info.nbytes += i64::from(inc.nbytes) - i64::from(old_n);
-        self.mutate(info, |store, new, old, mem_cbytes| match store {
+        info.nbytes += i64::from(nbytes) - i64::from(old_n);
+        self.mutate(info, move |store, new, old, mem_cbytes| match store {
             Store::Memory(c) => {
-                *mem_cbytes += inc.bytes.len() as i64 - c[pos].len() as i64;
-                c[pos] = inc.bytes.to_vec();
+                *mem_cbytes += len as i64 - c[pos].len() as i64;
+                c[pos] = owned_exact(chunk, len);
                 Ok(())
             }
-            Store::Frame(f) => f.update(new, old, pos, inc.bytes, inc.kind),
+            Store::Frame(f) => f.update(new, old, pos, &chunk[..len], kind),
         })?;
         Ok(self.nchunks())
     }
@@ -399,8 +413,8 @@ impl SuperChunk {
                 make(start + k, reader, &mut comp, buf, chunk)
             })?;
             for k in 0..len {
-                let out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
-                self.update_chunk_now(at(start + k), &out.1)?;
+                let mut out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
+                self.update_chunk_from_now(at(start + k), &mut out.1)?;
             }
         }
         Ok(true)
@@ -512,5 +526,29 @@ impl SuperChunk {
             self.append_chunk(&chunk)?;
         }
         Ok(self.nchunks())
+    }
+}
+
+/// The first `len` bytes of `chunk` as a vector without spare room (an owned
+/// one is cut and shrunk in place, not copied).
+fn owned_exact(chunk: Cow<'_, [u8]>, len: usize) -> Vec<u8> {
+    match chunk {
+        Cow::Owned(mut v) => {
+            v.truncate(len);
+            v.shrink_to_fit();
+            v
+        }
+        Cow::Borrowed(b) => b[..len].to_vec(),
+    }
+}
+
+/// Make `out` `n` bytes long for a chunk to be written into. An empty buffer
+/// (one a store took) is allocated zeroed, which leaves fresh pages untouched
+/// until the codec writes them; one with room keeps its memory.
+pub fn out_room(out: &mut Vec<u8>, n: usize) {
+    if out.capacity() < n {
+        *out = vec![0u8; n];
+    } else {
+        out.resize(n, 0);
     }
 }
