@@ -12,6 +12,7 @@ pub mod filters;
 pub mod frame;
 pub mod io;
 pub mod ndmeta;
+pub mod params;
 pub mod plugins;
 pub mod schunk;
 pub mod trace;

@@ -2,7 +2,7 @@
 //! c-blosc2's default tuner does so that both libraries lay chunks out alike.
 
 use super::header::{flags, MIN_BUFFERSIZE};
-use super::params::SplitMode;
+use crate::params::SplitMode;
 use crate::codecs::Codec;
 
 const L1: i32 = 32 * 1024;

@@ -6,7 +6,7 @@ use super::header::{
     blosc2_flags, filter, flags, flags_from_filters, Header, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
     MAX_TYPESIZE, MIN_BUFFERSIZE, MIN_HEADER_LENGTH, VERSION_FORMAT_STABLE,
 };
-use super::params::CParams;
+use crate::params::CParams;
 use super::pipeline;
 use super::pool::{Scratch, Workers};
 use crate::codecs::{self, Codec, Dict};

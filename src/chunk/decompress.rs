@@ -1,7 +1,7 @@
 //! Decompressing chunks, whole or in part (getitem), on one or more threads.
 
 use super::header::{Special, MAX_FILTERS};
-use super::params::{DParams, SchunkView};
+use crate::params::{DParams, SchunkView};
 use super::pipeline;
 use super::pool::{Scratch, Workers};
 use super::special;

@@ -2,6 +2,7 @@
 //! chunks, 32 in Blosc2 chunks (flagged by setting both shuffle bits).
 
 use crate::error::{Error, Result};
+pub use crate::params::{filter, MAX_FILTERS};
 
 /// Length of a Blosc1 header.
 pub const MIN_HEADER_LENGTH: usize = 16;
@@ -15,8 +16,6 @@ pub const MAX_TYPESIZE: i32 = MAX_BLOCKSIZE;
 pub const MAX_BUFFERSIZE: i32 = i32::MAX - EXTENDED_HEADER_LENGTH as i32;
 /// Smaller sources are always stored as a plain copy.
 pub const MIN_BUFFERSIZE: i32 = 32;
-/// Number of filter slots of the pipeline.
-pub const MAX_FILTERS: usize = 6;
 
 /// Format version written for regular chunks.
 pub const VERSION_FORMAT_STABLE: u8 = 5;
@@ -55,20 +54,6 @@ pub enum Special {
     Uninit = 4,
 }
 
-/// Filter ids of the pipeline.
-pub mod filter {
-    pub const NOFILTER: u8 = 0;
-    pub const SHUFFLE: u8 = 1;
-    pub const BITSHUFFLE: u8 = 2;
-    pub const DELTA: u8 = 3;
-    pub const TRUNC_PREC: u8 = 4;
-    // The plugin filters c-blosc2 registers at start (`blosc2/filters-registry.h`).
-    pub const NDCELL: u8 = 32;
-    pub const NDMEAN: u8 = 33;
-    pub const BYTEDELTA_BUGGY: u8 = 34;
-    pub const BYTEDELTA: u8 = 35;
-    pub const INT_TRUNC: u8 = 36;
-}
 
 /// A parsed chunk header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

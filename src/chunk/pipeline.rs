@@ -3,7 +3,7 @@
 
 use super::header::{filter, MAX_FILTERS};
 use crate::error::{Error, Result};
-use super::params::SchunkView;
+use crate::params::SchunkView;
 use crate::filters::{bitshuffle, bytedelta, delta, int_trunc, ndcell, ndmean, shuffle, trunc_prec};
 use crate::plugins::{self, DecodeInfo, EncodeInfo, FIRST_PLUGIN_ID};
 

@@ -4,7 +4,7 @@
 
 use super::blocksize;
 use super::header::{flags, flags_from_filters, Header, Special, EXTENDED_HEADER_LENGTH, VERSION_FORMAT_STABLE};
-use super::params::CParams;
+use crate::params::CParams;
 use super::view::ChunkView;
 use crate::error::{Error, Result};
 

@@ -6,7 +6,7 @@
 use super::header::{
     flags, Header, EXTENDED_HEADER_LENGTH, VERSION_FORMAT_VL_BLOCKS, VL_BLOCKS,
 };
-use super::params::CParams;
+use crate::params::CParams;
 use super::pipeline;
 use super::pool::Scratch;
 use super::view::ChunkView;

@@ -278,17 +278,6 @@ pub fn decompress_prefix(
     }
 }
 
-/// The name of codec `code` (c-blosc2's names), also of a plugin codec (built
-/// in, registered at start or by the user); `None` for an unknown code.
-pub fn name(code: u8) -> Option<String> {
-    if let Some(c) = Codec::from_compcode(code) {
-        return Some(c.name().to_string());
-    }
-    let n = crate::plugins::codec(code)?.name().to_string();
-    (!n.is_empty()).then_some(n)
-}
-
-
 #[cfg(test)]
 mod tests {
     use super::*;

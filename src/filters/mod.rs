@@ -15,7 +15,7 @@ pub mod trunc_prec;
 /// The name of filter `id` (c-blosc2's names: "shuffle", "bytedelta"...), also
 /// of a filter registered by the user; `None` for an unknown id.
 pub fn name(id: u8) -> Option<String> {
-    use crate::chunk::header::filter;
+    use crate::params::filter;
     Some(match id {
         filter::NOFILTER => "nofilter".into(),
         filter::SHUFFLE => "shuffle".into(),

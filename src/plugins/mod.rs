@@ -9,8 +9,7 @@
 
 pub mod builtin;
 
-use crate::chunk::params::SchunkView;
-use crate::chunk::CParams;
+use crate::params::{CParams, SchunkView};
 use crate::error::{Error, Result};
 use std::sync::{Arc, RwLock};
 
@@ -24,7 +23,7 @@ pub struct EncodeInfo<'a> {
 /// What a codec or a filter may know about the chunk being decompressed.
 pub struct DecodeInfo<'a> {
     pub typesize: i32,
-    /// The decompression's owner ([`crate::chunk::DParams::owner`]).
+    /// The decompression's owner ([`crate::params::DParams::owner`]).
     pub owner: usize,
     /// The whole chunk.
     pub chunk: &'a [u8],
@@ -116,6 +115,16 @@ pub fn register_filter(id: u8, filter: Arc<dyn UserFilter>) -> Result<()> {
 /// The codec registered under `id` (or built in under it).
 pub fn codec(id: u8) -> Option<Arc<dyn UserCodec>> {
     builtin::codec(id).or_else(|| lookup(&CODECS, id))
+}
+
+/// The name of codec `code` (c-blosc2's names), also of a plugin codec (built
+/// in, registered at start or by the user); `None` for an unknown code.
+pub fn codec_name(code: u8) -> Option<String> {
+    if let Some(c) = crate::codecs::Codec::from_compcode(code) {
+        return Some(c.name().to_string());
+    }
+    let n = codec(code)?.name().to_string();
+    (!n.is_empty()).then_some(n)
 }
 
 /// The id of the codec registered (or built in) under `name`.

@@ -115,7 +115,7 @@ pub fn filters_text(filters: &[u8; 6], metas: &[u8; 6]) -> String {
 }
 
 pub fn codec_text(code: u8) -> String {
-    b2nd::codecs::name(code).unwrap_or_else(|| match code {
+    b2nd::plugins::codec_name(code).unwrap_or_else(|| match code {
         // the run-time plugins c-blosc2 registers at start (codecs-registry.h)
         36 => "openhtj2k".into(),
         37 => "grok".into(),

@@ -4,7 +4,7 @@
 use super::context::{context_schunk, context_tuner};
 use super::global::{compression_call, global_compress, global_decompress, with_global_dctx};
 use super::params::core_cparams;
-use super::schunk::with_lazy_source;
+use super::handle::with_lazy_source;
 use super::types::*;
 use crate::capi::ffi::{guard, guard_code, reference_mut, slice, slice_mut, write_opt};
 use crate::chunk::header::MIN_HEADER_LENGTH;

@@ -124,7 +124,7 @@ fn make_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
 #[no_mangle]
 pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
-        let mut core = Decompressor::new(DParams { nthreads: dparams.nthreads.max(1), typesize: dparams.typesize, owner: dparams.schunk as usize, schunk: unsafe { super::schunk::plugin_view(dparams.schunk as *mut blosc2_schunk) } });
+        let mut core = Decompressor::new(DParams { nthreads: dparams.nthreads.max(1), typesize: dparams.typesize, owner: dparams.schunk as usize, schunk: unsafe { super::handle::plugin_view(dparams.schunk as *mut blosc2_schunk) } });
         let post = super::hooks::CPostfilter::from_dparams(&dparams);
         if let Some(p) = &post {
             core.set_postfilter(Some(p.clone()));

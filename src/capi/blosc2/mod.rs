@@ -5,6 +5,8 @@ pub mod chunk;
 pub mod context;
 mod dynload;
 pub mod defaults;
+pub(crate) mod fields;
+pub(crate) mod handle;
 pub mod global;
 mod hooks;
 pub mod io;

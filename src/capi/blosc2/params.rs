@@ -24,7 +24,7 @@ pub(crate) fn core_cparams(c: &blosc2_cparams) -> Result<CParams, Error> {
         filters_meta: c.filters_meta,
         owner: c.schunk as usize,
         // SAFETY: c-blosc2's contract: `schunk` is NULL or a live super-chunk.
-        schunk: unsafe { super::schunk::plugin_view(c.schunk as *mut blosc2_schunk) },
+        schunk: unsafe { super::handle::plugin_view(c.schunk as *mut blosc2_schunk) },
     })
 }
 

@@ -9,6 +9,8 @@
 //! point to. The public fields are refreshed after every change.
 
 use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx};
+use super::fields::{change, first_publish, reader};
+use super::handle::{handle, SchunkHandle};
 use super::hooks::{CPostfilter, CPrefilter};
 use super::io::{choose, CallbackBackend};
 use super::params::{c_cparams, core_cparams, default_cparams, default_dparams};
@@ -16,46 +18,12 @@ use super::types::*;
 use crate::capi::ffi::{c_str, guard, guard_code, guard_code64, slice};
 use crate::chunk::DParams;
 use crate::error::{Error, Result};
-use crate::schunk::{Reading, SChunk, Storage, SuperChunk};
+use crate::schunk::{SChunk, Storage, SuperChunk};
 use libc::{c_char, c_int, c_void};
 use std::borrow::Cow;
 use std::ffi::CString;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
-
-/// The memory behind a `blosc2_schunk*`.
-#[repr(C)]
-pub struct SchunkHandle {
-    pub(super) public: blosc2_schunk,
-    pub(super) inner: SChunk,
-    storage: Box<blosc2_storage>,
-    pub(super) cparams: Box<blosc2_cparams>,
-    pub(super) dparams: Box<blosc2_dparams>,
-    io: Box<blosc2_io>,
-    urlpath: Option<CString>,
-    metas: Vec<MirrorMeta>,
-    pub(super) vlmetas: Vec<MirrorMeta>,
-    #[allow(clippy::vec_box)] // C holds pointers to the boxed records
-    meta_ptrs: Vec<Box<blosc2_metalayer>>,
-    #[allow(clippy::vec_box)]
-    vlmeta_ptrs: Vec<Box<blosc2_metalayer>>,
-    synced_tick: i64,
-    /// `public.chunksize`, `cctx` and `dctx` as last published (or adopted),
-    /// to see whether the caller wrote them.
-    published_chunksize: AtomicI32,
-    published_cctx: AtomicU64,
-    published_dctx: AtomicU64,
-    data_ptrs: Vec<*mut u8>,
-    callbacks: Option<Arc<CallbackBackend>>,
-    cframe_owned: Option<Arc<AtomicBool>>,
-}
-
-/// A (vl)metalayer as the public fields show it; `meta_ptrs` box the
-/// `blosc2_metalayer`s so that the pointers handed to C stay put.
-pub(super) struct MirrorMeta {
-    pub(super) name: CString,
-    content: Vec<u8>,
-}
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// An in-memory frame that the caller handed over (`from_buffer` without copy).
 struct ForeignFrame {
@@ -81,226 +49,6 @@ impl Drop for ForeignFrame {
     }
 }
 
-/// The handle behind a public pointer.
-///
-/// # Safety
-/// `schunk` must be NULL or a pointer returned by this library's schunk constructors.
-pub(super) unsafe fn handle<'a>(schunk: *mut blosc2_schunk) -> Result<&'a SchunkHandle> {
-    // SAFETY: `public` is the first field of the repr(C) SchunkHandle.
-    unsafe { schunk.cast::<SchunkHandle>().as_ref() }.ok_or(Error::NullPointer)
-}
-
-pub(super) fn read(h: &SchunkHandle) -> RwLockReadGuard<'_, SuperChunk> {
-    h.inner.read_cached()
-}
-
-fn write(h: &SchunkHandle) -> RwLockWriteGuard<'_, SuperChunk> {
-    h.inner.write()
-}
-
-/// The shared super-chunk behind a handle (what core arrays hold).
-///
-/// # Safety
-/// `schunk` as for [`handle`].
-pub(crate) unsafe fn shared(schunk: *mut blosc2_schunk) -> Result<SChunk> {
-    // SAFETY: caller contract.
-    unsafe { adopt_written(schunk)? };
-    // SAFETY: caller contract.
-    Ok(unsafe { handle(schunk)? }.inner.clone())
-}
-
-/// Bring the public fields in line after a change made through the shared super-chunk.
-///
-/// # Safety
-/// `schunk` as for [`handle`]; no guard on it is held by the caller.
-pub(crate) unsafe fn resync(schunk: *mut blosc2_schunk) -> Result<()> {
-    // SAFETY: caller contract.
-    let h = unsafe { handle(schunk)? };
-    let mut w = write(h);
-    // SAFETY: the write lock is held.
-    unsafe {
-        adopt_public(schunk, &mut w);
-        sync(schunk, &w);
-    }
-    Ok(())
-}
-
-/// Read access after picking up changes another handle made to the frame on disk.
-///
-/// # Safety
-/// `schunk` as for [`handle`].
-pub(crate) unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a SchunkHandle, Reading<'a>)> {
-    // SAFETY: caller contract.
-    let h = unsafe { handle(schunk)? };
-    // SAFETY: caller contract.
-    unsafe { adopt_written(schunk)? };
-    if h.inner.refresh_if_stale()? {
-        let w = write(h);
-        // SAFETY: the write lock is held; no reader is using the mirror fields' targets.
-        unsafe { sync(schunk, &w) };
-    }
-    let r = h.inner.read()?;
-    if r.reloaded() {
-        // SAFETY: `r` holds the write lock; no reader is using the mirror fields' targets.
-        unsafe { sync(schunk, &r) };
-    }
-    Ok((h, r))
-}
-
-
-
-/// What a super-chunk shows the plugins that depend on it (NULL: nothing).
-/// Nothing either while the super-chunk is being changed (a plugin called
-/// from that change compresses with the view the change started with).
-///
-/// # Safety
-/// `schunk` is NULL or as for [`handle`].
-pub(crate) unsafe fn plugin_view(schunk: *mut blosc2_schunk) -> Option<crate::chunk::SchunkView> {
-    if schunk.is_null() {
-        return None;
-    }
-    // SAFETY: caller contract.
-    let h = unsafe { handle(schunk) }.ok()?;
-    let view = h.inner.try_read_cached()?.plugin_view();
-    Some(view)
-}
-
-/// Run a change with the write lock held, then refresh the public fields.
-///
-/// # Safety
-/// `schunk` as for [`handle`].
-pub(crate) unsafe fn change<T>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut SuperChunk) -> Result<T>) -> Result<T> {
-    // SAFETY: caller contract.
-    let h = unsafe { handle(schunk)? };
-    let mut w = write(h);
-    // SAFETY: the write lock is held.
-    unsafe { adopt_public(schunk, &mut w) };
-    let r = f(&mut w);
-    // SAFETY: the write lock is held.
-    unsafe { sync(schunk, &w) };
-    r
-}
-
-/// A public field read or written atomically: threads reading through one
-/// handle check the fields the caller may have written while a change updates them.
-///
-/// # Safety
-/// `field` points into a live handle's public struct, aligned for `A`, which
-/// has the size of the field.
-unsafe fn public_field<'a, A>(field: *mut impl Sized) -> &'a A {
-    // SAFETY: caller contract.
-    unsafe { &*field.cast::<A>() }
-}
-
-/// The serial of the context at address `p` (0 for NULL): a context freed and
-/// another made at the same address still count as a change.
-///
-/// # Safety
-/// `p` is NULL or the address of a live context (c-blosc2's contract for the
-/// `cctx`/`dctx` fields of a super-chunk).
-unsafe fn ctx_serial(p: usize) -> u64 {
-    // SAFETY: caller contract.
-    unsafe { super::context::serial(p as *const blosc2_context) }
-}
-
-/// Whether the caller wrote `chunksize`, `cctx` or `dctx` since they were published.
-///
-/// # Safety
-/// `schunk` is a live handle.
-unsafe fn written(schunk: *mut blosc2_schunk) -> bool {
-    let h = schunk.cast::<SchunkHandle>();
-    // SAFETY: caller contract; the fields are aligned i32 and pointers.
-    unsafe {
-        let p = &raw mut (*h).public;
-        public_field::<AtomicI32>(&raw mut (*p).chunksize).load(Ordering::Relaxed) != (*h).published_chunksize.load(Ordering::Relaxed)
-            || ctx_serial(public_field::<AtomicUsize>(&raw mut (*p).cctx).load(Ordering::Relaxed)) != (*h).published_cctx.load(Ordering::Relaxed)
-            || ctx_serial(public_field::<AtomicUsize>(&raw mut (*p).dctx).load(Ordering::Relaxed)) != (*h).published_dctx.load(Ordering::Relaxed)
-    }
-}
-
-/// Hand the core what the caller wrote into the public fields since they were
-/// last published, as c-blosc2 works from them: `chunksize` (python-blosc2 sets
-/// it on a new super-chunk), and the contexts `cctx` and `dctx` (a caller that
-/// replaces them changes the parameters, prefilter and postfilter the
-/// super-chunk compresses and decompresses with).
-///
-/// # Safety
-/// `schunk` is a live handle and its write lock is held.
-pub(super) unsafe fn adopt_public(schunk: *mut blosc2_schunk, sc: &mut SuperChunk) {
-    let h = schunk.cast::<SchunkHandle>();
-    // SAFETY: caller contract; the contexts are NULL or live ones of this library.
-    unsafe {
-        let written = (*schunk).chunksize;
-        if written != (*h).published_chunksize.load(Ordering::Relaxed) {
-            // A refusal (chunks exist already) is traced; the field is set back at the next sync.
-            let _ = sc.set_chunksize(written);
-            (*h).published_chunksize.store(sc.chunksize(), Ordering::Relaxed);
-        }
-        let cctx = (*schunk).cctx;
-        if ctx_serial(cctx as usize) != (*h).published_cctx.load(Ordering::Relaxed) {
-            if let Some(Kind::Compress { c, .. }) = cctx.as_ref().map(|x| &x.kind) {
-                match core_cparams(c) {
-                    Ok(mut cp) => {
-                        cp.nthreads = c.nthreads.max(1);
-                        let pre = CPrefilter::from_cparams(c);
-                        if let Some(p) = &pre {
-                            p.set_context(cctx);
-                        }
-                        sc.set_prefilter(pre.map(|p| p as Arc<dyn crate::chunk::Prefilter>));
-                        if let Err(e) = sc.set_cparams(cp) {
-                            crate::trace!("the compression context set in the super-chunk is not usable: {e}");
-                        }
-                    }
-                    Err(e) => crate::trace!("the compression context set in the super-chunk is not usable: {e}"),
-                }
-            }
-            (*h).published_cctx.store(ctx_serial(cctx as usize), Ordering::Relaxed);
-        }
-        let dctx = (*schunk).dctx;
-        if ctx_serial(dctx as usize) != (*h).published_dctx.load(Ordering::Relaxed) {
-            if let Some(Kind::Decompress { d, .. }) = dctx.as_ref().map(|x| &x.kind) {
-                let post = CPostfilter::from_dparams(d);
-                if let Some(p) = &post {
-                    p.set_context(dctx);
-                }
-                sc.set_postfilter(post.map(|p| p as Arc<dyn crate::chunk::Postfilter>));
-                let owner = sc.dparams().owner;
-                sc.set_dparams(DParams { nthreads: d.nthreads.max(1), typesize: sc.typesize(), owner, schunk: None });
-            }
-            (*h).published_dctx.store(ctx_serial(dctx as usize), Ordering::Relaxed);
-        }
-    }
-}
-
-/// Pick up what the caller wrote into the public fields (see [`adopt_public`]).
-///
-/// # Safety
-/// `schunk` as for [`handle`]; no guard on it is held by the caller.
-pub(crate) unsafe fn adopt_written(schunk: *mut blosc2_schunk) -> Result<()> {
-    // SAFETY: caller contract.
-    let h = unsafe { handle(schunk)? };
-    // SAFETY: a live handle.
-    if unsafe { written(schunk) } {
-        let mut w = write(h);
-        // SAFETY: the write lock is held.
-        unsafe {
-            adopt_public(schunk, &mut w);
-            sync(schunk, &w);
-        }
-    }
-    Ok(())
-}
-
-/// Record the chunk an operation works on in the public `current_nchunk` (as
-/// c-blosc2 does; prefilters and postfilters read it). Written atomically:
-/// readers on other threads may do the same.
-pub(super) unsafe fn set_current(schunk: *mut blosc2_schunk, n: i64) {
-    if !schunk.is_null() {
-        // SAFETY: a live handle; the field is an aligned i64.
-        unsafe { (*(&raw mut (*schunk).current_nchunk).cast::<std::sync::atomic::AtomicI64>()).store(n, std::sync::atomic::Ordering::Relaxed) };
-    }
-}
-
 pub(super) fn index(n: i64) -> Result<usize> {
     usize::try_from(n).map_err(|_| Error::InvalidParam)
 }
@@ -315,87 +63,6 @@ pub(crate) fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
     // SAFETY: `p` has room for `bytes.len()` bytes.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
     Ok(p)
-}
-
-fn meta_mirror(list: &[crate::frame::Metalayer]) -> Vec<MirrorMeta> {
-    list.iter()
-        .map(|m| MirrorMeta { name: CString::new(m.name.replace('\0', "")).unwrap_or_default(), content: m.content.clone() })
-        .collect()
-}
-
-#[allow(clippy::vec_box)] // C holds pointers to the boxed records
-fn meta_ptrs(list: &mut [MirrorMeta]) -> Vec<Box<blosc2_metalayer>> {
-    list.iter_mut()
-        .map(|m| {
-            Box::new(blosc2_metalayer {
-                name: m.name.as_ptr().cast_mut(),
-                content: m.content.as_mut_ptr(),
-                content_len: m.content.len() as i32,
-            })
-        })
-        .collect()
-}
-
-/// Bring the public fields in line with the super-chunk.
-///
-/// # Safety
-/// `schunk` is a live handle, and nobody else accesses its mirror fields now.
-unsafe fn sync(schunk: *mut blosc2_schunk, sc: &SuperChunk) {
-    let h = schunk.cast::<SchunkHandle>();
-    // SAFETY: caller contract; only fields other than `inner` are written.
-    unsafe {
-        let cp = sc.cparams();
-        let p = &raw mut (*h).public;
-        (*p).compcode = cp.compcode;
-        (*p).compcode_meta = cp.compcode_meta;
-        (*p).clevel = cp.clevel;
-        (*p).splitmode = cp.splitmode as u8;
-        (*p).typesize = cp.typesize;
-        (*p).blocksize = cp.blocksize;
-        public_field::<AtomicI32>(&raw mut (*p).chunksize).store(sc.chunksize(), Ordering::Relaxed);
-        (*h).published_chunksize.store(sc.chunksize(), Ordering::Relaxed);
-        (*p).flags2 = if sc.vl_blocks() { crate::chunk::header::VL_BLOCKS } else { 0 };
-        (*p).use_dict = u8::from(cp.use_dict);
-        (*p).filters = cp.filters;
-        (*p).filters_meta = cp.filters_meta;
-        (*p).nchunks = sc.nchunks() as i64;
-        (*p).nbytes = sc.nbytes();
-        (*p).cbytes = sc.cbytes();
-        (*p).change_tick = sc.change_tick();
-        if let Some(chunks) = sc.memory_chunks() {
-            let ptrs = &mut (*h).data_ptrs;
-            ptrs.clear();
-            ptrs.extend(chunks.iter().map(|c| c.as_ptr().cast_mut()));
-            (*p).data = ptrs.as_mut_ptr();
-            (*p).data_len = ptrs.len() * std::mem::size_of::<*mut u8>();
-        }
-        if (*h).synced_tick != sc.change_tick() || (*p).nmetalayers as usize != sc.metalayers().len() {
-            let metas = &mut (*h).metas;
-            *metas = meta_mirror(sc.metalayers());
-            let vlmetas = &mut (*h).vlmetas;
-            *vlmetas = meta_mirror(sc.vlmetalayers());
-            let mp = &mut (*h).meta_ptrs;
-            *mp = meta_ptrs(metas);
-            let vp = &mut (*h).vlmeta_ptrs;
-            *vp = meta_ptrs(vlmetas);
-            (*p).metalayers = [std::ptr::null_mut(); BLOSC2_MAX_METALAYERS];
-            for (slot, m) in (*p).metalayers.iter_mut().zip(mp.iter_mut()) {
-                *slot = &mut **m;
-            }
-            (*p).nmetalayers = mp.len().min(BLOSC2_MAX_METALAYERS) as u16;
-            (*p).vlmetalayers = [std::ptr::null_mut(); BLOSC2_MAX_VLMETALAYERS];
-            for (slot, m) in (*p).vlmetalayers.iter_mut().zip(vp.iter_mut()) {
-                *slot = &mut **m;
-            }
-            (*p).nvlmetalayers = vp.len().min(BLOSC2_MAX_VLMETALAYERS) as i16;
-            (*h).synced_tick = sc.change_tick();
-        }
-        let c = &mut (*h).cparams;
-        let keep = (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params);
-        **c = c_cparams(&sc.context_cparams());
-        (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params) = keep;
-        c.nthreads = cp.nthreads;
-    }
 }
 
 /// Build the handle for a super-chunk and return its public pointer.
@@ -449,19 +116,11 @@ pub(crate) fn publish_shared(sc: SChunk, cparams: blosc2_cparams, dparams: blosc
     h.public.frame = if is_frame { hp.cast() } else { std::ptr::null_mut() };
     h.public.cctx = blosc2_create_cctx(*h.cparams);
     h.public.dctx = blosc2_create_dctx(*h.dparams);
-    // SAFETY: just made (or NULL).
-    unsafe {
-        h.published_cctx = AtomicU64::new(ctx_serial(h.public.cctx as usize));
-        h.published_dctx = AtomicU64::new(ctx_serial(h.public.dctx as usize));
-    }
     // User codecs and filters get this handle as `cparams->schunk` / `dparams->schunk`.
     h.inner.write().set_owner(hp as usize);
     let p = Box::into_raw(h);
     // SAFETY: `p` is the live handle just made; nobody else has it yet.
-    unsafe {
-        let sc = (*p).inner.read_cached();
-        sync(p.cast(), &sc);
-    }
+    unsafe { first_publish(p.cast()) };
     Ok(p.cast())
 }
 
@@ -868,20 +527,4 @@ pub unsafe extern "C" fn blosc2_frame_get_offsets(schunk: *mut blosc2_schunk) ->
         })();
         r.unwrap_or(std::ptr::null_mut())
     })
-}
-
-/// Run `f` with the lazy-chunk source of super-chunk `sp` (NULL: none), for
-/// decompressing lazy chunks through a context.
-///
-/// # Safety
-/// c-blosc2's contract: `sp` is NULL or a live super-chunk.
-pub(crate) unsafe fn with_lazy_source<T>(sp: *mut c_void, f: impl FnOnce(Option<&dyn crate::chunk::LazySource>) -> T) -> T {
-    // SAFETY: caller contract.
-    match unsafe { handle(sp.cast()) } {
-        Ok(h) => {
-            let sc = read(h);
-            f(sc.lazy_source())
-        }
-        Err(_) => f(None),
-    }
 }

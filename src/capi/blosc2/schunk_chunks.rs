@@ -2,7 +2,9 @@
 //! updating, deleting and reordering chunks, getting them as stored or
 //! decompressed, slices of items, and the super-chunk's parameters.
 
-use super::schunk::{change, handle, index, malloc_copy, read, reader, set_current};
+use super::fields::{before_unlocked_append, change, reader, resync, set_current};
+use super::handle::{handle, read};
+use super::schunk::{index, malloc_copy};
 use super::types::*;
 use crate::capi::ffi::{guard, guard_code, guard_code64, slice, slice_mut, write_opt};
 use crate::chunk::Special;
@@ -115,16 +117,11 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk,
         // SAFETY: caller contract.
         let data = unsafe { slice(src.cast(), i64::from(nbytes))? };
         // SAFETY: caller contract.
-        let h = unsafe { handle(schunk)? };
-        unsafe {
-            let mut w = h.inner.write();
-            super::schunk::adopt_public(schunk, &mut w);
-            set_current(schunk, w.nchunks() as i64);
-        }
+        let h = unsafe { before_unlocked_append(schunk)? };
         // Compressed without the handle's lock held: user codecs and filters
         // may call back into the library with `cparams->schunk`.
         let r = h.inner.append_buffer(data);
-        unsafe { super::schunk::resync(schunk)? };
+        unsafe { resync(schunk)? };
         Ok(r? as i64)
     })
 }

@@ -2,7 +2,8 @@
 //! (`blosc2_vlmeta_*`) of a super-chunk.
 
 use super::params::core_cparams;
-use super::schunk::{change, malloc_copy, reader};
+use super::fields::{change, reader};
+use super::schunk::malloc_copy;
 use super::types::*;
 use crate::capi::ffi::{c_str, guard_code, slice};
 use crate::error::{Error, Result};

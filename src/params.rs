@@ -1,9 +1,29 @@
 //! Compression and decompression parameters of the safe core (the Rust side
-//! of `blosc2_cparams` / `blosc2_dparams`).
+//! of `blosc2_cparams` / `blosc2_dparams`), and the filter ids they name.
+//! Below the chunk layer and the plugins: what a plugin codec or filter is
+//! told about a chunk is defined here, where both can use it.
 
-use super::header::{filter, MAX_FILTERS};
 use crate::codecs::Codec;
 use std::sync::Arc;
+
+/// Number of filter slots of the pipeline.
+pub const MAX_FILTERS: usize = 6;
+
+/// Filter ids of the pipeline.
+pub mod filter {
+    pub const NOFILTER: u8 = 0;
+    pub const SHUFFLE: u8 = 1;
+    pub const BITSHUFFLE: u8 = 2;
+    pub const DELTA: u8 = 3;
+    pub const TRUNC_PREC: u8 = 4;
+    // The plugin filters c-blosc2 registers at start (`blosc2/filters-registry.h`).
+    pub const NDCELL: u8 = 32;
+    pub const NDMEAN: u8 = 33;
+    pub const BYTEDELTA_BUGGY: u8 = 34;
+    pub const BYTEDELTA: u8 = 35;
+    pub const INT_TRUNC: u8 = 36;
+}
+
 
 /// The super-chunk a chunk is compressed for or decompressed from, as the
 /// plugins that depend on it see it (c-blosc2 hands them `cparams->schunk`):
