@@ -209,23 +209,7 @@ impl Compressor {
     fn compress_input(&mut self, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
         let params = self.params.clone();
         let p = &params;
-        if input.len() > MAX_BUFFERSIZE as usize {
-            return Err(Error::MaxBufsizeExceeded);
-        }
-        if dst.len() < EXTENDED_HEADER_LENGTH {
-            return Err(Error::MaxBufsizeExceeded);
-        }
-        if p.clevel > 9 {
-            return Err(Error::CodecParam);
-        }
-        let codec = CodecChoice::for_compcode(p.compcode)?;
-        if p.use_dict && !matches!(codec, CodecChoice::Builtin(c) if c.supports_dict()) {
-            return Err(Error::CodecParam);
-        }
-        if p.typesize <= 0 || p.typesize > MAX_TYPESIZE {
-            return Err(Error::InvalidParam);
-        }
-        pipeline::check(&p.filters)?;
+        let codec = check_params(p, input.len(), dst.len())?;
         let dst = if dst.len() > i32::MAX as usize { &mut dst[..i32::MAX as usize] } else { dst };
         let nbytes = input.len() as i32;
         let filter_flags = flags_from_filters(&p.filters);
@@ -264,90 +248,67 @@ impl Compressor {
         let split = blocksize::split(p.splitmode, p.compcode, p.clevel, filter_flags, typesize, bs as i32);
         let header_len = if self.blosc1_header { MIN_HEADER_LENGTH } else { EXTENDED_HEADER_LENGTH };
         let layout = Layout { typesize: typesize as usize, blocksize: bs, nblocks, leftover: n % bs, split, header_len };
-
-        let mut header = Header {
-            version: VERSION_FORMAT_STABLE,
-            versionlz: 1,
-            flags: 0,
-            typesize: typesize as u8,
-            nbytes,
-            blocksize: bs as i32,
-            cbytes: 0,
-            filters: p.filters,
-            udcompcode: p.compcode,
-            compcode_meta: p.compcode_meta,
-            filters_meta: p.filters_meta,
-            blosc2_flags2: 0,
-            blosc2_flags: 0,
-        };
+        let mut header = chunk_header(p, typesize as u8, nbytes, bs as i32);
         if !self.blosc1_header {
             header.flags |= flags::DOSHUFFLE | flags::DOBITSHUFFLE;
         } else if header_len == MIN_HEADER_LENGTH && !blosc1_expressible(&p.filters) {
             return Err(Error::FilterPipeline);
         }
-        let mut memcpyed = p.clevel == 0 || nbytes < MIN_BUFFERSIZE;
-        let bstarts_end = header_len + 4 * nblocks;
-        if !memcpyed && bstarts_end > dst.len() {
-            memcpyed = true;
-        }
-        let use_dict = p.use_dict && !memcpyed && !self.blosc1_header;
+        let mut memcpyed = p.clevel == 0 || nbytes < MIN_BUFFERSIZE || header_len + 4 * nblocks > dst.len();
         let mut ntbytes = 0;
         if !memcpyed {
             header.flags |= filter_flags;
-            if !split {
-                header.flags |= flags::DONT_SPLIT;
-            }
-            header.flags |= codec.format() << 5;
-            if let CodecChoice::User(_) = codec {
-                header.udcompcode = p.compcode;
-            }
-            if use_dict {
-                header.blosc2_flags |= blosc2_flags::USEDICT;
-            }
-            header.write(dst);
-            let mut dict_used = false;
-            ntbytes = match (use_dict, &codec, input) {
-                (true, CodecChoice::Builtin(codec), Input::Slice(src)) => {
-                    let (n, used) = self.compress_with_dict(*codec, &layout, src, dst)?;
-                    dict_used = used;
-                    n
-                }
-                _ => self.compress_blocks(codec, &layout, input, dst, bstarts_end, None)?,
-            };
-            if !dict_used {
-                // Too little data for a dictionary: plain blocks, and no flag saying otherwise.
-                header.blosc2_flags &= !blosc2_flags::USEDICT;
-            }
-            if ntbytes == 0 {
-                memcpyed = true;
-                header.blosc2_flags &= !blosc2_flags::USEDICT;
-            } else {
-                let nstreams: usize = (0..nblocks).map(|j| layout.nstreams(j)).sum();
-                if !dict_used && header_len == EXTENDED_HEADER_LENGTH && ntbytes == bstarts_end + 4 * nstreams {
-                    // Every stream is a run of zeros: the chunk is all zeros.
-                    header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;
-                    ntbytes = header_len;
-                }
-            }
+            ntbytes = self.encode(codec, &layout, input, dst, &mut header)?;
+            memcpyed = ntbytes == 0;
         }
         if memcpyed {
-            if n + header_len > dst.len() {
-                return Ok(0);
-            }
+            ntbytes = match store_plain(input, dst, header_len)? {
+                0 => return Ok(0),
+                n => n,
+            };
             header.flags |= flags::MEMCPYED;
-            let body = &mut dst[header_len..header_len + n];
-            match input {
-                Input::Slice(src) => body.copy_from_slice(src),
-                Input::Blocks(source) => {
-                    for (j, b) in body.chunks_mut(source.block_bytes().max(1)).enumerate() {
-                        source.fill(j, b)?;
-                    }
-                }
-            }
-            ntbytes = header_len + n;
+            header.blosc2_flags &= !blosc2_flags::USEDICT;
         }
         header.cbytes = ntbytes as i32;
         header.write(dst);
+        Ok(ntbytes)
+    }
+
+    /// The blocks of `input` encoded after `header` (whose codec, split and
+    /// dictionary flags this sets): the chunk's length, or 0 when it does not
+    /// fit in `dst`. A chunk whose every stream is a run of zeros becomes a
+    /// chunk of zeros (the header alone).
+    fn encode(&mut self, codec: CodecChoice, layout: &Layout, input: Input<'_>, dst: &mut [u8], header: &mut Header) -> Result<usize> {
+        let (use_dict, compcode) = (self.params.use_dict && !self.blosc1_header, self.params.compcode);
+        if !layout.split {
+            header.flags |= flags::DONT_SPLIT;
+        }
+        header.flags |= codec.format() << 5;
+        if let CodecChoice::User(_) = codec {
+            header.udcompcode = compcode;
+        }
+        if use_dict {
+            header.blosc2_flags |= blosc2_flags::USEDICT;
+        }
+        header.write(dst);
+        let bstarts_end = layout.header_len + 4 * layout.nblocks;
+        let (ntbytes, dict_used) = match (use_dict, &codec, input) {
+            (true, CodecChoice::Builtin(codec), Input::Slice(src)) => self.compress_with_dict(*codec, layout, src, dst)?,
+            _ => (self.compress_blocks(codec, layout, input, dst, bstarts_end, None)?, false),
+        };
+        if !dict_used {
+            // Too little data for a dictionary: plain blocks, and no flag saying otherwise.
+            header.blosc2_flags &= !blosc2_flags::USEDICT;
+        }
+        if ntbytes == 0 {
+            return Ok(0);
+        }
+        let nstreams: usize = (0..layout.nblocks).map(|j| layout.nstreams(j)).sum();
+        if !dict_used && layout.header_len == EXTENDED_HEADER_LENGTH && ntbytes == bstarts_end + 4 * nstreams {
+            // Every stream is a run of zeros: the chunk is all zeros.
+            header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;
+            return Ok(layout.header_len);
+        }
         Ok(ntbytes)
     }
 
@@ -678,6 +639,65 @@ impl Compressor {
         let mut s = self.workers.scratch();
         super::vlblocks::compress(&self.params, blocks, dst, &mut s.codec)
     }
+}
+
+/// Check the parameters of a compression of `len` bytes into `room` bytes;
+/// the codec to use.
+fn check_params(p: &CParams, len: usize, room: usize) -> Result<CodecChoice> {
+    if len > MAX_BUFFERSIZE as usize || room < EXTENDED_HEADER_LENGTH {
+        return Err(Error::MaxBufsizeExceeded);
+    }
+    if p.clevel > 9 {
+        return Err(Error::CodecParam);
+    }
+    let codec = CodecChoice::for_compcode(p.compcode)?;
+    if p.use_dict && !matches!(codec, CodecChoice::Builtin(c) if c.supports_dict()) {
+        return Err(Error::CodecParam);
+    }
+    if p.typesize <= 0 || p.typesize > MAX_TYPESIZE {
+        return Err(Error::InvalidParam);
+    }
+    pipeline::check(&p.filters)?;
+    Ok(codec)
+}
+
+/// The header of a chunk of `nbytes` compressed with `p`, before the flags
+/// that depend on how its blocks were encoded.
+fn chunk_header(p: &CParams, typesize: u8, nbytes: i32, blocksize: i32) -> Header {
+    Header {
+        version: VERSION_FORMAT_STABLE,
+        versionlz: 1,
+        flags: 0,
+        typesize,
+        nbytes,
+        blocksize,
+        cbytes: 0,
+        filters: p.filters,
+        udcompcode: p.compcode,
+        compcode_meta: p.compcode_meta,
+        filters_meta: p.filters_meta,
+        blosc2_flags2: 0,
+        blosc2_flags: 0,
+    }
+}
+
+/// `input` stored as it is after a header of `header_len` bytes: the chunk's
+/// length, or 0 when it does not fit in `dst`.
+fn store_plain(input: Input<'_>, dst: &mut [u8], header_len: usize) -> Result<usize> {
+    let n = input.len();
+    if n + header_len > dst.len() {
+        return Ok(0);
+    }
+    let body = &mut dst[header_len..header_len + n];
+    match input {
+        Input::Slice(src) => body.copy_from_slice(src),
+        Input::Blocks(source) => {
+            for (j, b) in body.chunks_mut(source.block_bytes().max(1)).enumerate() {
+                source.fill(j, b)?;
+            }
+        }
+    }
+    Ok(header_len + n)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Decompressing chunks, whole or in part (getitem), on one or more threads.
 
-use super::header::{Special, MAX_FILTERS};
+use super::header::{Header, Special, MAX_FILTERS};
 use crate::params::{DParams, SchunkView};
 use super::pipeline;
 use super::pool::{Scratch, Workers};
@@ -608,42 +608,14 @@ impl Decompressor {
         source: Option<&dyn LazySource>,
     ) -> Result<usize> {
         if self.postfilter.is_some() && nbytes > 0 {
-            // Postfilters see whole blocks: decode the chunk, then copy the range.
-            let n = ChunkView::open(src)?.header.nbytes.max(0) as usize;
-            let start = usize::try_from(start).map_err(|_| Error::InvalidParam)?;
-            let len = usize::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
-            if start.checked_add(len).is_none_or(|e| e > n) {
-                return Err(Error::InvalidParam);
-            }
-            if len > dst.len() {
-                return Err(Error::WriteBuffer);
-            }
-            let mut all = vec![0u8; n];
-            self.decompress_lazy(src, &mut all, source)?;
-            dst[..len].copy_from_slice(&all[start..start + len]);
-            return Ok(len);
+            return self.getitem_postfiltered(src, start, nbytes, dst, source);
         }
         let view = ChunkView::open(src)?;
         let h = view.header;
         if nbytes == 0 {
             return Ok(0);
         }
-        if nbytes < 0 {
-            return Err(Error::InvalidParam);
-        }
-        if nbytes > i64::from(i32::MAX) || nbytes as usize > dst.len() {
-            return Err(Error::WriteBuffer);
-        }
-        let stop = start.checked_add(nbytes).ok_or(Error::InvalidParam)?;
-        if start < 0 || stop > i64::from(h.nbytes) {
-            return Err(Error::InvalidParam);
-        }
-        // Ranges are whole items of the stored typesize (1 for typesizes above 255).
-        let ts = i64::from(h.typesize.max(1));
-        if start % ts != 0 || nbytes % ts != 0 {
-            return Err(Error::InvalidParam);
-        }
-        let (start, stop) = (start as usize, stop as usize);
+        let (start, stop) = item_range(&h, start, nbytes, dst.len())?;
         let dst = &mut dst[..stop - start];
         if h.vlblocks() {
             return super::vlblocks::getitem(&view, start, dst, &mut self.workers.scratch());
@@ -658,17 +630,40 @@ impl Decompressor {
             return Ok(dst.len());
         }
         let dec = Decoder::new(&view, source, &self.params)?;
+        Self::getitem_blocks(&mut self.workers, &dec, start, stop, dst).map(|()| dst.len())
+    }
+
+    /// The range of a chunk with a postfilter, which sees whole blocks: the
+    /// chunk decoded, then the range copied.
+    fn getitem_postfiltered(&mut self, src: &[u8], start: i64, nbytes: i64, dst: &mut [u8], source: Option<&dyn LazySource>) -> Result<usize> {
+        let n = ChunkView::open(src)?.header.nbytes.max(0) as usize;
+        let start = usize::try_from(start).map_err(|_| Error::InvalidParam)?;
+        let len = usize::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
+        if start.checked_add(len).is_none_or(|e| e > n) {
+            return Err(Error::InvalidParam);
+        }
+        if len > dst.len() {
+            return Err(Error::WriteBuffer);
+        }
+        let mut all = vec![0u8; n];
+        self.decompress_lazy(src, &mut all, source)?;
+        dst[..len].copy_from_slice(&all[start..start + len]);
+        Ok(len)
+    }
+
+    /// Bytes `start..stop` of the blocks `dec` decodes into `dst`. Blocks
+    /// wholly inside the range decode straight into `dst` (in parallel when
+    /// the context has threads); the partial ones at either end go through a
+    /// scratch block.
+    fn getitem_blocks(workers: &mut Workers, dec: &Decoder<'_>, start: usize, stop: usize, dst: &mut [u8]) -> Result<()> {
         let bs = dec.blocksize;
-        // Blocks wholly inside the range decode straight into `dst` (in parallel
-        // when the context has threads); the partial ones at either end go
-        // through a scratch block.
         let first_full = start.div_ceil(bs);
         let mut end_full = stop / bs;
-        if stop == view.header.nbytes as usize {
+        if stop == dec.view.header.nbytes as usize {
             end_full = dec.nblocks;
         }
         let end_full = end_full.max(first_full);
-        let mut s = self.workers.scratch();
+        let mut s = workers.scratch();
         s.reserve(bs + 8);
         // Delta needs the decoded block 0 as reference for later blocks.
         let mut reference = std::mem::take(&mut s.tmp4);
@@ -698,39 +693,46 @@ impl Decompressor {
                 return Ok(());
             }
             let full = &mut dst[first_full * bs - start..(end_full * bs).min(stop) - start];
-            self.workers.ready()?;
-            let nfull = end_full - first_full;
-            let prepare = |s: &mut Scratch| dec.prepare(s, bs + 8);
-            match self.workers.threads_for(nfull, full.len()) {
-                t if t > 1 && nfull > 2 => {
-                    let error: Mutex<Option<Error>> = Mutex::new(None);
-                    // Each job takes the next block's slice of the output.
-                    let bytes = full.len();
-                    let pieces = Mutex::new(full.chunks_mut(bs).enumerate());
-                    self.workers.for_each(nfull, bytes, &prepare, &|_, s| {
-                        let Some((i, out)) = pieces.lock().unwrap_or_else(|e| e.into_inner()).next() else {
-                            return;
-                        };
-                        if let Err(e) = dec.block(first_full + i, out, &reference, s) {
-                            *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                        }
-                    });
-                    error.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
-                }
-                _ => {
-                    let mut s = self.workers.scratch();
-                    prepare(&mut s);
-                    for (i, out) in full.chunks_mut(bs).enumerate() {
-                        dec.block(first_full + i, out, &reference, &mut s)?;
-                    }
-                    Ok(())
-                }
-            }
+            Self::full_blocks(workers, dec, first_full, full, &reference)
         });
-        let mut s = self.workers.scratch();
+        let mut s = workers.scratch();
         s.tmp3 = block;
         s.tmp4 = reference;
-        result.map(|()| dst.len())
+        result
+    }
+
+    /// Blocks `first..` decoded into `full` (a whole number of blocks, but
+    /// perhaps the chunk's last), on the context's threads.
+    fn full_blocks(workers: &mut Workers, dec: &Decoder<'_>, first: usize, full: &mut [u8], reference: &[u8]) -> Result<()> {
+        let bs = dec.blocksize;
+        workers.ready()?;
+        let n = full.len().div_ceil(bs);
+        let prepare = |s: &mut Scratch| dec.prepare(s, bs + 8);
+        match workers.threads_for(n, full.len()) {
+            t if t > 1 && n > 2 => {
+                let error: Mutex<Option<Error>> = Mutex::new(None);
+                // Each job takes the next block's slice of the output.
+                let bytes = full.len();
+                let pieces = Mutex::new(full.chunks_mut(bs).enumerate());
+                workers.for_each(n, bytes, &prepare, &|_, s| {
+                    let Some((i, out)) = pieces.lock().unwrap_or_else(|e| e.into_inner()).next() else {
+                        return;
+                    };
+                    if let Err(e) = dec.block(first + i, out, reference, s) {
+                        *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                    }
+                });
+                error.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
+            }
+            _ => {
+                let mut s = workers.scratch();
+                prepare(&mut s);
+                for (i, out) in full.chunks_mut(bs).enumerate() {
+                    dec.block(first + i, out, reference, &mut s)?;
+                }
+                Ok(())
+            }
+        }
     }
 }
 
@@ -759,4 +761,25 @@ impl Decompressor {
         super::vlblocks::decode_block(&view, b, out, &mut self.workers.scratch())?;
         Ok(b.2)
     }
+}
+
+/// The byte range `start..start + nbytes` of a chunk with header `h`, checked
+/// (whole items, inside the chunk, fitting `room` bytes of output).
+fn item_range(h: &Header, start: i64, nbytes: i64, room: usize) -> Result<(usize, usize)> {
+    if nbytes < 0 {
+        return Err(Error::InvalidParam);
+    }
+    if nbytes > i64::from(i32::MAX) || nbytes as usize > room {
+        return Err(Error::WriteBuffer);
+    }
+    let stop = start.checked_add(nbytes).ok_or(Error::InvalidParam)?;
+    if start < 0 || stop > i64::from(h.nbytes) {
+        return Err(Error::InvalidParam);
+    }
+    // Ranges are whole items of the stored typesize (1 for typesizes above 255).
+    let ts = i64::from(h.typesize.max(1));
+    if start % ts != 0 || nbytes % ts != 0 {
+        return Err(Error::InvalidParam);
+    }
+    Ok((start as usize, stop as usize))
 }

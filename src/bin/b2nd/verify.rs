@@ -17,16 +17,31 @@ struct Problem {
 pub fn run(src: &Source, as_json: bool, threads: usize) -> Result<i32, String> {
     let sc = &src.sc;
     let n = sc.nchunks();
+    let (mut problems, chunk_bytes) = check_metalayers(src);
+    let (mut found, extents, total) = decode_all(src, threads, chunk_bytes);
+    found.extend(check_extents(src, extents));
+    found.sort_by_key(|(i, _)| *i);
+    problems.extend(found.into_iter().map(|(_, p)| p));
+    if total != sc.nbytes() && problems.is_empty() {
+        problems.push(Problem { place: "header".into(), what: format!("nbytes {} but the chunks hold {total}", sc.nbytes()) });
+    }
+    print_report(src, n, &problems, total, as_json);
+    Ok(if problems.is_empty() { 0 } else { 1 })
+}
+
+/// The problems of the metalayers (a b2nd metalayer must read, and say how
+/// many chunks of which size there are; vlmetalayers must decode), and the
+/// size of a b2nd array's chunks.
+fn check_metalayers(src: &Source) -> (Vec<Problem>, Option<usize>) {
+    let sc = &src.sc;
     let mut problems = Vec::new();
-    let chunksize = i64::from(sc.chunksize());
-    // b2nd arrays: the metalayer must read, and say how many chunks of which size there are
     let mut chunk_bytes = None;
     if let Some(m) = src.b2nd() {
         match m.and_then(|m| Geometry::new(&m).map(|g| (m, g))) {
             Ok((_, g)) => {
                 let ts = sc.typesize().max(1) as usize;
-                if g.nchunks() != n as i64 {
-                    problems.push(Problem { place: "b2nd metalayer".into(), what: format!("the shape makes {} chunks, the frame has {n}", g.nchunks()) });
+                if g.nchunks() != sc.nchunks() as i64 {
+                    problems.push(Problem { place: "b2nd metalayer".into(), what: format!("the shape makes {} chunks, the frame has {}", g.nchunks(), sc.nchunks()) });
                 }
                 chunk_bytes = g.chunk_bytes(ts).ok();
             }
@@ -38,7 +53,17 @@ pub fn run(src: &Source, as_json: bool, threads: usize) -> Result<i32, String> {
             problems.push(Problem { place: format!("vlmetalayer {:?}", m.name), what: explain(e) });
         }
     }
-    // every chunk: its header, then the whole decoding
+    (problems, chunk_bytes)
+}
+
+/// Where a chunk is stored in the file, and its stored size.
+type Extent = (i64, i64, usize);
+
+/// Every chunk checked and decoded on `threads` threads: the problems found
+/// (with the chunk they belong to), the chunks' extents in the file, and the
+/// bytes they hold.
+fn decode_all(src: &Source, threads: usize, chunk_bytes: Option<usize>) -> (Vec<(usize, Problem)>, Vec<Extent>, i64) {
+    let n = src.sc.nchunks();
     let next = AtomicUsize::new(0);
     let found = Mutex::new(Vec::new());
     let extents = Mutex::new(Vec::new());
@@ -53,90 +78,94 @@ pub fn run(src: &Source, as_json: bool, threads: usize) -> Result<i32, String> {
                     if i >= n {
                         break;
                     }
-                    let report = |what: String, at: Option<i64>| {
-                        let place = match at {
-                            Some(at) => format!("chunk {i} (at {at})"),
-                            None => format!("chunk {i}"),
-                        };
-                        found.lock().unwrap_or_else(|e| e.into_inner()).push((i, Problem { place, what }));
-                    };
-                    let c = match chunk_info(src, i) {
-                        Ok(c) => c,
-                        Err(e) => {
-                            report(explain(e), None);
-                            continue;
-                        }
-                    };
-                    sum += c.nbytes;
-                    if let Some(at) = c.location {
-                        extents.lock().unwrap_or_else(|e| e.into_inner()).push((at, c.cbytes, i));
+                    let (nbytes, at, problem) = check_chunk(src, i, chunk_bytes, &mut buf);
+                    sum += nbytes;
+                    if let Some(e) = at {
+                        extents.lock().unwrap_or_else(|e| e.into_inner()).push(e);
                     }
-                    if chunksize > 0 && c.nbytes > chunksize {
-                        report(format!("holds {} bytes, more than the chunk size {chunksize}", c.nbytes), c.location);
-                        continue;
-                    }
-                    if let Some(b) = chunk_bytes {
-                        if c.nbytes != b as i64 {
-                            report(format!("holds {} bytes, the b2nd chunk shape {b}", c.nbytes), c.location);
-                            continue;
-                        }
-                    }
-                    // the chunk must hold together (a plain copy as long as it says,
-                    // its block starts there) before its size is allocated
-                    match sc.chunk(i).and_then(|raw| ChunkView::open(&raw).map(|_| ())) {
-                        Ok(()) => {}
-                        Err(e) => {
-                            report(format!("is damaged: {}", explain(e)), c.location);
-                            continue;
-                        }
-                    }
-                    buf.resize(c.nbytes.max(0) as usize, 0);
-                    match sc.decompress_chunk(i, &mut buf) {
-                        Ok(got) if got as i64 == c.nbytes => {}
-                        Ok(got) => report(format!("decodes to {got} bytes, its header says {}", c.nbytes), c.location),
-                        Err(e) => report(format!("does not decode: {}", explain(e)), c.location),
+                    if let Some(p) = problem {
+                        found.lock().unwrap_or_else(|e| e.into_inner()).push((i, p));
                     }
                 }
                 *total.lock().unwrap_or_else(|e| e.into_inner()) += sum;
             });
         }
     });
-    let mut found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    // In a contiguous frame the chunks lie in the chunks section and do not overlap
-    // (chunks named by several index entries are one extent).
-    if let Some(frame) = sc.frame().filter(|f| !f.is_sparse()) {
-        let mut ext = extents.into_inner().unwrap_or_else(|e| e.into_inner());
-        ext.sort_unstable();
-        ext.dedup_by_key(|e| (e.0, e.1));
-        let end = src.offset as i64 + frame.header_len() as i64 + frame.cbytes();
-        for (k, &(at, cb, i)) in ext.iter().enumerate() {
-            if at + cb > end {
-                found.push((i, Problem { place: format!("chunk {i} (at {at})"), what: format!("its {cb} bytes run past the chunks section (ends at {end})") }));
-            } else if let Some(&(next_at, _, j)) = ext.get(k + 1) {
-                if next_at < at + cb {
-                    found.push((i, Problem { place: format!("chunk {i} (at {at})"), what: format!("its {cb} bytes overlap chunk {j} (at {next_at})") }));
-                }
+    let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let extents = extents.into_inner().unwrap_or_else(|e| e.into_inner());
+    (found, extents, total.into_inner().unwrap_or(0))
+}
+
+/// Chunk `i` checked (its header, its size against the frame's and the
+/// array's chunk size, its parts) and decoded into `buf`: the bytes its
+/// header says it holds, its extent in the file, and its problem if any.
+fn check_chunk(src: &Source, i: usize, chunk_bytes: Option<usize>, buf: &mut Vec<u8>) -> (i64, Option<Extent>, Option<Problem>) {
+    let sc = &src.sc;
+    let c = match chunk_info(src, i) {
+        Ok(c) => c,
+        Err(e) => return (0, None, Some(Problem { place: format!("chunk {i}"), what: explain(e) })),
+    };
+    let extent = c.location.map(|at| (at, c.cbytes, i));
+    let problem = |what: String| {
+        let place = match c.location {
+            Some(at) => format!("chunk {i} (at {at})"),
+            None => format!("chunk {i}"),
+        };
+        Some(Problem { place, what })
+    };
+    let chunksize = i64::from(sc.chunksize());
+    if chunksize > 0 && c.nbytes > chunksize {
+        return (c.nbytes, extent, problem(format!("holds {} bytes, more than the chunk size {chunksize}", c.nbytes)));
+    }
+    if let Some(b) = chunk_bytes.filter(|&b| c.nbytes != b as i64) {
+        return (c.nbytes, extent, problem(format!("holds {} bytes, the b2nd chunk shape {b}", c.nbytes)));
+    }
+    // the chunk must hold together (a plain copy as long as it says, its
+    // block starts there) before its size is allocated
+    if let Err(e) = sc.chunk(i).and_then(|raw| ChunkView::open(&raw).map(|_| ())) {
+        return (c.nbytes, extent, problem(format!("is damaged: {}", explain(e))));
+    }
+    buf.resize(c.nbytes.max(0) as usize, 0);
+    let found = match sc.decompress_chunk(i, buf) {
+        Ok(got) if got as i64 == c.nbytes => None,
+        Ok(got) => problem(format!("decodes to {got} bytes, its header says {}", c.nbytes)),
+        Err(e) => problem(format!("does not decode: {}", explain(e))),
+    };
+    (c.nbytes, extent, found)
+}
+
+/// In a contiguous frame the chunks lie in the chunks section and do not
+/// overlap (chunks named by several index entries are one extent).
+fn check_extents(src: &Source, mut ext: Vec<Extent>) -> Vec<(usize, Problem)> {
+    let mut found = Vec::new();
+    let Some(frame) = src.sc.frame().filter(|f| !f.is_sparse()) else { return found };
+    ext.sort_unstable();
+    ext.dedup_by_key(|e| (e.0, e.1));
+    let end = src.offset as i64 + frame.header_len() as i64 + frame.cbytes();
+    for (k, &(at, cb, i)) in ext.iter().enumerate() {
+        if at + cb > end {
+            found.push((i, Problem { place: format!("chunk {i} (at {at})"), what: format!("its {cb} bytes run past the chunks section (ends at {end})") }));
+        } else if let Some(&(next_at, _, j)) = ext.get(k + 1) {
+            if next_at < at + cb {
+                found.push((i, Problem { place: format!("chunk {i} (at {at})"), what: format!("its {cb} bytes overlap chunk {j} (at {next_at})") }));
             }
         }
     }
-    found.sort_by_key(|(i, _)| *i);
-    problems.extend(found.into_iter().map(|(_, p)| p));
-    let total = total.into_inner().unwrap_or(0);
-    if total != sc.nbytes() && problems.is_empty() {
-        problems.push(Problem { place: "header".into(), what: format!("nbytes {} but the chunks hold {total}", sc.nbytes()) });
-    }
+    found
+}
+
+fn print_report(src: &Source, n: usize, problems: &[Problem], total: i64, as_json: bool) {
     if as_json {
         let list = problems.iter().map(|p| Json::obj(vec![("where", p.place.clone().into()), ("problem", p.what.clone().into())])).collect();
         println!("{}", Json::obj(vec![("file", src.path.clone().into()), ("chunks", n.into()), ("ok", problems.is_empty().into()), ("problems", Json::Arr(list))]));
-    } else {
-        for p in &problems {
-            println!("{}: {}: {}", src.path, p.place, p.what);
-        }
-        if problems.is_empty() {
-            println!("{}: ok ({n} chunks, {} bytes decoded)", src.path, total);
-        } else {
-            println!("{}: {} problem(s)", src.path, problems.len());
-        }
+        return;
     }
-    Ok(if problems.is_empty() { 0 } else { 1 })
+    for p in problems {
+        println!("{}: {}: {}", src.path, p.place, p.what);
+    }
+    if problems.is_empty() {
+        println!("{}: ok ({n} chunks, {} bytes decoded)", src.path, total);
+    } else {
+        println!("{}: {} problem(s)", src.path, problems.len());
+    }
 }
