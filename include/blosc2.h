@@ -48,8 +48,14 @@
   #define blosc_cbuffer_complib blosc2_cbuffer_complib
 #endif
 
-#define BLOSC2_VERSION_STRING "3.3.5"
-#define BLOSC2_VERSION_DATE "$Date:: 2026-09-24 #$"
+/* The version of c-blosc2 this library stands in for, one macro per line with its value and a
+   comment on that line, as build scripts read them (PyTables' setup.py looks for the words
+   major, minor and tweaks; CMake scripts take the number after the name). */
+#define BLOSC2_VERSION_MAJOR    3    /* major version: changes of the interface or format */
+#define BLOSC2_VERSION_MINOR    3    /* minor version: additions to the interface or format */
+#define BLOSC2_VERSION_RELEASE  5    /* release: tweaks and fixes */
+#define BLOSC2_VERSION_STRING   "3.3.5"    /* major.minor.release, as a string */
+#define BLOSC2_VERSION_DATE     "$Date:: 2026-09-24 #$"    /* release date, year-month-day */
 
 /* Tracing: messages go to stderr when the BLOSC_TRACE environment variable is set. */
 #define BLOSC_TRACE_ERROR(msg, ...) BLOSC_TRACE(error, msg, ##__VA_ARGS__)
@@ -111,21 +117,6 @@ typedef struct blosc2_frame_s blosc2_frame;
 /** The system timestamp. */
 typedef struct timespec blosc_timestamp_t;
 
-
-/**
- * Major version of the c-blosc2 API this library implements.
- */
-#define BLOSC2_VERSION_MAJOR 3
-
-/**
- * Minor version of that API.
- */
-#define BLOSC2_VERSION_MINOR 3
-
-/**
- * Release of that API.
- */
-#define BLOSC2_VERSION_RELEASE 5
 
 /**
  * Most metalayers a super-chunk holds.

@@ -7,7 +7,9 @@
 use crate::chunk::{Compressor, Decompressor};
 use libc::{c_char, c_int, c_void, size_t};
 
-/// Major version of the c-blosc2 API this library implements.
+/// Major version of the c-blosc2 API this library implements (the header's
+/// version macros are written by `cbindgen/blosc2.toml`, on one line each with
+/// the comments build scripts look for; `tests/header_text.rs` keeps them equal).
 pub const BLOSC2_VERSION_MAJOR: c_int = 3;
 /// Minor version of that API.
 pub const BLOSC2_VERSION_MINOR: c_int = 3;
