@@ -1,7 +1,9 @@
 //! libb2nd: the Blosc2 formats in safe Rust, with c-blosc2 3.3's C API on top.
 //!
-//! Layers, data flowing down: [`capi`] (the only home of raw pointers) →
-//! [`chunk`] → [`filters`], [`codecs`].
+//! Layers, data flowing down, each module importing only those below it:
+//! [`capi`] (the only home of raw pointers) → [`b2nd`] → [`schunk`] →
+//! [`frame`] → [`chunk`] → [`filters`] → [`plugins`] → [`params`] →
+//! [`codecs`], [`io`].
 
 pub mod b2nd;
 pub mod capi;

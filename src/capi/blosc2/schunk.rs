@@ -3,10 +3,10 @@
 //! super-chunks, locking, and frames. The chunks of a super-chunk are in
 //! `schunk_chunks.rs`, its metalayers in `schunk_meta.rs`.
 //!
-//! A `blosc2_schunk*` handed to C is the first field of a [`SchunkHandle`],
+//! A `blosc2_schunk*` handed to C is the first field of a `SchunkHandle` (`handle.rs`),
 //! which also holds the safe super-chunk (behind a read-write lock, so that
 //! reads from several threads run at once) and the memory the public fields
-//! point to. The public fields are refreshed after every change.
+//! point to. Its public fields are kept in line with the core by `fields.rs`.
 
 use super::context::{blosc2_create_cctx, blosc2_create_dctx, blosc2_free_ctx};
 use super::fields::{change, first_publish, reader};
