@@ -172,3 +172,272 @@ fn usage_errors_are_clear() {
         assert!(err.starts_with("b2nd: ") && !err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+// ------------------------------------------------------------ convert and repack
+
+use b2nd::b2nd::npy::header_bytes;
+
+/// A `.npy` file of `dtype` and `shape` (C or Fortran order) whose items are
+/// pseudo-random bytes; returns its bytes.
+fn npy_file(path: &str, dtype: &str, itemsize: usize, shape: &[i64], fortran: bool) -> Vec<u8> {
+    let mut bytes = header_bytes(dtype, fortran, shape).unwrap();
+    let n: i64 = shape.iter().product();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..n as usize * itemsize {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // runs of equal bytes, so the codecs have something to do
+        bytes.push(((x >> 60) as u8) & 0x7);
+    }
+    std::fs::write(path, &bytes).unwrap();
+    bytes
+}
+
+/// No file of `dir` is a leftover of a write (a hidden `.partial` file).
+fn no_partial_files(dir: &str) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        assert!(!name.ends_with(".partial"), "{name} left behind");
+    }
+}
+
+#[test]
+fn convert_round_trips_every_dtype_byte_for_byte() {
+    let cases: &[(&str, usize, &[i64])] = &[
+        ("<f8", 8, &[37, 29]),
+        ("<f4", 4, &[5, 6, 7]),
+        ("<f2", 2, &[100]),
+        ("|u1", 1, &[3, 50, 4]),
+        ("|i1", 1, &[10]),
+        (">i4", 4, &[12, 9]),
+        ("<i8", 8, &[4, 4, 4, 4]),
+        ("<u2", 2, &[1000]),
+        ("|b1", 1, &[33, 3]),
+        ("<c16", 16, &[7, 3]),
+        ("<c8", 8, &[11]),
+        ("<U5", 20, &[6, 4]),
+        ("|S3", 3, &[40]),
+        ("|V7", 7, &[9, 2]),
+        ("<M8[ns]", 8, &[25]),
+        ("<m8[s]", 8, &[2, 3]),
+        ("[('a', '<i4'), ('b', '<f8', (2,)), ('c', [('x', '|u1'), ('y', '>u2')])]", 23, &[17, 5]),
+        ("[(('title', 'a'), '<i2'), ('', '|V2'), ('b', '<f4')]", 8, &[31]),
+        ("<f8", 8, &[]),
+        ("<f8", 8, &[0, 5]),
+        ("|u1", 1, &[3, 0, 2]),
+    ];
+    for (i, &(dtype, itemsize, shape)) in cases.iter().enumerate() {
+        for fortran in [false, true] {
+            let npy = scratch(&format!("rt{i}{fortran}.npy"));
+            let arr = scratch(&format!("rt{i}{fortran}.b2nd"));
+            let back = scratch(&format!("rt{i}{fortran}.back.npy"));
+            let original = npy_file(&npy, dtype, itemsize, shape, fortran);
+            // small chunks and blocks, so that arrays span several chunks
+            let dims = |n: i64| vec![n.to_string(); shape.len()].join(",");
+            let mut args = vec!["convert", "--force"];
+            let (c, b) = (dims(4), dims(2));
+            if !shape.is_empty() && !shape.contains(&0) {
+                args.extend(["--chunks", &c, "--blocks", &b]);
+            }
+            args.extend([npy.as_str(), arr.as_str()]);
+            let (rc, _, err) = tool(&args);
+            assert_eq!(rc, 0, "{dtype} {shape:?}: {err}");
+            let a = Array::open(&arr).unwrap();
+            assert_eq!((a.dtype(), a.shape(), a.typesize()), (dtype, shape, itemsize), "{dtype}");
+            let order = if fortran { "F" } else { "C" };
+            let (rc, _, err) = tool(&["convert", "--force", "--order", order, &arr, &back]);
+            assert_eq!(rc, 0, "{dtype}: {err}");
+            assert!(std::fs::read(&back).unwrap() == original, "{dtype} {shape:?} fortran={fortran}: not the same bytes");
+        }
+    }
+}
+
+#[test]
+fn convert_reads_fortran_order_into_c_order() {
+    let npy = scratch("fortran.npy");
+    let bytes = npy_file(&npy, "<u2", 2, &[6, 5, 4], true);
+    let data = &bytes[bytes.len() - 6 * 5 * 4 * 2..];
+    let arr = scratch("fortran.b2nd");
+    let (rc, _, err) = tool(&["convert", "--chunks", "4,2,3", "--blocks", "2,2,2", &npy, &arr]);
+    assert_eq!(rc, 0, "{err}");
+    let a = Array::open(&arr).unwrap();
+    let mut c = vec![0u8; data.len()];
+    a.to_buffer(&mut c).unwrap();
+    for (i, j, k) in (0..6).flat_map(|i| (0..5).flat_map(move |j| (0..4).map(move |k| (i, j, k)))) {
+        let f = (i + 6 * j + 30 * k) * 2;
+        let co = ((i * 5 + j) * 4 + k) * 2;
+        assert_eq!(&c[co..co + 2], &data[f..f + 2], "item ({i}, {j}, {k})");
+    }
+    // and C order out of it again
+    let back = scratch("fortran_c.npy");
+    assert_eq!(tool(&["convert", &arr, &back]).0, 0);
+    let out = std::fs::read(&back).unwrap();
+    assert!(out[..128].starts_with(b"\x93NUMPY\x01\x00") && String::from_utf8_lossy(&out[10..128]).contains("'fortran_order': False, 'shape': (6, 5, 4)"));
+    assert_eq!(&out[out.len() - c.len()..], &c[..]);
+}
+
+#[test]
+fn convert_defaults_and_summary() {
+    let npy = scratch("defaults.npy");
+    npy_file(&npy, "<f8", 8, &[300, 200], false);
+    let arr = scratch("defaults.b2nd");
+    let (rc, out, err) = tool(&["convert", "--json", &npy, &arr]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(err.is_empty(), "quiet when stderr is not a terminal: {err}");
+    // python-blosc2's choices for a 480 KB float64 array: one chunk, Zstd 5, shuffle
+    for part in ["\"codec\": \"zstd\"", "\"clevel\": 5", "\"filters\": \"shuffle\"", "\"shape\": [300, 200]", "\"chunks\": [300, 200]", "\"nbytes\": 480000"] {
+        assert!(out.contains(part), "{part} in {out}");
+    }
+    let a = Array::open(&arr).unwrap();
+    assert_eq!(a.chunkshape(), &[300, 200]);
+    let cp = a.schunk().read().unwrap().cparams().clone();
+    assert_eq!((cp.compcode, cp.clevel, cp.filters[5]), (5, 5, 1));
+    // without --json: nothing on stdout
+    let (rc, out, _) = tool(&["convert", "--force", &npy, &arr]);
+    assert_eq!((rc, out.as_str()), (0, ""));
+    // a sparse frame
+    let dir = scratch("defaults_sparse.b2nd");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(tool(&["convert", "--sparse", "--chunks", "100,100", "--blocks", "50,50", &npy, &dir]).0, 0);
+    assert!(std::path::Path::new(&dir).join("chunks.b2frame").exists());
+    assert_eq!(Array::open(&dir).unwrap().to_vec().unwrap(), a.to_vec().unwrap());
+}
+
+#[test]
+fn convert_errors_name_the_file_and_leave_nothing() {
+    let dir = std::env::temp_dir().join(format!("b2nd-cli-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let npy = format!("{d}/short.npy");
+    let bytes = npy_file(&npy, "<f8", 8, &[1000, 100], false);
+    std::fs::write(&npy, &bytes[..bytes.len() - 8]).unwrap();
+    let out = format!("{d}/short.b2nd");
+    let (rc, _, err) = tool(&["convert", &npy, &out]);
+    assert_eq!(rc, 1);
+    assert!(err.contains("short.npy") && err.contains("ends early"), "{err}");
+    assert!(!std::path::Path::new(&out).exists());
+    // not an array at all
+    let junk = format!("{d}/junk.npy");
+    std::fs::write(&junk, b"\x93NUMPY\x01\x00\x10\x00{'descr': 3}    \n").unwrap();
+    let (rc, _, err) = tool(&["convert", &junk, &out]);
+    assert!(rc == 1 && err.contains("junk.npy"), "{err}");
+    // a damaged b2nd array to .npy: the failure leaves no .npy
+    let arr = format!("{d}/damaged.b2nd");
+    f8_array(&arr, &[100, 100], &[50, 50], &[25, 25]);
+    let mut f = std::fs::read(&arr).unwrap();
+    let mid = f.len() / 2;
+    f[mid..mid + 64].fill(0xff);
+    std::fs::write(&arr, &f).unwrap();
+    let npy_out = format!("{d}/damaged.npy");
+    let (rc, _, err) = tool(&["convert", &arr, &npy_out]);
+    assert_eq!(rc, 1, "{err}");
+    assert!(err.contains("damaged.b2nd"), "{err}");
+    assert!(!std::path::Path::new(&npy_out).exists());
+    // an existing output is kept without --force
+    std::fs::write(&out, b"keep").unwrap();
+    let good = format!("{d}/good.npy");
+    npy_file(&good, "<i4", 4, &[10], false);
+    let (rc, _, err) = tool(&["convert", &good, &out]);
+    assert!(rc == 1 && err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+    // usage
+    assert_eq!(tool(&["convert", &good]).0, 2);
+    assert_eq!(tool(&["repack", &good, &out, "x"]).0, 2);
+    assert_eq!(tool(&["info", "--codec", "lz4", &good]).0, 2);
+    assert_eq!(tool(&["convert", "--codec", "nope", &good, &out]).0, 2);
+    assert_eq!(tool(&["convert", "--filters", "shuffle,nope", &good, &out]).0, 2);
+    let (rc, _, err) = tool(&["convert", "--force", "--chunks", "5,5", &good, &out]);
+    assert!(rc == 1 && err.contains("1 lengths"), "{err}");
+    no_partial_files(d);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The raw bytes of every chunk of a stored array.
+fn stored_chunks(path: &str) -> Vec<Vec<u8>> {
+    let a = Array::open(path).unwrap();
+    let r = a.schunk().read().unwrap();
+    (0..r.nchunks()).map(|i| r.chunk(i).unwrap().into_owned()).collect()
+}
+
+#[test]
+fn repack_changes_exactly_what_is_asked() {
+    let src = scratch("repack_src.b2nd");
+    let vals: Vec<f64> = (0..120 * 90).map(|i| i as f64 * 0.5).collect();
+    let bytes: Vec<u8> = vals.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut ctx = Context::new(&[120, 90], &[40, 30], &[20, 10], CParams { typesize: 8, ..CParams::default() }).dtype("<f8").stored(&src, true);
+    ctx.metalayers.push(b2nd::frame::Metalayer { name: "user".into(), content: b"\x01\x02\x03".to_vec() });
+    let _ = std::fs::remove_file(&src);
+    Array::from_buffer(&ctx, &bytes).unwrap().vlmeta_add("note", b"\xa5hello").unwrap();
+    let base = Array::open(&src).unwrap();
+    let cp0 = base.schunk().read().unwrap().cparams().clone();
+    let check = |path: &str, chunks: &[i32], blocks: &[i32], codec: u8, clevel: u8, filters: [u8; 6]| {
+        let a = Array::open(path).unwrap();
+        assert_eq!((a.shape(), a.dtype(), a.chunkshape(), a.blockshape()), (&[120i64, 90][..], "<f8", chunks, blocks), "{path}");
+        let r = a.schunk().read().unwrap();
+        let cp = r.cparams();
+        assert_eq!((cp.compcode, cp.clevel, cp.filters, cp.typesize), (codec, clevel, filters, 8), "{path}");
+        assert_eq!(r.meta_get("user").unwrap().as_ref(), b"\x01\x02\x03");
+        assert_eq!(r.vlmeta_get("note").unwrap(), b"\xa5hello");
+        drop(r);
+        let got: Vec<f64> = a.to_vec().unwrap().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, vals);
+    };
+    let out = scratch("repack_codec.b2nd");
+    assert_eq!(tool(&["repack", "--force", "--codec", "lz4", "--clevel", "9", &src, &out]).0, 0);
+    check(&out, &[40, 30], &[20, 10], 1, 9, cp0.filters);
+    let out = scratch("repack_filters.b2nd");
+    assert_eq!(tool(&["repack", "--force", "--filters", "delta,bitshuffle", &src, &out]).0, 0);
+    check(&out, &[40, 30], &[20, 10], cp0.compcode, cp0.clevel, [3, 2, 0, 0, 0, 0]);
+    let out = scratch("repack_shape.b2nd");
+    let (rc, _, err) = tool(&["repack", "--force", "--chunks", "64,64", "--blocks", "16,32", &src, &out]);
+    assert_eq!(rc, 0, "{err}");
+    check(&out, &[64, 64], &[16, 32], cp0.compcode, cp0.clevel, cp0.filters);
+    // sparse and back; the same parameters copy every chunk as it is stored
+    let sparse = scratch("repack_sparse.b2nd");
+    let _ = std::fs::remove_dir_all(&sparse);
+    assert_eq!(tool(&["repack", "--sparse", &src, &sparse]).0, 0);
+    assert!(std::path::Path::new(&sparse).is_dir());
+    check(&sparse, &[40, 30], &[20, 10], cp0.compcode, cp0.clevel, cp0.filters);
+    let out = scratch("repack_same.b2nd");
+    assert_eq!(tool(&["repack", "--force", "--contiguous", &sparse, &out]).0, 0);
+    assert!(std::path::Path::new(&out).is_file());
+    assert_eq!(stored_chunks(&out), stored_chunks(&src), "chunks copied compressed");
+    // --json names the new parameters
+    let (rc, js, _) = tool(&["repack", "--force", "--json", "--codec", "zlib", &src, &out]);
+    assert_eq!(rc, 0);
+    assert!(js.contains("\"codec\": \"zlib\"") && js.contains("\"chunks\": [40, 30]"), "{js}");
+    // blocks that do not fit the chunks
+    let (rc, _, err) = tool(&["repack", "--force", "--blocks", "50,50", &src, &out]);
+    assert!(rc == 1 && err.contains("do not fit"), "{err}");
+}
+
+#[test]
+fn repack_a_super_chunk_without_b2nd_metalayer() {
+    let src = scratch("plain.b2frame");
+    let _ = std::fs::remove_file(&src);
+    let storage = Storage { contiguous: true, urlpath: Some(src.clone()), ..Storage::default() };
+    let cp = CParams { typesize: 4, ..CParams::default() };
+    let mut sc = SuperChunk::new(cp.clone(), b2nd::chunk::DParams::default(), storage).unwrap();
+    let data: Vec<u8> = (0..10_000u32).flat_map(|x| (x / 7).to_le_bytes()).collect();
+    for part in data.chunks(4000) {
+        sc.append_buffer(part).unwrap();
+    }
+    sc.vlmeta_add("k", b"\xa1v", None).unwrap();
+    drop(sc);
+    let out = scratch("plain_rechunked.b2frame");
+    let (rc, _, err) = tool(&["repack", "--force", "--chunks", "3000", "--codec", "zstd", &src, &out]);
+    assert_eq!(rc, 0, "{err}");
+    let sc = SuperChunk::open(&out, b2nd::io::filesystem(), false).unwrap();
+    assert_eq!((sc.nchunks(), sc.chunksize(), sc.cparams().compcode), (4, 12000, 5));
+    let mut got = Vec::new();
+    for i in 0..sc.nchunks() {
+        let mut buf = vec![0u8; sc.chunk_nbytes(i).unwrap() as usize];
+        sc.decompress_chunk(i, &mut buf).unwrap();
+        got.extend_from_slice(&buf);
+    }
+    assert_eq!(got, data);
+    assert_eq!(sc.vlmeta_get("k").unwrap(), b"\xa1v");
+    let (rc, _, err) = tool(&["repack", "--force", "--chunks", "30,30", &src, &out]);
+    assert!(rc == 1 && err.contains("one number"), "{err}");
+}

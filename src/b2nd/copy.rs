@@ -54,7 +54,7 @@ impl Part<'_> {
 /// Write `parts` into the array `dst` (`geom` its stored geometry), chunk by
 /// chunk; chunks no part touches stay. Items of a chunk no part covers are
 /// kept from the chunk (decoded) unless `fresh` (the chunk holds zeros).
-fn write_parts(dst: &SChunk, geom: &Geometry, parts: &[Part], fresh: bool) -> Result<()> {
+fn write_parts(dst: &SChunk, geom: &Geometry, parts: &[Part], fresh: bool, progress: &mut dyn FnMut(usize, usize)) -> Result<()> {
     let nd = geom.ndim();
     if geom.nchunks() == 0 {
         return Ok(());
@@ -64,7 +64,11 @@ fn write_parts(dst: &SChunk, geom: &Geometry, parts: &[Part], fresh: bool) -> Re
     let mut chunk = vec![0u8; chunkbytes];
     let mut tmp = Vec::new();
     let zeros = vec![0i64; nd];
+    let total = geom.nchunks() as usize;
+    let mut done = 0usize;
     for_each_index(&zeros, &geom.chunks, |c| {
+        done += 1;
+        progress(done - 1, total);
         let (n, lo, hi) = geom.chunk_box(c);
         let touching: Vec<&Part> = parts
             .iter()
@@ -103,13 +107,21 @@ fn write_parts(dst: &SChunk, geom: &Geometry, parts: &[Part], fresh: bool) -> Re
         let bytes = w.compress(&chunk)?;
         w.update_chunk(n, &bytes)?;
         Ok(())
-    })
+    })?;
+    progress(total, total);
+    Ok(())
 }
 
 impl Array {
     /// A copy of this array made as `ctx` says (its shape becomes this
     /// array's), with this array's other metalayers and vlmetalayers.
     pub fn copy(&self, ctx: &Context) -> Result<Array> {
+        self.copy_observed(ctx, &mut |_, _| {})
+    }
+
+    /// [`Array::copy`], telling `progress` how many of the copy's chunks are
+    /// done as it goes.
+    pub fn copy_observed(&self, ctx: &Context, progress: &mut dyn FnMut(usize, usize)) -> Result<Array> {
         let mut ctx = ctx.clone();
         ctx.meta.shape = self.shape().to_vec();
         if ctx.meta.ndim() != self.ndim() || ctx.meta.chunkshape.len() != self.ndim() || ctx.meta.blockshape.len() != self.ndim() {
@@ -121,7 +133,7 @@ impl Array {
             // the compression is the same, else recompressed one by one.
             let mut cp = ctx.cparams.clone();
             cp.blocksize = self.geom.block_bytes(cp.typesize)?;
-            let sc = r.copy_with(ctx.storage.clone(), Some(cp))?;
+            let sc = r.copy_observed(ctx.storage.clone(), Some(cp), None, progress)?;
             return Array::from_schunk(SChunk::new(sc));
         }
         ctx.metalayers = r.metalayers().iter().filter(|m| m.name != "b2nd").cloned().collect();
@@ -130,7 +142,7 @@ impl Array {
         drop(r);
         let mut out = Array::new(&ctx, Fill::Zeros)?;
         let part = Part { array: self, src_start: vec![0; self.ndim()], dst_start: vec![0; self.ndim()], shape: self.shape().to_vec(), raw };
-        write_parts(&out.sc, &out.geom, &[part], true)?;
+        write_parts(&out.sc, &out.geom, &[part], true, progress)?;
         for (name, content) in vlmetas {
             out.vlmeta_add(&name, &content)?;
         }
@@ -154,7 +166,7 @@ impl Array {
         let raw = same_compression(self.sc.read()?.cparams(), &ctx.cparams);
         let out = Array::new(&ctx, Fill::Zeros)?;
         let part = Part { array: self, src_start: start.to_vec(), dst_start: vec![0; nd], shape: inside, raw };
-        write_parts(&out.sc, &out.geom, &[part], true)?;
+        write_parts(&out.sc, &out.geom, &[part], true, &mut |_, _| {})?;
         Ok(out)
     }
 
@@ -182,7 +194,7 @@ impl Array {
         let mut dst_start = vec![0; self.ndim()];
         dst_start[axis] = at;
         let part = Part { array: other, src_start: vec![0; other.ndim()], dst_start, shape: other.shape().to_vec(), raw: true };
-        write_parts(&self.sc, &self.geom, &[part], false)
+        write_parts(&self.sc, &self.geom, &[part], false, &mut |_, _| {})
     }
 
     fn check_concat(&self, other: &Array, axis: usize) -> Result<()> {

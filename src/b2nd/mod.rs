@@ -11,6 +11,10 @@
 //! - `slice`: slices to and from buffers; `select`: orthogonal selections;
 //! - `view`: squeezed and expanded views of a stored array;
 //! - `array`: the array type, creating, opening, saving, metalayers;
+//! - `npy`, `npy_io`: the NumPy `.npy` format, and arrays streamed to and
+//!   from it;
+//! - `typed`: slices as `Vec<T>` (and `ndarray` arrays) checked against the
+//!   dtype;
 //! - `reshape`: resize, insert, append, delete; `copy`: copies, slices into
 //!   new arrays, concatenation.
 
@@ -21,13 +25,17 @@ mod copy;
 mod disjoint;
 pub mod geometry;
 pub mod meta;
+pub mod npy;
+pub mod npy_io;
 mod reshape;
 mod select;
 mod slice;
+pub mod typed;
 pub mod view;
 
 pub use array::{Array, Context, Fill};
 pub use boxes::copy_box;
 pub use geometry::Geometry;
 pub use meta::Meta;
+pub use typed::{Element, TypedError};
 pub use view::View;

@@ -291,6 +291,12 @@ impl SuperChunk {
     /// [`SuperChunk::copy_with`] with decompression parameters for the copy
     /// (without them it gets the defaults, one thread, as in c-blosc2).
     pub fn copy_with_params(&self, storage: Storage, cparams: Option<CParams>, dparams: Option<DParams>) -> Result<SuperChunk> {
+        self.copy_observed(storage, cparams, dparams, &mut |_, _| {})
+    }
+
+    /// [`SuperChunk::copy_with_params`], telling `progress` how many chunks
+    /// are copied, and how many there are, as it goes.
+    pub fn copy_observed(&self, storage: Storage, cparams: Option<CParams>, dparams: Option<DParams>, progress: &mut dyn FnMut(usize, usize)) -> Result<SuperChunk> {
         let src = self.context_cparams();
         let given = cparams.is_some();
         let mut cp = cparams.unwrap_or_else(|| src.clone());
@@ -315,12 +321,14 @@ impl SuperChunk {
         }
         if same || self.info.vl_blocks {
             for i in 0..self.nchunks() {
+                progress(i, self.nchunks());
                 let c = self.chunk(i)?;
                 new.append_chunk(&c)?;
             }
         } else {
             let mut buf = Vec::new();
             for i in 0..self.nchunks() {
+                progress(i, self.nchunks());
                 buf.resize(self.chunk_nbytes(i)? as usize, 0);
                 self.decompress_chunk(i, &mut buf)?;
                 new.append_buffer(&buf)?;
@@ -329,6 +337,7 @@ impl SuperChunk {
         if let Store::Frame(f) = &mut new.store {
             f.end_batch(&new.info)?;
         }
+        progress(self.nchunks(), self.nchunks());
         // vlmetalayers are copied as c-blosc2 copies them: decompressed and
         // compressed again with the default parameters.
         for m in &self.info.vlmetalayers {

@@ -1,0 +1,211 @@
+//! What `convert` and `repack` share: the parameters asked for on the command
+//! line, an output written under a temporary name and renamed into place
+//! only once it is whole, the progress bar and the summary.
+
+use crate::json::Json;
+use b2nd::chunk::CParams;
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+/// Parameters asked for; `None` keeps the input's (repack) or python-blosc2's
+/// choice (convert).
+#[derive(Debug, Default, Clone)]
+pub struct Wanted {
+    pub codec: Option<u8>,
+    pub clevel: Option<u8>,
+    pub filters: Option<([u8; 6], [u8; 6])>,
+    pub chunks: Option<Vec<i64>>,
+    pub blocks: Option<Vec<i64>>,
+    /// Some(true): a sparse frame (directory); Some(false): a contiguous frame.
+    pub sparse: Option<bool>,
+    pub force: bool,
+    pub fortran: bool,
+}
+
+pub fn parse_codec(s: &str) -> Result<u8, String> {
+    let name = s.to_ascii_lowercase();
+    b2nd::codecs::Codec::from_name(&name)
+        .map(|c| c as u8)
+        .or_else(|| b2nd::plugins::codec_id(&name))
+        .ok_or_else(|| format!("unknown codec {s:?} (blosclz, lz4, lz4hc, zlib, zstd, ndlz, zfp_acc, zfp_prec, zfp_rate)"))
+}
+
+pub fn parse_clevel(s: &str) -> Result<u8, String> {
+    s.parse::<u8>().ok().filter(|&c| c <= 9).ok_or_else(|| format!("--clevel {s:?}: 0 to 9"))
+}
+
+/// `none`, or filter names in pipeline order, each with an optional `:META`
+/// (`shuffle`, `delta,bitshuffle`, `bytedelta:4`, `trunc_prec:10`).
+pub fn parse_filters(s: &str) -> Result<([u8; 6], [u8; 6]), String> {
+    let mut ids = [0u8; 6];
+    let mut metas = [0u8; 6];
+    if s == "none" || s.is_empty() {
+        return Ok((ids, metas));
+    }
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() > 6 {
+        return Err(format!("--filters {s:?}: at most 6 filters"));
+    }
+    for (slot, p) in parts.iter().enumerate() {
+        let (name, meta) = p.split_once(':').unwrap_or((p, "0"));
+        let id = (1..=255u8)
+            .find(|&id| b2nd::filters::name(id).is_some_and(|n| n.eq_ignore_ascii_case(name)))
+            .or_else(|| name.parse::<u8>().ok())
+            .ok_or_else(|| format!("unknown filter {name:?} (shuffle, bitshuffle, delta, trunc_prec, bytedelta, int_trunc, ndcell, ndmean)"))?;
+        ids[slot] = id;
+        metas[slot] = meta.parse::<i16>().ok().and_then(|m| u8::try_from(m).ok().or_else(|| i8::try_from(m).ok().map(|x| x as u8))).ok_or_else(|| format!("filter meta {meta:?}: -128 to 255"))?;
+    }
+    Ok((ids, metas))
+}
+
+/// `100,200,50` (one length per dimension; for a super-chunk without a b2nd
+/// metalayer, one number of items).
+pub fn parse_shape(opt: &str, s: &str) -> Result<Vec<i64>, String> {
+    s.split(',')
+        .map(|x| x.trim().parse::<i64>().ok().filter(|&n| n > 0 && n <= i64::from(i32::MAX)))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| format!("{opt} {s:?}: positive lengths, comma-separated"))
+}
+
+impl Wanted {
+    /// The compression parameters asked for, over `base`.
+    pub fn apply(&self, base: &CParams, threads: usize) -> CParams {
+        let mut cp = base.clone();
+        if let Some(c) = self.codec {
+            cp.compcode = c;
+            cp.compcode_meta = 0;
+        }
+        if let Some(l) = self.clevel {
+            cp.clevel = l;
+        }
+        if let Some((f, m)) = self.filters {
+            cp.filters = f;
+            cp.filters_meta = m;
+        }
+        cp.nthreads = threads.clamp(1, i16::MAX as usize) as i16;
+        cp.owner = 0;
+        cp.schunk = None;
+        cp
+    }
+}
+
+/// Where the output is written until it is whole: beside it, hidden.
+pub struct Output {
+    pub path: String,
+    pub tmp: String,
+}
+
+impl Output {
+    pub fn new(path: &str, force: bool) -> Result<Output, String> {
+        let p = std::path::Path::new(path);
+        if p.exists() && !force {
+            return Err(format!("{path} exists (--force replaces it)"));
+        }
+        let name = p.file_name().and_then(|n| n.to_str()).ok_or_else(|| format!("{path}: not a file name"))?;
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).map(|d| d.to_path_buf()).unwrap_or_else(|| ".".into());
+        if !dir.is_dir() {
+            return Err(format!("{path}: no directory {}", dir.display()));
+        }
+        let tmp = dir.join(format!(".{name}.{}.partial", std::process::id()));
+        let tmp = tmp.to_str().ok_or_else(|| format!("{path}: not a UTF-8 path"))?.to_string();
+        let _ = b2nd::schunk::remove_urlpath(&tmp);
+        Ok(Output { path: path.to_string(), tmp })
+    }
+
+    /// Put the whole output in place (replacing an older one).
+    pub fn commit(&self) -> Result<(), String> {
+        let p = std::path::Path::new(&self.path);
+        if p.is_dir() && !p.is_symlink() {
+            std::fs::remove_dir_all(p).map_err(|e| format!("{}: cannot replace it: {e}", self.path))?;
+        }
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| format!("{}: {e}", self.path))
+    }
+
+    /// Remove what was written (after a failure).
+    pub fn discard(&self) {
+        let _ = b2nd::schunk::remove_urlpath(&self.tmp);
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal.
+pub struct Bar {
+    label: &'static str,
+    on: bool,
+    start: Instant,
+    last: Option<Instant>,
+}
+
+impl Bar {
+    pub fn new(label: &'static str, quiet: bool) -> Bar {
+        Bar { label, on: !quiet && std::io::stderr().is_terminal(), start: Instant::now(), last: None }
+    }
+
+    pub fn update(&mut self, done: u64, total: u64) {
+        if !self.on || self.last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
+            return;
+        }
+        self.last = Some(Instant::now());
+        let frac = if total == 0 { 1.0 } else { done as f64 / total as f64 };
+        let secs = self.start.elapsed().as_secs_f64();
+        let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
+        let left = if rate > 0.0 { ((total - done.min(total)) as f64 / rate) as u64 } else { 0 };
+        let filled = (frac * 30.0) as usize;
+        let bar = format!("{}{}", "#".repeat(filled.min(30)), ".".repeat(30 - filled.min(30)));
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{} [{bar}] {:3.0}%  {:7.1} MB/s  {}:{:02} left ", self.label, frac * 100.0, rate / 1e6, left / 60, left % 60);
+        let _ = err.flush();
+    }
+
+    pub fn finish(&mut self) {
+        if self.on && self.last.is_some() {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        }
+    }
+}
+
+/// What was written, for `--json` and the closing line.
+pub struct Summary {
+    pub command: &'static str,
+    pub input: String,
+    pub output: String,
+    pub format: String,
+    pub fields: Vec<(&'static str, Json)>,
+    pub nbytes: u64,
+    pub out_bytes: u64,
+    pub seconds: f64,
+}
+
+impl Summary {
+    pub fn print(&self, as_json: bool) {
+        if as_json {
+            let mut fields: Vec<(&str, Json)> = vec![
+                ("command", self.command.into()),
+                ("input", self.input.as_str().into()),
+                ("output", self.output.as_str().into()),
+                ("format", self.format.as_str().into()),
+            ];
+            fields.extend(self.fields.iter().cloned());
+            fields.push(("nbytes", self.nbytes.into()));
+            fields.push(("output_bytes", self.out_bytes.into()));
+            fields.push(("seconds", ((self.seconds * 1000.0).round() / 1000.0).into()));
+            println!("{}", Json::obj(fields));
+        }
+    }
+}
+
+/// The bytes a file or a sparse frame directory takes.
+pub fn disk_bytes(path: &str) -> u64 {
+    let p = std::path::Path::new(path);
+    if p.is_dir() {
+        std::fs::read_dir(p).map_or(0, |d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
+    } else {
+        std::fs::metadata(p).map_or(0, |m| m.len())
+    }
+}
+
+pub fn filters_json(f: &[u8; 6], m: &[u8; 6]) -> Json {
+    crate::source::filters_text(f, m).into()
+}
