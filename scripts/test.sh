@@ -12,7 +12,10 @@ export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
 
 echo "== cargo test"
-cargo test --release -- --include-ignored 2>&1
+cargo test --release --features ndarray -- --include-ignored 2>&1
+
+echo "== cargo doc, warnings as errors"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features ndarray 2>&1 | tail -3
 
 echo "== zlib-ng's portable kernels, built without the venv's cmake (other architectures use them)"
 PATH="${PATH#"$venv/bin:"}" B2ND_ZLIB_NG_PORTABLE=1 cargo test --test zlib_golden --target-dir target/portable 2>&1

@@ -1,6 +1,6 @@
 //! Diagnostics as c-blosc2 prints them, to stderr:
 //! - under `BLOSC_TRACE` (set to anything), each refusal the library explains,
-//!   as `[error] - message (file:line)` ([`trace!`](crate::trace));
+//!   as `[error] - message (file:line)` ([`trace!`](macro@crate::trace));
 //! - under `BLOSC_INFO`, what it did, as `[INFO] - message` ([`info!`](crate::info)).
 //!
 //! The variables are read at each message, as c-blosc2 does, so a program may
@@ -11,7 +11,7 @@ pub fn enabled(name: &str) -> bool {
     std::env::var_os(name).is_some()
 }
 
-/// Write one trace line (see [`trace!`](crate::trace)).
+/// Write one trace line (see [`trace!`](macro@crate::trace)).
 pub fn emit_trace(args: std::fmt::Arguments<'_>, file: &str, line: u32) {
     eprintln!("[error] - {args} ({file}:{line})");
 }

@@ -171,6 +171,18 @@ impl Array {
         }
         Ok(self.set_slice(start, stop, bytemuck::cast_slice(values))?)
     }
+
+    /// Insert `values` (C order, whole slabs across `axis`) at `at` along `axis`.
+    pub fn insert_as<T: Element>(&mut self, values: &[T], axis: usize, at: i64) -> TypedResult<()> {
+        self.check_element::<T>()?;
+        Ok(self.insert(bytemuck::cast_slice(values), axis, at)?)
+    }
+
+    /// Append `values` (C order, whole slabs across `axis`) along `axis`.
+    pub fn append_as<T: Element>(&mut self, values: &[T], axis: usize) -> TypedResult<()> {
+        self.check_element::<T>()?;
+        Ok(self.append(bytemuck::cast_slice(values), axis)?)
+    }
 }
 
 #[cfg(feature = "ndarray")]

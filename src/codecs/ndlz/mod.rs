@@ -14,7 +14,7 @@
 //! | other | u16 offset(s), then the rows not matched | some rows equal to rows of an earlier literal cell |
 //!
 //! An offset counts back from the token to the literal bytes it names. The
-//! row-group tokens differ between the two cell sizes ([`cell4`], [`cell8`]).
+//! row-group tokens differ between the two cell sizes (`cell4`, `cell8`).
 //! The encoder's choices (hash tables of 4096 entries over XXH32 with seed 1,
 //! the order it tries matches in, which positions it records) are c-blosc2's,
 //! so the streams are byte for byte the ones c-blosc2 writes.
