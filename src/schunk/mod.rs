@@ -322,8 +322,8 @@ impl SuperChunk {
         if same || self.info.vl_blocks {
             for i in 0..self.nchunks() {
                 progress(i, self.nchunks());
-                let c = self.chunk(i)?;
-                new.append_chunk(&c)?;
+                // through a kept buffer: a fresh one per chunk costs its page faults
+                self.with_chunk(i, false, |c| new.append_chunk(c).map(|_| ()))?;
             }
         } else {
             let mut buf = Vec::new();
