@@ -441,3 +441,39 @@ fn repack_a_super_chunk_without_b2nd_metalayer() {
     let (rc, _, err) = tool(&["repack", "--force", "--chunks", "30,30", &src, &out]);
     assert!(rc == 1 && err.contains("one number"), "{err}");
 }
+
+#[test]
+fn convert_frames_at_an_offset_sparse_directories_and_plugin_codecs() {
+    // a .npy of small integers, to arrays that a plugin codec (ndlz, lossless) compresses
+    let npy = scratch("plugin.npy");
+    let bytes = npy_file(&npy, "|u1", 1, &[120, 90], false);
+    let nd = scratch("plugin_ndlz.b2nd");
+    let (rc, _, err) = tool(&["convert", "--force", "--codec", "ndlz:4", "--chunks", "40,30", "--blocks", "20,30", &npy, &nd]);
+    assert_eq!(rc, 0, "{err}");
+    let (_, info, _) = tool(&["info", &nd]);
+    assert!(info.contains("codec:         ndlz (level 5, meta 4)"), "{info}");
+    let back = scratch("plugin_back.npy");
+    assert_eq!(tool(&["convert", "--force", &nd, &back]).0, 0);
+    assert_eq!(std::fs::read(&back).unwrap(), bytes);
+    // a sparse frame directory in, and the array appended to a larger file, read at its offset
+    let dir = scratch("plugin_sparse.b2nd");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(tool(&["repack", "--sparse", "--codec", "zstd", &nd, &dir]).0, 0);
+    assert_eq!(tool(&["convert", "--force", &dir, &back]).0, 0);
+    assert_eq!(std::fs::read(&back).unwrap(), bytes);
+    let big = scratch("plugin_container.bin");
+    std::fs::write(&big, vec![7u8; 1000]).unwrap();
+    let at = Array::open(&nd).unwrap().save_append(&big).unwrap();
+    assert_eq!(at, 1000);
+    assert_eq!(tool(&["convert", "--force", "--offset", "1000", &big, &back]).0, 0);
+    assert_eq!(std::fs::read(&back).unwrap(), bytes);
+    // a lossy plugin codec (zfp in fixed-rate mode) is what the user asked for
+    let f8 = scratch("zfp.npy");
+    npy_file(&f8, "<f8", 8, &[64, 64], false);
+    let z = scratch("zfp.b2nd");
+    let (rc, _, err) = tool(&["convert", "--force", "--codec", "zfp_rate:32", "--filters", "none", "--chunks", "32,32", "--blocks", "16,16", &f8, &z]);
+    assert_eq!(rc, 0, "{err}");
+    let cp = Array::open(&z).unwrap().schunk().read().unwrap().cparams().clone();
+    assert_eq!((cp.compcode, cp.compcode_meta, cp.filters), (b2nd::plugins::codec_id("zfp_rate").unwrap(), 32, [0; 6]));
+    assert_eq!(tool(&["convert", "--codec", "zstd:300", &f8, &z]).0, 2);
+}

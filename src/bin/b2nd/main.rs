@@ -47,7 +47,8 @@ options:
                      (e.g. 0:10,5,: ; negative indexes count from the end)
   --offset N         the frame starts N bytes into FILE
   --threads N        verify, convert, repack: threads (default: the machine's cores)
-  --codec NAME       blosclz, lz4, lz4hc, zlib, zstd, ndlz, zfp_acc, zfp_prec, zfp_rate
+  --codec NAME[:M]   blosclz, lz4, lz4hc, zlib, zstd, ndlz, zfp_acc, zfp_prec, zfp_rate,
+                     with the codec's meta M (zfp_rate:24, ndlz:4)
   --clevel N         0 to 9
   --filters LIST     none, or names in pipeline order with an optional :META
                      (shuffle | bitshuffle | delta,shuffle | bytedelta:4 | trunc_prec:10)

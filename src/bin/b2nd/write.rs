@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 /// choice (convert).
 #[derive(Debug, Default, Clone)]
 pub struct Wanted {
-    pub codec: Option<u8>,
+    /// The codec and its meta (`zfp_rate:24`).
+    pub codec: Option<(u8, u8)>,
     pub clevel: Option<u8>,
     pub filters: Option<([u8; 6], [u8; 6])>,
     pub chunks: Option<Vec<i64>>,
@@ -22,12 +23,16 @@ pub struct Wanted {
     pub fortran: bool,
 }
 
-pub fn parse_codec(s: &str) -> Result<u8, String> {
-    let name = s.to_ascii_lowercase();
-    b2nd::codecs::Codec::from_name(&name)
+/// `NAME` or `NAME:META` (`zstd`, `zfp_rate:24`, `ndlz:4`).
+pub fn parse_codec(s: &str) -> Result<(u8, u8), String> {
+    let (name, meta) = s.split_once(':').unwrap_or((s, "0"));
+    let name = name.to_ascii_lowercase();
+    let id = b2nd::codecs::Codec::from_name(&name)
         .map(|c| c as u8)
         .or_else(|| b2nd::plugins::codec_id(&name))
-        .ok_or_else(|| format!("unknown codec {s:?} (blosclz, lz4, lz4hc, zlib, zstd, ndlz, zfp_acc, zfp_prec, zfp_rate)"))
+        .ok_or_else(|| format!("unknown codec {name:?} (blosclz, lz4, lz4hc, zlib, zstd, ndlz, zfp_acc, zfp_prec, zfp_rate)"))?;
+    let meta = meta.parse::<i16>().ok().and_then(|m| u8::try_from(m).ok().or_else(|| i8::try_from(m).ok().map(|x| x as u8))).ok_or_else(|| format!("codec meta {meta:?}: -128 to 255"))?;
+    Ok((id, meta))
 }
 
 pub fn parse_clevel(s: &str) -> Result<u8, String> {
@@ -71,9 +76,9 @@ impl Wanted {
     /// The compression parameters asked for, over `base`.
     pub fn apply(&self, base: &CParams, threads: usize) -> CParams {
         let mut cp = base.clone();
-        if let Some(c) = self.codec {
+        if let Some((c, meta)) = self.codec {
             cp.compcode = c;
-            cp.compcode_meta = 0;
+            cp.compcode_meta = meta;
         }
         if let Some(l) = self.clevel {
             cp.clevel = l;
