@@ -35,14 +35,14 @@ commands:
   verify   check the header, index, trailer and metalayers, and decode every chunk;
            prints each problem with its place, exits with 1 if there is one
   convert  IN.npy OUT (a b2nd array), or IN (a b2nd array) OUT.npy; the defaults
-           for a new array are python-blosc2's (zstd level 1, shuffle, its chunk
+           for a new array are python-blosc2's (zstd level 5, shuffle, its chunk
            and block shapes)
   repack   IN OUT: the array or super-chunk again with the parameters asked for,
            keeping the others, the metalayers and the vlmetalayers; chunks whose
            layout and compression stay are copied without decompressing them
 
 options:
-  --json             info, chunks, verify: one JSON object on stdout
+  --json             info, chunks, verify, convert, repack: one JSON object on stdout
   --slice SPEC       dump: start:stop or an index per dimension, comma-separated
                      (e.g. 0:10,5,: ; negative indexes count from the end)
   --offset N         the frame starts N bytes into FILE
