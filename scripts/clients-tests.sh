@@ -16,7 +16,21 @@
 #          hdf5plugin   hdf5plugin 7.1.0 from its PyPI sdist, HDF5PLUGIN_SYSTEM_LIBRARIES=blosc2
 #                       (found with pkg-config: PKG_CONFIG_PATH=prefix/lib/pkgconfig), with h5py
 #                       (wheel); runs `python -m hdf5plugin.test`.
-#          imagecodecs, hdf5-blosc2, h5zblosc2, caterva2: not implemented yet (exit 2).
+#          h5zblosc2    the HDF Group's Blosc2 filter plugin (HDFGroup/hdf5_plugins, BLOSC2/, from
+#                       a local checkout: H5ZBLOSC2_SRC, see below), built with its CMake twice
+#                       (against libb2nd and against the reference) with the system HDF5 (apt-get
+#                       install cmake libhdf5-dev hdf5-tools); runs its ctest tests (example program,
+#                       h5repack -f UD=32026,... per codec, h5dump against expected output) and
+#                       cross checks: h5repack through one library's plugin, h5diff through the
+#                       other's (both directions), the example's file of each read with the other.
+#          hdf5-blosc2  Blosc/hdf5-blosc2 (v3.0.1, the copy in the hdf5plugin 7.1.0 sdist, or
+#                       HDF5_BLOSC2_SRC): its filter library, plugin and example compiled directly
+#                       (its CMakeLists.txt always builds c-blosc2 from GitHub), twice; runs the
+#                       example (its only test) and the same cross checks as h5zblosc2.
+#          imagecodecs  imagecodecs 2026.3.6 from its PyPI sdist, Blosc2 extension only
+#                       (IMAGECODECS_ONLY=blosc2 + a build hook module written into build/), with
+#                       python-blosc2 and zarr; runs `pytest -k blosc2 tests/test_imagecodecs.py`.
+#          caterva2: not implemented yet (exit 2).
 #   --ref  build and test against the reference c-blosc2 3.3.5 (the lib/ and include/ of the
 #          blosc2==4.14.1 wheel) instead, for the baseline counts.
 #
@@ -34,16 +48,27 @@
 #                        if any). hdf5plugin's suite uses python-blosc2 when importable: with such a
 #                        wheel, the libb2nd venv gets it and the --ref venv gets blosc2==4.14.1;
 #                        without one neither venv has python-blosc2 and those tests skip in both.
+#                        Same for imagecodecs.
+#   H5ZBLOSC2_SRC        a checkout of https://github.com/HDFGroup/hdf5_plugins (or its BLOSC2/)
+#                        at commit af80431813863bd25edcb7acda1dc15cab26ccec (the last commit that
+#                        changed BLOSC2/); required by h5zblosc2, which prints how to get it.
+#   HDF5_BLOSC2_SRC      a checkout of https://github.com/Blosc/hdf5-blosc2 to use instead of the
+#                        copy in the hdf5plugin 7.1.0 sdist (src/, executables/example.c)
 #
 # Everything goes under build/clients/NAME/: the sdist, an unpacked source tree and a venv per
 # mode (src-b2nd/, venv/; src-ref/, ref-venv/), wheels, build-MODE.log, test logs. Extensions are
 # linked with an rpath to the library's directory and LD_LIBRARY_PATH is set too (PyTables'
-# __init__ dlopens "libblosc2.so" by name before importing its extensions). Requires Python >=
+# __init__ dlopens "libblosc2.so" by name before importing its extensions). The HDF5 plugins
+# (h5zblosc2, hdf5-blosc2) are built in plugin-b2nd/ and plugin-ref/ in both modes (the cross
+# checks need both; the reference comes from build/clients/ref-lib) and run without
+# LD_LIBRARY_PATH: it would override their rpath, and PREFIX/lib has a libblosc2.so.9 too; their
+# /proc/self/maps check reads the files through each plugin in a Python process of our own (the
+# system libhdf5 through ctypes). Requires Python >=
 # 3.11, a C compiler, pkg-config and PyPI. Exit status: 0 when no test failed, 1 when some did,
 # 2 when the build or a library check failed.
 set -uo pipefail
 
-usage() { sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,/^set -uo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 NAME="" REF=0
@@ -117,6 +142,18 @@ select_lib() {  # VENV
     [[ -f $LIBFILE ]] || die "no library $LIBFILE"
     # dynamic linking by soname: a rebuilt library at the same path needs no rebuild of the client
     STAMP="$NAME $MODE $LIBFILE"
+}
+
+# REF_LIBDIR REF_INCDIR: the reference library and headers, installed with pip --target into
+# build/clients/ref-lib (no dependencies, not importable: nothing but the files of the wheel).
+ref_lib() {
+    local reflib=$root/build/clients/ref-lib
+    if [[ ! -f $reflib/blosc2/lib/libblosc2.so ]]; then
+        log "installing the reference wheel blosc2==$REF_VERSION into $reflib (no deps, not importable)"
+        "$PY" -m pip install --quiet --no-deps --only-binary :all: --target "$reflib" "blosc2==$REF_VERSION" >&2 || die "pip install blosc2"
+    fi
+    REF_LIBDIR=$reflib/blosc2/lib REF_INCDIR=$reflib/blosc2/include
+    [[ -f $REF_LIBDIR/libblosc2.so && -f $REF_INCDIR/blosc2.h ]] || die "no lib/libblosc2.so or include/blosc2.h in $reflib/blosc2"
 }
 
 check_ldd() {  # FILE...: each must resolve libblosc2/libb2nd into LIBDIR
@@ -278,12 +315,8 @@ hdf5plugin() {
     fi
     if (( REF )) && [[ -z $wheel ]]; then
         # the reference library without the python-blosc2 module (same tests as libb2nd's venv)
-        local reflib=$root/build/clients/ref-lib
-        if [[ ! -f $reflib/blosc2/lib/libblosc2.so ]]; then
-            log "installing the reference wheel blosc2==$REF_VERSION into $reflib (no deps, not importable)"
-            "$venv/bin/python" -m pip install --quiet --no-deps --only-binary :all: --target "$reflib" "blosc2==$REF_VERSION" || die "pip install blosc2"
-        fi
-        LIBDIR=$reflib/blosc2/lib INCDIR=$reflib/blosc2/include LIBFILE=$(readlink -f "$LIBDIR/libblosc2.so")
+        ref_lib
+        LIBDIR=$REF_LIBDIR INCDIR=$REF_INCDIR LIBFILE=$(readlink -f "$LIBDIR/libblosc2.so")
         STAMP="$NAME $MODE $LIBFILE"
     else
         select_lib "$venv"
@@ -340,10 +373,449 @@ EOF
     [[ $line == *" 0 failed,"* ]]
 }
 
+# --- h5zblosc2 -----------------------------------------------------------------------------
+
+# Counters of the checks run by the shell (not by a test suite): check NAME CMD... runs CMD
+# (output appended to $CHECK_LOG), counts it as passed or failed and prints failures.
+check() {
+    local name=$1; shift
+    printf '\n### %s: %s\n' "$name" "$*" >>"$CHECK_LOG"
+    if "$@" >>"$CHECK_LOG" 2>&1; then
+        CP=$((CP + 1))
+    else
+        CF=$((CF + 1)); echo "FAILED $name" >&2
+    fi
+}
+
+# ctest in DIR, its results added to the counters (a test ctest reports as "Not Run" or
+# "Skipped" counts as skipped), its log in FILE
+run_ctest() {  # DIR LOGFILE
+    (cd "$1" && timeout "$TIMEOUT" ctest --output-on-failure) >"$2" 2>&1
+    local p f s
+    p=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed ' "$2")
+    s=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(Not Run|Skipped)' "$2")
+    f=$(grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$2" | grep -vcE ' Passed |Not Run|Skipped')
+    grep -E '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$2" | grep -vE ' Passed |Not Run|Skipped' | sed 's/^ */FAILED ctest: /' >&2
+    (( p + f + s )) || { tail -20 "$2" >&2; die "ctest in $1 ran no test"; }
+    log "ctest in $(basename "$1"): $p passed, $f failed, $s skipped (log $2)"
+    CP=$((CP + p)) CF=$((CF + f)) CS=$((CS + s))
+}
+
+# Python module: read every named dataset of an HDF5 file through the system libhdf5 (ctypes),
+# so that the filter plugin of HDF5_PLUGIN_PATH is loaded into this process, then check the map.
+write_h5_reader() {
+    cat >"$work/h5_read.py" <<'EOF'
+import ctypes, hashlib, os, sys
+sys.path.insert(0, os.environ["CLIENTS_WORK"])
+import clients_maps
+h5 = ctypes.CDLL(os.environ.get("CLIENTS_LIBHDF5", "libhdf5_serial.so"))
+hid = ctypes.c_int64
+for f, r in [("H5Fopen", hid), ("H5Dopen2", hid), ("H5Dget_type", hid), ("H5Dget_space", hid),
+             ("H5Tget_size", ctypes.c_size_t), ("H5Sget_simple_extent_npoints", ctypes.c_int64)]:
+    getattr(h5, f).restype = r
+h5.H5Fopen.argtypes = [ctypes.c_char_p, ctypes.c_uint, hid]
+h5.H5Dopen2.argtypes = [hid, ctypes.c_char_p, hid]
+for f in ["H5Dget_type", "H5Dget_space", "H5Tget_size", "H5Sget_simple_extent_npoints",
+          "H5Dclose", "H5Tclose", "H5Sclose", "H5Fclose"]:
+    getattr(h5, f).argtypes = [hid]
+h5.H5Dread.argtypes = [hid, hid, hid, hid, hid, ctypes.c_void_p]
+assert h5.H5open() >= 0
+path, names = sys.argv[1], sys.argv[2:]
+fid = h5.H5Fopen(path.encode(), 0, 0)  # H5F_ACC_RDONLY, H5P_DEFAULT
+assert fid >= 0, path
+for name in names:
+    d = h5.H5Dopen2(fid, name.encode(), 0)
+    assert d >= 0, name
+    t, sp = h5.H5Dget_type(d), h5.H5Dget_space(d)
+    n = h5.H5Sget_simple_extent_npoints(sp) * h5.H5Tget_size(t)
+    buf = ctypes.create_string_buffer(n)
+    assert h5.H5Dread(d, t, 0, 0, 0, buf) >= 0, f"H5Dread {name}"  # H5S_ALL, H5P_DEFAULT
+    print(f"== {os.path.basename(path)}:{name} {n} bytes sha1 {hashlib.sha1(buf.raw).hexdigest()[:16]}", file=sys.stderr)
+    h5.H5Sclose(sp); h5.H5Tclose(t); h5.H5Dclose(d)
+h5.H5Fclose(fid)
+clients_maps.check(f"after reading {os.path.basename(path)} through the filter")
+EOF
+}
+
+# The data sets the cross checks compress: 1-D int32 (the filter's plain super-chunk path),
+# 3-D float64 with partial edge chunks and 2-D uint8 (its b2nd path), written with h5import.
+write_sample() {  # FILE
+    local d=$work/sample
+    rm -rf "$d" && mkdir -p "$d"
+    "$PY" - "$d" <<'EOF' || return 1
+import array, math, random, sys
+d = sys.argv[1]
+random.seed(1)
+array.array("i", [(i * 3) % 1000 - 500 for i in range(200000)]).tofile(open(f"{d}/i32.bin", "wb"))
+array.array("d", [math.sin(i / 50.0) * 100 for i in range(50 * 40 * 30)]).tofile(open(f"{d}/f64.bin", "wb"))
+array.array("B", [random.randrange(256) if i % 7 == 0 else (i // 500) % 256
+                  for i in range(300 * 500)]).tofile(open(f"{d}/u8.bin", "wb"))
+for name, cls, size, dims, chunks in [("i32_1d", "IN", 32, "200000", "50000"),
+                                      ("f64_3d", "FP", 64, "50 40 30", "16 16 30"),
+                                      ("u8_2d", "UIN", 8, "300 500", "64 128")]:
+    order = "INPUT-BYTE-ORDER LE\n" if size > 8 else ""
+    with open(f"{d}/{name}.conf", "w") as f:
+        f.write(f"PATH {name}\nINPUT-CLASS {cls}\nINPUT-SIZE {size}\n{order}RANK {len(dims.split())}\n"
+                f"DIMENSION-SIZES {dims}\nOUTPUT-CLASS {cls}\nOUTPUT-SIZE {size}\n"
+                f"CHUNKED-DIMENSION-SIZES {chunks}\n")
+EOF
+    h5import "$d/i32.bin" -c "$d/i32_1d.conf" "$d/f64.bin" -c "$d/f64_3d.conf" "$d/u8.bin" -c "$d/u8_2d.conf" -o "$1"
+}
+
+# Cross checks of two builds of an HDF5 filter plugin, $work/plugin-b2nd and $work/plugin-ref
+# (each with plugins/ for HDF5_PLUGIN_PATH and bin/EXAMPLE), counted with check(): h5repack
+# through one library's plugin, h5diff (reads every value back and compares with the
+# uncompressed original) through the other's, both directions; then the example program of each
+# build, and the file of each read with the other library (h5diff of the two files and h5dump).
+# Uses lib, other (this mode's library and the other one) and sets run.
+h5_cross_checks() {  # EXAMPLE EXAMPLE_FILE EXAMPLE_DATASET
+    local ex=$1 exfile=$2 exdset=$3 orig ud name w r
+    run=$work/run-$MODE
+    rm -rf "$run" && mkdir -p "$run"
+    CHECK_LOG=$work/test-$MODE-cross.log; : >"$CHECK_LOG"
+    orig=$run/sample.h5
+    write_sample "$orig" >>"$CHECK_LOG" 2>&1 || die "writing $orig failed (see $CHECK_LOG)"
+    # cd_values after the two h5repack fields (flag, count): 4 set by the filter, clevel, shuffle
+    # (0 none, 1 byte, 2 bit), compcode (0 blosclz, 1 lz4, 2 lz4hc, 4 zlib, 5 zstd)
+    for ud in 5,1,0 5,1,1 5,1,2 5,1,4 5,1,5 9,2,5 1,0,1 0,0,0; do
+        name=c${ud//,/-}
+        for w in b2nd ref; do
+            check "write $name with $w" env HDF5_PLUGIN_PATH="$work/plugin-$w/plugins" \
+                h5repack --enable-error-stack -f UD=32026,0,7,0,0,0,0,$ud "$orig" "$run/$name-$w.h5"
+        done
+        for w in b2nd ref; do
+            for r in b2nd ref; do
+                [[ $w == "$other" && $r == "$other" ]] && continue   # the other library alone
+                [[ -f $run/$name-$w.h5 ]] || { CF=$((CF + 1)); echo "FAILED read $name $w->$r (not written)" >&2; continue; }
+                check "read $name written by $w with $r" env HDF5_PLUGIN_PATH="$work/plugin-$r/plugins" \
+                    h5diff --enable-error-stack -r "$orig" "$run/$name-$w.h5"
+            done
+        done
+        # information only: the compressed sizes of the data sets written by each library
+        echo "== $name compressed sizes: b2nd" $(h5dump -pH "$run/$name-b2nd.h5" 2>/dev/null | grep -oE 'SIZE [0-9]+ ' | cut -d' ' -f2) \
+            "ref" $(h5dump -pH "$run/$name-ref.h5" 2>/dev/null | grep -oE 'SIZE [0-9]+ ' | cut -d' ' -f2) >>"$CHECK_LOG"
+    done
+    for w in b2nd ref; do
+        mkdir -p "$run/ex-$w"
+        check "example program with $w" bash -c "cd '$run/ex-$w' && HDF5_PLUGIN_PATH='$work/plugin-$w/plugins' '$work/plugin-$w/bin/$ex'"
+    done
+    for r in $lib $other; do
+        w=$([[ $r == b2nd ]] && echo ref || echo b2nd)
+        check "example files of both libraries read with $r" env HDF5_PLUGIN_PATH="$work/plugin-$r/plugins" \
+            h5diff --enable-error-stack -r "$run/ex-b2nd/$exfile" "$run/ex-ref/$exfile"
+        check "h5dump of the example file of $w with $r" env HDF5_PLUGIN_PATH="$work/plugin-$r/plugins" \
+            h5dump --enable-error-stack -d "/$exdset" "$run/ex-$w/$exfile"
+    done
+    log "checks so far: $CP passed, $CF failed (log $CHECK_LOG)"
+}
+
+# What a process loads: read files of the cross checks through each library's plugin in a
+# process of our own (the system libhdf5 through ctypes), as the HDF5 tools did, and check its
+# map: this library's plugin, and the other's for the cross checks. Uses LD, lib, other, run.
+h5_maps_checks() {  # EXAMPLE_FILE EXAMPLE_DATASET
+    local f r w libhdf5
+    libhdf5=$(ldconfig -p | awk '/libhdf5(_serial)?\.so /{print $NF; exit}')
+    write_maps_check
+    write_h5_reader
+    for r in $lib $other; do
+        w=$([[ $r == b2nd ]] && echo ref || echo b2nd)
+        for f in "$run/c5-1-5-$w.h5" "$run/ex-$w/$1"; do
+            local names=(i32_1d f64_3d u8_2d)
+            [[ $f == */ex-$w/$1 ]] && names=("$2")
+            [[ -f $f ]] || continue
+            CLIENTS_WORK=$work CLIENTS_LIBDIR=${LD[$r]} CLIENTS_LIBHDF5=${libhdf5:-libhdf5_serial.so} \
+                HDF5_PLUGIN_PATH=$work/plugin-$r/plugins \
+                "$PY" "$work/h5_read.py" "$f" "${names[@]}" 2>&1 | tee -a "$CHECK_LOG" | grep -E '^== maps' >&2
+            [[ ${PIPESTATUS[0]} == 0 ]] || die "reading $f through plugin-$r failed or the maps check failed (see $CHECK_LOG)"
+        done
+    done
+}
+
+H5Z_COMMIT=af80431813863bd25edcb7acda1dc15cab26ccec
+
+h5zblosc2() {
+    local src=${H5ZBLOSC2_SRC:-} lib other d
+    unset LD_LIBRARY_PATH
+    if [[ -z $src ]]; then
+        cat >&2 <<EOF
+h5zblosc2: set H5ZBLOSC2_SRC to a checkout of https://github.com/HDFGroup/hdf5_plugins at
+commit $H5Z_COMMIT (the last commit that changed BLOSC2/;
+its BLOSC2/ tree is that of master at 3ac87e44a2cd8c0fcef18615beeb024145b38c43), e.g.
+  git clone https://github.com/HDFGroup/hdf5_plugins /tmp/hdf5_plugins &&
+    git -C /tmp/hdf5_plugins checkout $H5Z_COMMIT
+  H5ZBLOSC2_SRC=/tmp/hdf5_plugins $0 h5zblosc2 [--ref]
+Needs HDF5 with its tools (apt-get install libhdf5-dev hdf5-tools) and CMake.
+EOF
+        exit 2
+    fi
+    [[ -f $src/BLOSC2/src/H5Zblosc2.c ]] && src=$src/BLOSC2
+    [[ -f $src/src/H5Zblosc2.c && -f $src/config/cmake/cacheinit.cmake ]] \
+        || die "H5ZBLOSC2_SRC=$src is not an hdf5_plugins tree (no BLOSC2/src/H5Zblosc2.c)"
+    src=$(cd "$src" && pwd)
+    for d in cmake ctest h5repack h5dump h5diff h5import; do
+        command -v $d >/dev/null || die "$d not found (apt-get install cmake libhdf5-dev hdf5-tools)"
+    done
+    local hdf5inc=${H5ZBLOSC2_HDF5_INCLUDE:-$(pkg-config --variable=includedir hdf5 2>/dev/null)}
+    [[ -n $hdf5inc && -f $hdf5inc/hdf5.h ]] || hdf5inc=/usr/include/hdf5/serial
+    [[ -f $hdf5inc/hdf5.h ]] || die "no hdf5.h (apt-get install libhdf5-dev, or set H5ZBLOSC2_HDF5_INCLUDE)"
+    # the plugin is built against both libraries: the cross checks write with one, read with the other
+    ref_lib
+    local -A LD=([b2nd]=$PREFIX/lib [ref]=$REF_LIBDIR) INC=([b2nd]=$PREFIX/include [ref]=$REF_INCDIR)
+    for lib in b2nd ref; do
+        local bdir=$work/plugin-$lib stamp
+        stamp="$src $(readlink -f "${LD[$lib]}/libblosc2.so")"
+        if [[ ! -f $bdir/.built-against || $(cat "$bdir/.built-against") != "$stamp" ]]; then
+            rm -rf "$bdir"
+            log "building the BLOSC2 plugin of hdf5_plugins against ${LD[$lib]} (log $work/build-$lib.log)"
+            # cacheinit.cmake: the plugin's own settings (tests and example on, no downloads).
+            # H5BLOSC2_CPACK_ENABLE=OFF: CPack wants the repository's top-level COPYING.
+            # H5_BLOSC2_HEADER/BLOSC2_*: its "Blosc2 already configured" entry, to link the shared
+            # library: through find_package(Blosc2) it prefers Blosc2::blosc2_static when present.
+            # HDF5_PROVIDES_TOOLS, HDF5_LIBRARY_DIRS=/usr/lib, the -I: Debian's HDF5 is found by
+            # CMake's FindHDF5 (no hdf5-config.cmake); without them the example misses hdf5.h and
+            # the h5dump/h5repack tests are not defined (tools dir = HDF5_LIBRARY_DIRS/../bin).
+            { cmake -C "$src/config/cmake/cacheinit.cmake" -DH5BLOSC2_CPACK_ENABLE=OFF \
+                -S "$src" -B "$bdir" -DCMAKE_BUILD_TYPE=Release \
+                -DHDF5_PROVIDES_TOOLS=ON -DHDF5_LIBRARY_DIRS=/usr/lib -DCMAKE_C_FLAGS="-I$hdf5inc" \
+                -DH5_BLOSC2_HEADER=blosc2.h -DBLOSC2_INCLUDE_DIRS="${INC[$lib]}" \
+                -DBLOSC2_LIBRARIES="${LD[$lib]}/libblosc2.so" \
+                -DCMAKE_MODULE_LINKER_FLAGS="-Wl,-rpath,${LD[$lib]}" \
+              && cmake --build "$bdir" -j2; } >"$work/build-$lib.log" 2>&1 \
+                || { tail -30 "$work/build-$lib.log" >&2; die "build against ${LD[$lib]} failed"; }
+            echo "$stamp" >"$bdir/.built-against"
+        fi
+        LIBDIR=${LD[$lib]} check_ldd "$bdir/plugins/libh5blosc2.so"
+    done
+    if (( REF )); then lib=ref other=b2nd; else lib=b2nd other=ref; fi
+    LIBDIR=${LD[$lib]}
+    # no LD_LIBRARY_PATH: the plugins find their library through their rpath (RUNPATH), which
+    # LD_LIBRARY_PATH would override; PREFIX/lib has a libblosc2.so.9 too (-> libb2nd.so.0)
+    CP=0 CF=0 CS=0
+    # 1. the plugin's own tests: example program (write, read, h5dump) and h5repack -f UD=32026
+    #    with each codec + h5dump compared with the expected output
+    run_ctest "$work/plugin-$lib" "$work/test-$MODE-ctest.log"
+    # 2. cross checks (h5zblosc2's example program writes h5ex_d_blosc2.h5, dataset /DS1)
+    h5_cross_checks h5ex_d_blosc2 h5ex_d_blosc2.h5 DS1
+    # 3. what a process loads
+    h5_maps_checks h5ex_d_blosc2.h5 DS1
+    echo "$CP passed, $CF failed, $CS skipped"
+    (( CF == 0 ))
+}
+
+# --- hdf5-blosc2 ---------------------------------------------------------------------------
+
+hdf5_blosc2() {
+    local src=${HDF5_BLOSC2_SRC:-} lib other d bdir stamp hflags
+    unset LD_LIBRARY_PATH   # see h5zblosc2: the plugins and programs have an rpath
+    for d in cc h5repack h5dump h5diff h5import pkg-config; do
+        command -v $d >/dev/null || die "$d not found (apt-get install libhdf5-dev hdf5-tools pkg-config)"
+    done
+    hflags=$(pkg-config --cflags --libs hdf5) || die "no pkg-config file for HDF5 (apt-get install libhdf5-dev)"
+    if [[ -z $src ]]; then
+        # Blosc/hdf5-blosc2 as hdf5plugin 7.1.0 vendors it (lib/HDF5-Blosc2, v3.0.1 in its
+        # doc/information.rst), from that PyPI sdist
+        local ver=7.1.0 tgz=$root/build/clients/hdf5plugin/hdf5plugin-7.1.0.tar.gz
+        [[ -f $tgz ]] || tgz=$work/hdf5plugin-$ver.tar.gz
+        if [[ ! -f $tgz ]]; then
+            log "downloading the hdf5plugin==$ver sdist from PyPI (for its copy of HDF5-Blosc2)"
+            "$PY" -m pip download --quiet --no-deps --no-binary hdf5plugin "hdf5plugin==$ver" -d "$work" >&2 \
+                || die "pip download of the hdf5plugin sdist failed"
+        fi
+        rm -rf "$work/src" && mkdir -p "$work/src"
+        tar xzf "$tgz" -C "$work/src" "hdf5plugin-$ver/lib/HDF5-Blosc2" || die "unpacking $tgz"
+        src=$work/src/hdf5plugin-$ver/lib/HDF5-Blosc2
+    fi
+    [[ -f $src/src/blosc2_filter.c && -f $src/src/blosc2_plugin.c && -f $src/executables/example.c ]] \
+        || die "HDF5_BLOSC2_SRC=$src is not an hdf5-blosc2 tree (src/blosc2_filter.c, src/blosc2_plugin.c, executables/example.c)"
+    src=$(cd "$src" && pwd)
+    log "hdf5-blosc2 sources: $src"
+    ref_lib
+    local -A LD=([b2nd]=$PREFIX/lib [ref]=$REF_LIBDIR) INC=([b2nd]=$PREFIX/include [ref]=$REF_INCDIR)
+    for lib in b2nd ref; do
+        bdir=$work/plugin-$lib
+        stamp="$src $(readlink -f "${LD[$lib]}/libblosc2.so")"
+        if [[ ! -f $bdir/.built-against || $(cat "$bdir/.built-against") != "$stamp" ]]; then
+            rm -rf "$bdir" && mkdir -p "$bdir/plugins" "$bdir/bin"
+            log "building hdf5-blosc2's filter, plugin and example against ${LD[$lib]} (log $work/build-$lib.log)"
+            # the targets of its CMakeLists.txt, compiled directly: that CMakeLists.txt always
+            # builds c-blosc2 "main" from GitHub (ExternalProject_Add), with no switch for an
+            # installed Blosc2. libblosc2_filter.so (blosc2_filter.c, linked to Blosc2 and HDF5),
+            # the plugin libH5Zblosc2.so (blosc2_filter.c + blosc2_plugin.c), and the example
+            # (its only test, add_test(test_hdf5_filter example)), linked to libblosc2_filter.
+            # shellcheck disable=SC2086
+            ( set -ex
+              cc -O2 -fPIC -shared -I"${INC[$lib]}" "$src/src/blosc2_filter.c" -o "$bdir/libblosc2_filter.so" \
+                  -L"${LD[$lib]}" -lblosc2 $hflags -Wl,-rpath,"${LD[$lib]}" -lpthread &&
+              cc -O2 -fPIC -shared -I"${INC[$lib]}" "$src/src/blosc2_filter.c" "$src/src/blosc2_plugin.c" \
+                  -o "$bdir/plugins/libH5Zblosc2.so" -L"${LD[$lib]}" -lblosc2 $hflags -Wl,-rpath,"${LD[$lib]}" -lpthread &&
+              cc -O2 -I"${INC[$lib]}" "$src/executables/example.c" -o "$bdir/bin/example" \
+                  -L"$bdir" -lblosc2_filter $hflags -Wl,-rpath,"$bdir:${LD[$lib]}" -lpthread
+            ) >"$work/build-$lib.log" 2>&1 \
+                || { tail -30 "$work/build-$lib.log" >&2; die "build against ${LD[$lib]} failed"; }
+            echo "$stamp" >"$bdir/.built-against"
+        fi
+        LIBDIR=${LD[$lib]} check_ldd "$bdir/plugins/libH5Zblosc2.so" "$bdir/libblosc2_filter.so"
+    done
+    if (( REF )); then lib=ref other=b2nd; else lib=b2nd other=ref; fi
+    LIBDIR=${LD[$lib]}
+    CP=0 CF=0 CS=0
+    # the example registers the filter itself (register_blosc2, through libblosc2_filter), writes
+    # example.h5 (/dset, float32 100x100x100, blosclz clevel 4 + shuffle), reads it back and
+    # compares: it is run once per library by the cross checks, its files then read crosswise
+    h5_cross_checks example example.h5 dset
+    h5_maps_checks example.h5 dset
+    echo "$CP passed, $CF failed, $CS skipped"
+    (( CF == 0 ))
+}
+
+# --- imagecodecs ---------------------------------------------------------------------------
+
+# pytest runner module used by imagecodecs and caterva2: clients_pytest.run(args, label) runs
+# pytest in this process and returns (passed, failed, skipped); a test whose setup or teardown
+# errs counts as failed, an xfail as skipped.
+write_pytest_runner() {
+    cat >"$work/clients_pytest.py" <<'EOF'
+import sys
+import pytest
+
+class Counter:
+    def __init__(self):
+        self.passed = self.failed = self.skipped = 0
+        self.failures = []
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call":
+            if report.passed:
+                self.passed += 1
+            elif report.failed:
+                self.failed += 1
+                self.failures.append(report.nodeid)
+            else:
+                self.skipped += 1
+        elif report.failed:
+            self.failed += 1
+            self.failures.append(f"{report.nodeid} ({report.when})")
+        elif report.when == "setup" and report.skipped:
+            self.skipped += 1
+
+def run(args, label):
+    c = Counter()
+    rc = pytest.main(args, plugins=[c])
+    for f in c.failures:
+        print(f"FAILED {label}: {f}", file=sys.stderr)
+    if rc not in (0, 1, 5):  # 5: nothing collected
+        print(f"FAILED {label}: pytest exit status {rc}", file=sys.stderr)
+        c.failed += 1
+    return c.passed, c.failed, c.skipped
+EOF
+}
+
+# python-blosc2 for a venv: with a wheel built against libb2nd (PYBLOSC2_WHEEL or the one of
+# scripts/python-blosc2-tests.sh), the libb2nd venv gets it and the --ref venv blosc2==4.14.1;
+# sets PYB2_WHEEL (empty: none found, then neither venv gets python-blosc2).
+install_pyblosc2() {  # VENV
+    PYB2_WHEEL=${PYBLOSC2_WHEEL:-$(ls "$root"/build/python-blosc2-tests/wheel/blosc2-*.whl 2>/dev/null | head -1)}
+    if [[ -z $PYB2_WHEEL ]]; then
+        if "$1/bin/python" -m pip show blosc2 >/dev/null 2>&1; then
+            die "$1 has python-blosc2 but no PYBLOSC2_WHEEL is given"
+        fi
+        return
+    fi
+    "$1/bin/python" -m pip show blosc2 >/dev/null 2>&1 && return
+    if (( REF )); then
+        log "installing the reference wheel blosc2==$REF_VERSION into $(basename "$1")"
+        "$1/bin/python" -m pip install --quiet --only-binary :all: "blosc2==$REF_VERSION" || die "pip install blosc2"
+    else
+        [[ -f $PYB2_WHEEL ]] || die "PYBLOSC2_WHEEL $PYB2_WHEEL not found"
+        log "installing python-blosc2 built against libb2nd: $PYB2_WHEEL"
+        "$1/bin/python" -m pip install --quiet --only-binary :all: "$PYB2_WHEEL" || die "pip install $PYB2_WHEEL"
+    fi
+}
+
+imagecodecs() {
+    local ver=2026.3.6 venv src="" site
+    venv=$work/$([[ $REF == 1 ]] && echo ref-venv || echo venv)
+    make_venv "$venv" setuptools wheel "numpy>=2" "Cython>=3.2" pytest zarr
+    install_pyblosc2 "$venv"
+    if (( REF )) && [[ -z $PYB2_WHEEL ]]; then
+        ref_lib
+        LIBDIR=$REF_LIBDIR INCDIR=$REF_INCDIR LIBFILE=$(readlink -f "$LIBDIR/libblosc2.so")
+        STAMP="$NAME $MODE $LIBFILE"
+    else
+        select_lib "$venv"
+    fi
+    export LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # setup.py's hook for distributors: with IMAGECODECS_ONLY=blosc2 only shared, imcd and blosc2
+    # are left, and without this module the default customize_build would drop blosc2 too
+    mkdir -p "$work/distributor"
+    cat >"$work/distributor/imagecodecs_distributor_setup.py" <<'EOF'
+"""Build hook of scripts/clients-tests.sh: keep every extension (IMAGECODECS_ONLY chose them),
+point the blosc2 extension at CLIENTS_BLOSC2_INCDIR / CLIENTS_BLOSC2_LIBDIR, with an rpath."""
+import os
+
+def customize_build(extensions, options):
+    inc, lib = os.environ["CLIENTS_BLOSC2_INCDIR"], os.environ["CLIENTS_BLOSC2_LIBDIR"]
+    b = extensions["blosc2"]
+    b["include_dirs"].append(inc)
+    b["library_dirs"].append(lib)
+    b["extra_link_args"].append(f"-Wl,-rpath,{lib}")
+EOF
+    if [[ ! -f $work/wheel-$MODE/.built-against || $(cat "$work/wheel-$MODE/.built-against") != "$STAMP" ]] \
+            || ! "$venv/bin/python" -m pip show imagecodecs >/dev/null 2>&1; then
+        src=$(sdist imagecodecs "$ver") || exit 2
+        rm -rf "$work/wheel-$MODE" && mkdir -p "$work/wheel-$MODE"
+        log "building imagecodecs $ver (IMAGECODECS_ONLY=blosc2) against $LIBDIR (log $work/build-$MODE.log)"
+        IMAGECODECS_ONLY=blosc2 PYTHONPATH="$work/distributor${PYTHONPATH:+:$PYTHONPATH}" \
+            CLIENTS_BLOSC2_INCDIR=$INCDIR CLIENTS_BLOSC2_LIBDIR=$LIBDIR \
+            "$venv/bin/python" -m pip wheel --no-deps --no-build-isolation -w "$work/wheel-$MODE" -v "$src" \
+            >"$work/build-$MODE.log" 2>&1 || { tail -30 "$work/build-$MODE.log" >&2; die "build failed"; }
+        "$venv/bin/python" -m pip install --quiet --no-deps --force-reinstall "$work"/wheel-$MODE/imagecodecs-*.whl || die "pip install"
+        echo "$STAMP" >"$work/wheel-$MODE/.built-against"
+    fi
+    site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
+    check_ldd "$site"/imagecodecs/_blosc2*.so
+    [[ -n $src ]] || src=$work/src-$MODE/imagecodecs-$ver
+    [[ -f $src/tests/test_imagecodecs.py ]] || src=$(sdist imagecodecs "$ver") || exit 2
+    local run=$work/run-$MODE
+    rm -rf "$run" && mkdir -p "$run" && cp -r "$src/tests" "$run/" || die "copying the tests"
+    write_maps_check
+    write_pytest_runner
+    cat >"$work/run_tests.py" <<'EOF'
+import os, sys
+sys.path.insert(0, os.environ["CLIENTS_WORK"])
+import clients_maps, clients_pytest
+import numpy as np, imagecodecs
+try:
+    import blosc2
+    pyb2 = f"python-blosc2 {blosc2.__version__} on {blosc2.blosclib_version}"
+except ImportError:
+    pyb2 = "no python-blosc2"
+print("== imagecodecs", imagecodecs.__version__, "BLOSC2", imagecodecs.BLOSC2.available,
+      imagecodecs.blosc2_version(), pyb2, file=sys.stderr)
+a = np.arange(100_000, dtype="f8").tobytes()
+assert imagecodecs.blosc2_decode(imagecodecs.blosc2_encode(a, level=5, compressor="zstd", typesize=8)) == a
+clients_maps.check("after a blosc2 round trip")
+res = clients_pytest.run(["-p", "no:cacheprovider", "-rfE", "-k", "blosc2", "tests/test_imagecodecs.py"], "imagecodecs")
+clients_maps.check("after the tests")
+print("%d passed, %d failed, %d skipped" % res)
+EOF
+    log "imagecodecs tests -k blosc2 ($MODE), log $work/test-$MODE.log"
+    (cd "$run" && CLIENTS_WORK=$work CLIENTS_LIBDIR=$LIBDIR TMPDIR=$run \
+        timeout "$TIMEOUT" "$venv/bin/python" "$work/run_tests.py") >"$work/test-$MODE.log" 2>&1
+    local r=$? line
+    grep -E '^== |^FAILED ' "$work/test-$MODE.log" | cut -c1-300 >&2
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$work/test-$MODE.log" | tail -1)
+    [[ -n $line ]] || { tail -20 "$work/test-$MODE.log" >&2; die "the test run ended without a summary (exit $r)"; }
+    echo "$line"
+    [[ $line == *" 0 failed,"* ]]
+}
+
 case $NAME in
     pytables) mkdir -p "$work"; pytables ;;
     hdf5plugin) mkdir -p "$work"; hdf5plugin ;;
-    imagecodecs|hdf5-blosc2|h5zblosc2|caterva2)
+    h5zblosc2) mkdir -p "$work"; h5zblosc2 ;;
+    hdf5-blosc2) mkdir -p "$work"; hdf5_blosc2 ;;
+    imagecodecs) mkdir -p "$work"; imagecodecs ;;
+    caterva2)
         echo "$NAME: not implemented yet (see docs/CLIENTS.md)" >&2; exit 2 ;;
     *) echo "unknown client $NAME" >&2; usage ;;
 esac
