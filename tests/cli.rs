@@ -403,6 +403,15 @@ fn repack_changes_exactly_what_is_asked() {
     assert_eq!(tool(&["repack", "--force", "--contiguous", &sparse, &out]).0, 0);
     assert!(std::path::Path::new(&out).is_file());
     assert_eq!(stored_chunks(&out), stored_chunks(&src), "chunks copied compressed");
+    // --force replaces a file by a sparse directory and back
+    let swap = scratch("repack_swap.b2nd");
+    let _ = std::fs::remove_dir_all(&swap);
+    std::fs::write(&swap, b"old").unwrap();
+    assert_eq!(tool(&["repack", "--force", "--sparse", &src, &swap]).0, 0);
+    assert!(std::path::Path::new(&swap).is_dir());
+    assert_eq!(tool(&["repack", "--force", "--contiguous", &src, &swap]).0, 0);
+    assert!(std::path::Path::new(&swap).is_file());
+    check(&swap, &[40, 30], &[20, 10], cp0.compcode, cp0.clevel, cp0.filters);
     // --json names the new parameters
     let (rc, js, _) = tool(&["repack", "--force", "--json", "--codec", "zlib", &src, &out]);
     assert_eq!(rc, 0);

@@ -120,8 +120,13 @@ impl Output {
     /// Put the whole output in place (replacing an older one).
     pub fn commit(&self) -> Result<(), String> {
         let p = std::path::Path::new(&self.path);
+        let new_is_dir = std::path::Path::new(&self.tmp).is_dir();
+        // A file replaces a file in one rename; anything else goes first.
+        let replace = |e: std::io::Error| format!("{}: cannot replace it: {e}", self.path);
         if p.is_dir() && !p.is_symlink() {
-            std::fs::remove_dir_all(p).map_err(|e| format!("{}: cannot replace it: {e}", self.path))?;
+            std::fs::remove_dir_all(p).map_err(replace)?;
+        } else if new_is_dir && p.symlink_metadata().is_ok() {
+            std::fs::remove_file(p).map_err(replace)?;
         }
         std::fs::rename(&self.tmp, &self.path).map_err(|e| format!("{}: {e}", self.path))
     }
