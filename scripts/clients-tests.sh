@@ -165,6 +165,14 @@ ref_lib() {
     [[ -f $REF_LIBDIR/libblosc2.so && -f $REF_INCDIR/blosc2.h ]] || die "no lib/libblosc2.so or include/blosc2.h in $reflib/blosc2"
 }
 
+# The reference library (ref_lib) as the one clients are built against: LIBDIR, INCDIR,
+# LIBFILE and STAMP as select_lib sets them, for venvs without the python-blosc2 module.
+use_ref_lib() {
+    ref_lib
+    LIBDIR=$REF_LIBDIR INCDIR=$REF_INCDIR LIBFILE=$(readlink -f "$REF_LIBDIR/libblosc2.so")
+    STAMP="$NAME $MODE $LIBFILE"
+}
+
 check_ldd() {  # FILE...: each must resolve libblosc2/libb2nd into LIBDIR
     local f r
     for f in "$@"; do
@@ -324,9 +332,7 @@ hdf5plugin() {
     fi
     if (( REF )) && [[ -z $wheel ]]; then
         # the reference library without the python-blosc2 module (same tests as libb2nd's venv)
-        ref_lib
-        LIBDIR=$REF_LIBDIR INCDIR=$REF_INCDIR LIBFILE=$(readlink -f "$LIBDIR/libblosc2.so")
-        STAMP="$NAME $MODE $LIBFILE"
+        use_ref_lib
     else
         select_lib "$venv"
     fi
@@ -746,9 +752,7 @@ imagecodecs() {
     make_venv "$venv" setuptools wheel "numpy>=2" "Cython>=3.2" pytest zarr
     install_pyblosc2 "$venv"
     if (( REF )) && [[ -z $PYB2_WHEEL ]]; then
-        ref_lib
-        LIBDIR=$REF_LIBDIR INCDIR=$REF_INCDIR LIBFILE=$(readlink -f "$LIBDIR/libblosc2.so")
-        STAMP="$NAME $MODE $LIBFILE"
+        use_ref_lib
     else
         select_lib "$venv"
     fi

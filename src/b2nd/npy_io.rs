@@ -11,7 +11,6 @@ use super::npy::{header_bytes, FormatError, Header};
 use super::{Array, Context, Fill};
 use std::fmt;
 use std::fs::File;
-use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
@@ -61,9 +60,9 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 
 /// The header of the `.npy` file at `path`, checked against the file's length.
 pub fn read_header(path: &Path) -> Result<(Header, File), NpyError> {
-    let mut f = File::open(path)?;
+    let f = File::open(path)?;
     let mut start = [0u8; 12];
-    let got = read_up_to(&mut f, &mut start)?;
+    let got = read_all_at(&f, &mut start)?;
     let (_, text_at, len) = Header::needed(&start[..got])?;
     let mut bytes = vec![0u8; text_at + len];
     let got = read_all_at(&f, &mut bytes)?;
@@ -74,17 +73,6 @@ pub fn read_header(path: &Path) -> Result<(Header, File), NpyError> {
         return Err(FormatError(format!("the file ends early: the header announces {} bytes of items, the file holds {}", need - header.data_offset, have.saturating_sub(header.data_offset))).into());
     }
     Ok((header, f))
-}
-
-fn read_up_to(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    Ok(n)
 }
 
 fn read_all_at(f: &File, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -147,6 +135,8 @@ pub fn export(array: &Array, path: &Path, fortran_order: bool, progress: Progres
     if dt_size != itemsize {
         return Err(FormatError(format!("the dtype {:?} has items of {dt_size} bytes, the array's are {itemsize}", array.dtype())).into());
     }
+    // a chunk the array's metalayer makes too big to hold is refused before any slab is allocated
+    array.geometry().chunk_bytes(itemsize)?;
     let header = header_bytes(array.dtype(), fortran_order, array.shape())?;
     let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
     file.write_all_at(&header, 0)?;

@@ -134,7 +134,6 @@ impl Output {
     /// Remove what was written (after a failure).
     pub fn discard(&self) {
         let _ = b2nd::schunk::remove_urlpath(&self.tmp);
-        let _ = std::fs::remove_file(&self.tmp);
     }
 }
 
