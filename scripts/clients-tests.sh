@@ -49,7 +49,11 @@
 #   PYTABLES_PATHS       which PyTables runs: "direct,filter" (default), "direct" or "filter"
 #   PYTABLES_TESTS       comma-separated modules of tables.tests to run instead of the whole
 #                        test_suite (e.g. test_carray,test_earray,test_tables: the ones that
-#                        exercise blosc2); the whole suite takes ~1 h per run on 2 busy cores
+#                        exercise blosc2); the whole suite (6851 tests) takes 4-5 h per run
+#                        on this 2-core machine, most of it in test_tables' Blosc2 cases
+#   PYTABLES_RESUME      1: keep the test classes an earlier run of the same build finished
+#                        (run-MODE-PATH/parts/) and run only the rest, so that a long suite can
+#                        be run in pieces; the counts are the sum over all parts
 #   HDF5PLUGIN_STRIP     passed to hdf5plugin's build; default: every filter but blosc2 is
 #                        stripped (their tests then skip); set it empty to build them all.
 #   PYBLOSC2_WHEEL       a python-blosc2 wheel built against libb2nd (default: the one
@@ -280,20 +284,59 @@ if only:
     suite = unittest.TestSuite(importlib.import_module(f"tables.tests.{m}").suite() for m in only)
 else:
     suite = test_suite.suite()
-res = clients_maps.run_unittest(suite, os.environ["CLIENTS_LABEL"])
+# One part per test class, in the suite's order. A finished part leaves its counts in
+# parts/<n>-<class id>; with PYTABLES_RESUME=1 a later run of the same build skips those parts.
+def cases(s):
+    for t in s:
+        if isinstance(t, unittest.TestSuite):
+            yield from cases(t)
+        else:
+            yield t
+parts = []
+for t in cases(suite):
+    key = f"{type(t).__module__}.{type(t).__qualname__}"
+    if not parts or parts[-1][0] != key:
+        parts.append((key, []))
+    parts[-1][1].append(t)
+os.makedirs("parts", exist_ok=True)
+total = [0, 0, 0]
+for i, (key, tests) in enumerate(parts):
+    done = os.path.join("parts", f"{i:04d}-{key}")
+    if os.path.exists(done):
+        with open(done) as f:
+            res = tuple(int(x) for x in f.read().split()[:3])
+        print(f"== part {done}: {res} from an earlier run", file=sys.stderr)
+    else:
+        res = clients_maps.run_unittest(unittest.TestSuite(tests), os.environ["CLIENTS_LABEL"])
+        with open(done + ".tmp", "w") as f:
+            f.write("%d %d %d\n" % res)
+        os.replace(done + ".tmp", done)
+    total = [a + b for a, b in zip(total, res)]
 clients_maps.check("after the test suite")
-print("%d passed, %d failed, %d skipped" % res)
+print("%d passed, %d failed, %d skipped" % tuple(total))
 EOF
     paths=${PYTABLES_PATHS:-direct,filter}
     local tp=0 tf=0 ts=0 rc=0 line n
     for p in ${paths//,/ }; do
         case $p in direct) n=0 ;; filter) n=1 ;; *) die "PYTABLES_PATHS: unknown $p" ;; esac
-        local run=$work/run-$MODE-$p
-        rm -rf "$run" && mkdir -p "$run"
+        local run=$work/run-$MODE-$p append=0
+        if [[ ${PYTABLES_RESUME:-0} == 1 && -f $run/.stamp && $(cat "$run/.stamp") == "$STAMP ${PYTABLES_TESTS:-}" ]]; then
+            log "resuming: $(ls "$run/parts" 2>/dev/null | grep -vc tmp) parts done in $run/parts"
+            append=1
+        else
+            rm -rf "$run" && mkdir -p "$run"
+            echo "$STAMP ${PYTABLES_TESTS:-}" >"$run/.stamp"
+        fi
         log "PyTables test suite ($MODE, BLOSC2_FILTER=$n: $p path), log $work/test-$MODE-$p.log"
         (cd "$run" && BLOSC2_FILTER=$n CLIENTS_WORK=$work CLIENTS_LIBDIR=$LIBDIR CLIENTS_LABEL=$p \
-            TMPDIR=$run timeout "$TIMEOUT" "$venv/bin/python" "$work/run_tests.py") >"$work/test-$MODE-$p.log" 2>&1
+            TMPDIR=$run timeout "$TIMEOUT" "$venv/bin/python" "$work/run_tests.py") \
+            >"$work/test-$MODE-$p.log.new" 2>&1
         local r=$?
+        if (( append )); then
+            cat "$work/test-$MODE-$p.log.new" >>"$work/test-$MODE-$p.log" && rm -f "$work/test-$MODE-$p.log.new"
+        else
+            mv -f "$work/test-$MODE-$p.log.new" "$work/test-$MODE-$p.log"
+        fi
         grep -E '^== maps|^FAILED ' "$work/test-$MODE-$p.log" | cut -c1-240 >&2
         line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$work/test-$MODE-$p.log" | tail -1)
         if [[ -z $line ]]; then
