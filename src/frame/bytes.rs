@@ -164,9 +164,36 @@ impl Bytes {
 pub(super) struct Directory {
     pub(super) path: String,
     pub(super) backend: Arc<dyn Backend>,
+    /// The chunk files written since the last sync, and whether files were
+    /// made or removed since (the directory's entries changed).
+    unsynced: std::sync::Mutex<(Vec<i64>, bool)>,
 }
 
 impl Directory {
+    pub(super) fn new(path: &str, backend: Arc<dyn Backend>) -> Directory {
+        Directory { path: path.to_string(), backend, unsynced: Default::default() }
+    }
+
+    fn unsynced(&self) -> std::sync::MutexGuard<'_, (Vec<i64>, bool)> {
+        self.unsynced.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sync the chunk files written since the last sync, and the directory
+    /// when its entries changed.
+    pub(super) fn sync_written(&self) -> Result<()> {
+        let (ids, entries) = std::mem::take(&mut *self.unsynced());
+        for &id in &ids {
+            match self.backend.open(&self.chunk_path(id), Mode::Read) {
+                Ok(s) => s.sync()?,
+                Err(_) => {} // removed since
+            }
+        }
+        if entries || !ids.is_empty() {
+            self.backend.sync_dir(&self.path)?;
+        }
+        Ok(())
+    }
+
     pub(super) fn chunk_path(&self, id: i64) -> String {
         format!("{}/{:08X}.chunk", self.path, id)
     }
@@ -209,11 +236,17 @@ impl Directory {
     }
 
     pub(super) fn write_chunk(&self, id: i64, chunk: &[u8]) -> Result<()> {
+        {
+            let mut u = self.unsynced();
+            u.0.push(id);
+            u.1 = true;
+        }
         let s = self.backend.open(&self.chunk_path(id), Mode::Create)?;
         s.write_at(0, chunk)
     }
 
     pub(super) fn remove_chunk(&self, id: i64) -> Result<()> {
-        std::fs::remove_file(self.chunk_path(id)).map_err(|_| Error::FileRemove)
+        self.unsynced().1 = true;
+        self.backend.remove(&self.chunk_path(id))
     }
 }

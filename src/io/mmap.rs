@@ -177,6 +177,10 @@ impl Stream for MmapStream {
         let len = usize::try_from(len).map_err(|_| Error::FileTruncate)?;
         self.0.write().unwrap_or_else(|e| e.into_inner()).set_len(len)
     }
+
+    fn sync(&self) -> Result<()> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).sync()
+    }
 }
 
 /// An open file and its mapping: `mapping_size` bytes at `addr`, of which
@@ -419,6 +423,22 @@ impl MmapFile {
         }
         self.mapping_size = new_len;
         Ok(())
+    }
+
+    /// Make the file durable: the mapping's pages (shared writable mappings)
+    /// and the file's data and length.
+    fn sync(&self) -> Result<()> {
+        if self.addr.is_null() {
+            return Ok(());
+        }
+        // SAFETY: `addr`/`file_size` lie inside the live mapping.
+        if self.mode.shared_writes() && self.file_size > 0 && unsafe { libc::msync(self.addr.cast(), self.file_size, libc::MS_SYNC) } < 0 {
+            return Err(Error::FileWrite);
+        }
+        match &self.file {
+            Some(f) if self.mode.shared_writes() => f.sync_data().map_err(|_| Error::FileWrite),
+            _ => Ok(()),
+        }
     }
 
     /// Flush (shared writable mappings) and unmap, once.

@@ -46,6 +46,54 @@ impl Mode {
     }
 }
 
+/// What the changes of a frame file survive (docs/RELIABILITY.md).
+///
+/// Every change of a frame file survives a process that dies: the undo
+/// journal beside the frame puts back a change left half done. Surviving a
+/// power loss (or a kernel panic, or a virtual machine reset) takes syncs,
+/// whose cost this chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Nothing is synced: changes survive a process that dies, not
+    /// necessarily a machine that dies (c-blosc2 syncs nothing either).
+    Off,
+    /// After a power loss every frame reopens as it was after one of its
+    /// changes, each change there whole or not at all. The changes of about
+    /// the last second before the loss (and those since the last close, when
+    /// fewer) may be missing. A close makes the frame durable.
+    #[default]
+    Consistent,
+    /// As `Consistent`, and each change is durable when its call returns
+    /// (three syncs per change).
+    Durable,
+}
+
+impl Durability {
+    /// The environment variable the C API reads a frame's durability from
+    /// (`off`, `consistent` or `durable`), when it opens or makes one.
+    pub const ENV: &'static str = "B2ND_DURABILITY";
+
+    /// The durability a name gives (`off`, `consistent`, `durable`; any case).
+    pub fn parse(name: &str) -> Option<Durability> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "off" => Some(Durability::Off),
+            "consistent" => Some(Durability::Consistent),
+            "durable" => Some(Durability::Durable),
+            _ => None,
+        }
+    }
+
+    /// The durability [`Durability::ENV`] asks for, if set to a known name.
+    pub fn from_env() -> Option<Durability> {
+        std::env::var(Self::ENV).ok().and_then(|v| Durability::parse(&v))
+    }
+
+    /// Whether changes are synced at all.
+    pub fn syncs(self) -> bool {
+        self != Durability::Off
+    }
+}
+
 /// One open file (or file-like object).
 pub trait Stream: Send + Sync {
     /// Read up to `buf.len()` bytes at `pos`; returns how many were read (fewer only at the end).
@@ -60,6 +108,12 @@ pub trait Stream: Send + Sync {
     /// used to notice that a path now names another file.
     fn identity(&self) -> Option<(u64, u64)> {
         None
+    }
+    /// Make what was written so far durable, data and length, so that it
+    /// survives a power loss (`fdatasync` for a file). Streams that cannot
+    /// (those of user callbacks, which have no such callback) do nothing.
+    fn sync(&self) -> Result<()> {
+        Ok(())
     }
 
     /// Read exactly `buf.len()` bytes at `pos`.
@@ -86,6 +140,32 @@ pub trait Backend: Send + Sync {
     /// files, whose frames then change without a journal.
     fn sidecar(&self) -> Option<Arc<dyn Backend>> {
         None
+    }
+    /// Remove the file at `path`. By default on the filesystem, as c-blosc2
+    /// removes a sparse frame's chunk files whatever its backend.
+    fn remove(&self, path: &str) -> Result<()> {
+        std::fs::remove_file(path).map_err(|_| Error::FileRemove)
+    }
+    /// Make the entries of directory `dir` (files made, removed or renamed in
+    /// it) durable: `fsync` of the directory. By default on the filesystem,
+    /// where a sparse frame's directory always is.
+    fn sync_dir(&self, dir: &str) -> Result<()> {
+        sync_dir(dir)
+    }
+}
+
+/// `fsync` of the directory `dir` (`""` is the current one).
+pub fn sync_dir(dir: &str) -> Result<()> {
+    let dir = if dir.is_empty() { "." } else { dir };
+    File::open(dir).and_then(|d| d.sync_all()).map_err(|_| Error::FileWrite)
+}
+
+/// The directory that holds `path` (`""` for a bare name).
+pub fn parent_dir(path: &str) -> &str {
+    match path.trim_end_matches('/').rfind('/') {
+        Some(0) => "/",
+        Some(i) => &path[..i],
+        None => "",
     }
 }
 
@@ -129,6 +209,10 @@ impl Stream for OsFile {
     fn identity(&self) -> Option<(u64, u64)> {
         use std::os::unix::fs::MetadataExt;
         self.0.metadata().ok().map(|m| (m.dev(), m.ino()))
+    }
+
+    fn sync(&self) -> Result<()> {
+        self.0.sync_data().map_err(|_| Error::FileWrite)
     }
 }
 

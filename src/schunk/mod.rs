@@ -24,7 +24,7 @@ use crate::frame::live::{Frame, Opened};
 pub use crate::frame::live::Pick;
 use crate::frame::writer::Info;
 use crate::frame::Metalayer;
-use crate::io::{filesystem, Backend, Mode};
+use crate::io::{filesystem, Backend, Durability, Mode};
 use lock::FrameLock;
 use std::borrow::Cow;
 use std::path::Path;
@@ -50,11 +50,14 @@ pub struct Storage {
     pub backend: Arc<dyn Backend>,
     /// Lock the on-disk frame for every operation (c-blosc2's `locking`).
     pub locking: bool,
+    /// What changes of an on-disk frame survive: a process that dies, or a
+    /// machine that dies too (see [`Durability`]).
+    pub durability: Durability,
 }
 
 impl Default for Storage {
     fn default() -> Self {
-        Storage { contiguous: false, urlpath: None, backend: filesystem(), locking: false }
+        Storage { contiguous: false, urlpath: None, backend: filesystem(), locking: false, durability: Durability::default() }
     }
 }
 
@@ -65,6 +68,7 @@ impl std::fmt::Debug for Storage {
             .field("urlpath", &self.urlpath)
             .field("backend", &self.backend.id())
             .field("locking", &self.locking)
+            .field("durability", &self.durability)
             .finish()
     }
 }
@@ -147,18 +151,51 @@ impl SuperChunk {
                 }
                 // a journal left beside a frame that is gone is meaningless
                 let _ = std::fs::remove_file(crate::frame::journal::journal_path(path));
-                if contiguous {
+                let mut f = if contiguous {
                     let s = storage.backend.open(path, Mode::Create)?;
-                    Store::Frame(Frame::new_stream(s, 0, &info)?)
+                    Frame::new_stream(s, 0, &info)?
                 } else {
-                    Store::Frame(Frame::new_sparse(path, storage.backend.clone(), &info)?)
+                    Frame::new_sparse(path, storage.backend.clone(), &info)?
+                };
+                if storage.durability.syncs() {
+                    f.sync_created(path)?;
                 }
+                Store::Frame(f)
             }
         };
         let mut sc = SuperChunk { info, dparams, store, storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None, read_bufs: Default::default() };
         sc.init_lock()?;
         sc.attach_journal();
         Ok(sc)
+    }
+
+    /// Choose what the changes of this super-chunk's frame file survive from
+    /// now on (see [`Durability`]); the changes since the last checkpoint
+    /// get one first when syncing less.
+    pub fn set_durability(&mut self, durability: Durability) -> Result<()> {
+        if durability == self.storage.durability {
+            return Ok(());
+        }
+        self.storage.durability = durability;
+        if let Store::Frame(f) = &mut self.store {
+            f.set_durability(durability)?;
+        }
+        Ok(())
+    }
+
+    /// What the changes of this super-chunk's frame file survive.
+    pub fn durability(&self) -> Durability {
+        self.storage.durability
+    }
+
+    /// Make every change so far durable (a checkpoint; see [`Durability`]):
+    /// when this returns, a power loss loses none of them. A no-op for
+    /// super-chunks in memory.
+    pub fn sync(&mut self) -> Result<()> {
+        match &mut self.store {
+            Store::Frame(f) => f.sync(),
+            Store::Memory(_) => Ok(()),
+        }
     }
 
     /// The frame file whose changes the journal guards: the frame itself, or
@@ -174,7 +211,9 @@ impl SuperChunk {
         let (Some(file), Some(sidecar)) = (self.journaled_file(), self.storage.backend.sidecar()) else { return };
         if let Store::Frame(f) = &mut self.store {
             if !f.is_memory() {
-                f.set_journal(crate::frame::journal::Journal::new(&file, sidecar));
+                let mut j = crate::frame::journal::Journal::new(&file, sidecar, self.storage.durability);
+                j.set_every_change(self.storage.locking);
+                f.set_journal(j);
             }
         }
     }
@@ -212,7 +251,7 @@ impl SuperChunk {
     pub fn open_with(urlpath: &str, offset: u64, backend: Arc<dyn Backend>, writable: bool, locking: bool) -> Result<SuperChunk> {
         let urlpath = local_path(urlpath);
         let sparse = is_dir(urlpath);
-        let mut storage = Storage { contiguous: !sparse, urlpath: Some(urlpath.to_string()), backend: backend.clone(), locking };
+        let mut storage = Storage { contiguous: !sparse, urlpath: Some(urlpath.to_string()), backend: backend.clone(), locking, durability: Durability::default() };
         let mut lock = None;
         if backend.is_filesystem() && (locking || env_requests_locking()) {
             storage.locking = true;
@@ -236,7 +275,7 @@ impl SuperChunk {
             let writable = writable && backend.open(urlpath, Mode::Update).is_ok();
             // A change a dead process left half done is undone first.
             let s = if backend.sidecar().is_some() {
-                match crate::frame::journal::recover(urlpath, s, offset, writable) {
+                match crate::frame::journal::recover(urlpath, s, offset, writable, None) {
                     Ok(s) => s,
                     Err(e) => {
                         if let Some(l) = lock.as_mut() {
@@ -336,6 +375,9 @@ impl SuperChunk {
         }
         if let Store::Frame(f) = &mut new.store {
             f.end_batch(&new.info)?;
+            if new.storage.durability.syncs() {
+                f.sync()?;
+            }
         }
         progress(self.nchunks(), self.nchunks());
         // vlmetalayers are copied as c-blosc2 copies them: decompressed and

@@ -173,7 +173,7 @@ impl CoreStorage {
             Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
             _ => None,
         };
-        let storage = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking };
+        let storage = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking, durability: env_durability() };
         let mut cparams = core_cparams(&c_cparams)?;
         cparams.nthreads = c_cparams.nthreads.max(1);
         let dparams = DParams { nthreads: c_dparams.nthreads.max(1), typesize: cparams.typesize, owner: 0, schunk: None };
@@ -202,6 +202,19 @@ pub(crate) fn adopt(sc: SChunk, core: &CoreStorage) -> Result<*mut blosc2_schunk
     Ok(p)
 }
 
+/// The durability of the frames the C API makes and opens: `B2ND_DURABILITY`
+/// (`off`, `consistent` or `durable`), read here at the API's edge; the
+/// default (consistent) when unset or unknown.
+pub(crate) fn env_durability() -> crate::io::Durability {
+    match std::env::var(crate::io::Durability::ENV) {
+        Ok(v) => crate::io::Durability::parse(&v).unwrap_or_else(|| {
+            crate::trace!("{}={v:?}: unknown; off, consistent or durable (using the default)", crate::io::Durability::ENV);
+            Default::default()
+        }),
+        Err(_) => Default::default(),
+    }
+}
+
 /// Open a super-chunk stored at `urlpath` through backend `udio`, starting at `offset`.
 ///
 /// # Safety
@@ -212,6 +225,7 @@ pub(crate) unsafe fn open_handle(urlpath: *const c_char, offset: i64, udio: *con
     let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
     let io = unsafe { choose(udio)? };
     let mut sc = SuperChunk::open_with(path, offset, io.backend.clone(), true, io.locking)?;
+    sc.set_durability(env_durability())?;
     let n = global_nthreads();
     sc.set_nthreads(n, n);
     let mut cparams = c_cparams(sc.cparams());
@@ -343,7 +357,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage:
                 Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
                 _ => None,
             };
-            let core = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking };
+            let core = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking, durability: env_durability() };
             let given = match st.map(|s| s.cparams) {
                 Some(c) if !c.is_null() => {
                     let c = unsafe { *c };

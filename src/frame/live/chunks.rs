@@ -191,7 +191,7 @@ impl Frame {
     pub fn arrange(&mut self, info: &Info, old_info: &Info, picks: &[Pick]) -> Result<()> {
         let mut layout = self.layout.clone();
         let stored_cbytes = self.layout.cbytes;
-        let mut next_id = self.layout.offsets.values().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
+        let mut next_id = self.next_chunk_id();
         let mut offsets = Offsets::new();
         // the chunk files kept (sparse frames), to remove the others after the change
         let mut kept = std::collections::HashSet::new();

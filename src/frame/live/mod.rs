@@ -104,6 +104,17 @@ pub struct Frame {
     /// A failed change could not be undone in place (its journal waits for
     /// the next open): no more changes through this handle.
     broken: bool,
+    /// Nothing was written since the frame file was last synced.
+    clean: bool,
+    /// Chunk files (sparse frames) the changes since the last checkpoint no
+    /// longer need, removed at the next one (a power loss goes back to it).
+    pending_drops: Vec<i64>,
+}
+
+impl Drop for Frame {
+    fn drop(&mut self) {
+        self.close();
+    }
 }
 
 /// A journaled change in progress: what undoes it, and the layout before it.

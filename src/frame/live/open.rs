@@ -52,6 +52,8 @@ impl Frame {
             txn: None,
             batch: false,
             broken: false,
+            clean: false,
+            pending_drops: Vec::new(),
             layout: Layout {
                 header_len: 0,
                 frame_len: 0,
@@ -82,7 +84,7 @@ impl Frame {
         // The directory is made on the filesystem whatever the backend (as c-blosc2 does).
         std::fs::create_dir(path).map_err(|_| Error::FileOpen)?;
         let stream = backend.open(&format!("{path}/{SPARSE_INDEX}"), Mode::Create)?;
-        let dir = Directory { path: path.to_string(), backend };
+        let dir = Directory::new(path, backend);
         let mut f = Frame::empty(Bytes::Stream { stream, base: 0, writable: true }, Some(dir));
         f.rewrite_whole(info)?;
         Ok(f)
@@ -112,15 +114,15 @@ impl Frame {
         let mut stream = backend.open(&index, mode)?;
         if backend.sidecar().is_some() {
             // A change a dead process left half done is undone first.
-            stream = super::super::journal::recover(&index, stream, 0, writable)?;
+            stream = super::super::journal::recover(&index, stream, 0, writable, Some(path))?;
         }
-        let dir = Directory { path: path.to_string(), backend };
+        let dir = Directory::new(path, backend);
         Frame::open_bytes(Bytes::Stream { stream, base: 0, writable }, Some(dir), false)
     }
 
     fn open_bytes(bytes: Bytes, dir: Option<Directory>, exact: bool) -> Result<Opened> {
         let (layout, info) = parse(&bytes, dir.is_some(), exact)?;
-        let frame = Frame { bytes, dir, layout, journal: None, txn: None, batch: false, broken: false };
+        let frame = Frame { bytes, dir, layout, journal: None, txn: None, batch: false, broken: false, clean: false, pending_drops: Vec::new() };
         if exact {
             // An in-memory frame must account for all its bytes (as c-blosc2 checks).
             frame.check_nbytes(&info)?;

@@ -94,12 +94,7 @@ impl Frame {
     pub(super) fn store(&mut self, chunk: &[u8]) -> Result<(i64, i64)> {
         let cb = self.layout.cbytes;
         if let Some(d) = &self.dir {
-            let mut id = self.layout.offsets.values().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
-            if let Some(t) = self.txn.as_ref() {
-                // not one the change wrote already, nor one it will remove
-                let taken = t.added.iter().chain(&t.dropped).copied().max().map_or(0, |m| m + 1);
-                id = id.max(taken);
-            }
+            let id = self.next_chunk_id();
             d.write_chunk(id, chunk)?;
             if let Some(t) = self.txn.as_mut() {
                 t.added.push(id);
@@ -110,6 +105,15 @@ impl Frame {
         self.need(at, None)?;
         self.bytes.write(at, chunk)?;
         Ok((cb, cb + chunk.len() as i64))
+    }
+
+    /// A chunk file id (sparse frames) in use nowhere: not in the index, nor
+    /// one the change wrote already or will remove, nor one the last
+    /// checkpoint may still need.
+    pub(super) fn next_chunk_id(&self) -> i64 {
+        let id = self.layout.offsets.values().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
+        let others = self.txn.iter().flat_map(|t| t.added.iter().chain(&t.dropped)).chain(&self.pending_drops);
+        id.max(others.copied().max().map_or(0, |m| m + 1))
     }
 
     /// Rewrite header and trailer after a change of the (vl)metalayers.

@@ -4,8 +4,9 @@
 
 use super::{Frame, Txn, SHIFT_LIMIT};
 use super::super::bytes::Bytes;
-use super::super::journal::{Journal, Undo};
+use super::super::journal::{Found, Journal, Plan, Undo};
 use crate::error::{Error, Result};
+use crate::io::Durability;
 
 impl Frame {
     // ------------------------------------------------------------ crash safety
@@ -18,6 +19,37 @@ impl Frame {
     /// Make the changes of this frame file crash-safe with `journal`.
     pub fn set_journal(&mut self, journal: Journal) {
         self.journal = Some(Box::new(journal));
+    }
+
+    /// Sync changes from now on as `durability` says; the changes since the
+    /// last checkpoint get one first.
+    pub fn set_durability(&mut self, durability: Durability) -> Result<()> {
+        if self.journal.as_ref().is_some_and(|j| j.has_epoch()) {
+            self.sync()?;
+        }
+        if let Some(j) = self.journal.as_mut() {
+            j.set_durability(durability);
+        }
+        Ok(())
+    }
+
+    /// Make every change so far durable: a checkpoint (a sync of the frame
+    /// file for frames without a journal).
+    pub fn sync(&mut self) -> Result<()> {
+        if self.txn.is_some() || self.broken || self.is_memory() {
+            return Ok(());
+        }
+        let Some(j) = self.journal.as_mut() else { return self.sync_files() };
+        if !j.lock_own_epoch()? {
+            // another handle took the changes over (and synced them)
+            self.unlock_journal();
+            let drops = std::mem::take(&mut self.pending_drops);
+            self.remove_files(&drops);
+            return self.sync_files();
+        }
+        let r = self.checkpoint(true);
+        self.unlock_journal();
+        r
     }
 
     /// Start a change: until [`Frame::end_change`], what the change overwrites
@@ -36,24 +68,69 @@ impl Frame {
             t.depth += 1;
             return Ok(());
         }
-        if self.journal.is_none() {
-            return Ok(());
-        }
+        let Some(journal) = self.journal.as_mut() else { return Ok(()) };
         let Bytes::Stream { stream, .. } = &self.bytes else { return Ok(()) };
         let identity = stream.identity().unwrap_or((0, 0));
+        let found = journal.start_change()?;
+        if let Err(e) = self.prepare_epoch(found) {
+            self.unlock_journal();
+            return Err(e);
+        }
         let undo = Undo { identity, old_len: self.layout.frame_len, regions: Vec::new() };
         self.txn = Some(Box::new(Txn { depth: 1, undo, layout: self.layout.clone(), added: Vec::new(), dropped: Vec::new() }));
+        self.clean = false;
         let from = if self.dir.is_some() { 0 } else { self.layout.header_len as u64 + self.layout.cbytes.max(0) as u64 };
         let hl = self.layout.header_len as u64;
         if let Err(e) = self.need(from, Some((0, hl))) {
             self.txn = None;
+            self.unlock_journal();
             return Err(e);
         }
         Ok(())
     }
 
-    /// End the change begun last: on success, the commit point (the journal
-    /// is emptied); on failure the old bytes and layout are put back.
+    /// Before the first record of an epoch: take over what another handle
+    /// left in the journal, and make the frame as it is the checkpoint (durable).
+    fn prepare_epoch(&mut self, found: Found) -> Result<()> {
+        let journal = self.journal.as_mut().ok_or(Error::Failure)?;
+        let syncs = journal.durability().syncs();
+        match found {
+            Found::Ours if journal.has_epoch() => return Ok(()),
+            Found::Ours => {}
+            Found::Foreign(Plan::Nothing) => journal.reset(syncs)?,
+            Found::Foreign(Plan::Keep(_)) => {
+                // another handle's complete changes: they stand once durable
+                self.sync_all()?;
+                self.journal.as_mut().ok_or(Error::Failure)?.reset(true)?;
+                self.clean = true;
+            }
+            Found::Foreign(Plan::Undo(undo)) => {
+                crate::trace!("another handle died in the middle of a change of this frame; it was put back: reopen the frame");
+                for (pos, bytes) in &undo.regions {
+                    self.bytes.write(*pos, bytes)?;
+                }
+                self.bytes.truncate(undo.old_len)?;
+                self.sync_all()?;
+                self.journal.as_mut().ok_or(Error::Failure)?.reset(true)?;
+                self.broken = true;
+                return Err(Error::FileWrite);
+            }
+        }
+        if syncs && !self.clean {
+            self.sync_files()?;
+            self.clean = true;
+        }
+        Ok(())
+    }
+
+    fn unlock_journal(&mut self) {
+        if let Some(j) = self.journal.as_mut() {
+            j.unlock();
+        }
+    }
+
+    /// End the change begun last: on success, its commit (and a checkpoint
+    /// when one is due); on failure the old bytes and layout are put back.
     pub fn end_change<T>(&mut self, r: Result<T>) -> Result<T> {
         let Some(t) = self.txn.as_mut() else { return r };
         t.depth -= 1;
@@ -61,17 +138,14 @@ impl Frame {
             return r;
         }
         let Some(t) = self.txn.take() else { return r };
-        let journal = self.journal.as_mut().ok_or(Error::Failure)?;
-        let committed = match r {
-            Ok(v) if t.undo.regions.is_empty() => Ok(v),
-            Ok(v) => journal.commit().map(|()| v),
-            Err(e) => Err(e),
-        };
+        let committed = r.and_then(|v| self.journal.as_mut().ok_or(Error::Failure)?.end_change().map(|()| v));
         let e = match committed {
             Ok(v) => {
                 // the old chunk files go once nothing can bring them back
-                self.remove_files(&t.dropped);
-                return Ok(v);
+                self.pending_drops.extend(t.dropped);
+                let c = self.checkpoint_if_due();
+                self.unlock_journal();
+                return c.map(|()| v);
             }
             Err(e) => e,
         };
@@ -83,15 +157,98 @@ impl Frame {
             put_back = put_back.and_then(|()| self.bytes.write(*pos, bytes));
         }
         put_back = put_back.and_then(|()| self.bytes.truncate(t.undo.old_len));
-        if put_back.is_ok() {
-            if let Some(j) = self.journal.as_mut() {
-                let _ = j.commit();
-            }
+        if put_back.is_ok() && self.journal.as_mut().is_some_and(|j| j.end_change().is_ok()) {
+            let _ = self.checkpoint_if_due();
         } else {
             // the journal stays for the next open, which puts the frame back
             self.broken = true;
         }
+        self.unlock_journal();
         Err(e)
+    }
+
+    /// A checkpoint after a change that is complete, when one is due. Only
+    /// durable mode reports its failure (the change is made, but perhaps not
+    /// durable); otherwise the changes wait for the next checkpoint.
+    fn checkpoint_if_due(&mut self) -> Result<()> {
+        // chunk files a change no longer needs go at once (their ids are
+        // reused, as c-blosc2 reuses them), after a checkpoint
+        if self.pending_drops.is_empty() && !self.journal.as_ref().is_some_and(|j| j.checkpoint_due()) {
+            return Ok(());
+        }
+        match self.checkpoint(false) {
+            Err(e) if self.journal.as_ref().is_some_and(|j| j.durability() == Durability::Durable) => Err(e),
+            Err(e) => {
+                crate::trace!("a checkpoint failed ({e:?}); the changes are made, and wait for the next one");
+                Ok(())
+            }
+            Ok(()) => Ok(()),
+        }
+    }
+
+    /// The checkpoint: the frame (its written chunk files and directory too)
+    /// is synced, then the journal emptied; the chunk files the changes no
+    /// longer need go. With the journal locked.
+    pub(super) fn checkpoint(&mut self, closing: bool) -> Result<()> {
+        let Some(d) = self.journal.as_ref().map(|j| j.durability()) else { return Ok(()) };
+        if d.syncs() {
+            self.sync_files()?;
+        }
+        let sync = d.syncs() && (d == Durability::Durable || closing || !self.pending_drops.is_empty());
+        self.journal.as_mut().ok_or(Error::Failure)?.reset(sync)?;
+        self.clean = d.syncs();
+        let drops = std::mem::take(&mut self.pending_drops);
+        self.remove_files(&drops);
+        Ok(())
+    }
+
+    /// Sync what was written to the frame file (and, for a sparse frame, the
+    /// chunk files written since the last sync and the directory).
+    pub(super) fn sync_files(&self) -> Result<()> {
+        if let Bytes::Stream { stream, .. } = &self.bytes {
+            stream.sync()?;
+        }
+        if let Some(d) = &self.dir {
+            d.sync_written()?;
+        }
+        Ok(())
+    }
+
+    /// Sync the frame file and, for a sparse frame, every chunk file.
+    fn sync_all(&self) -> Result<()> {
+        if let Bytes::Stream { stream, .. } = &self.bytes {
+            stream.sync()?;
+        }
+        if let Some(d) = &self.dir {
+            d.sync_written()?;
+            super::super::journal::sync_chunk_files(&d.path)?;
+        }
+        Ok(())
+    }
+
+    /// Make a frame just made durable: its file (or its directory, index
+    /// and chunk files) and its entry in the directory that holds it.
+    pub fn sync_created(&mut self, urlpath: &str) -> Result<()> {
+        self.sync_all()?;
+        crate::io::sync_dir(crate::io::parent_dir(urlpath))?;
+        self.clean = true;
+        Ok(())
+    }
+
+    /// At close: a checkpoint of the changes since the last one, if this
+    /// handle's; then the chunk files they no longer need go.
+    pub(super) fn close(&mut self) {
+        if self.broken || self.txn.is_some() {
+            return;
+        }
+        if let Some(j) = self.journal.as_mut() {
+            if matches!(j.lock_own_epoch(), Ok(true)) {
+                let _ = self.checkpoint(true);
+            }
+            self.unlock_journal();
+        }
+        let drops = std::mem::take(&mut self.pending_drops);
+        self.remove_files(&drops);
     }
 
     pub(super) fn remove_files(&self, ids: &[i64]) {
@@ -103,10 +260,11 @@ impl Frame {
         }
     }
 
-    /// Remove chunk file `id` once the change is committed (at once outside a change).
+    /// Remove chunk file `id` once no checkpoint can need it (at once outside a change).
     pub(super) fn drop_file(&mut self, id: i64) {
         match self.txn.as_mut() {
             Some(t) => t.dropped.push(id),
+            None if self.journal.as_ref().is_some_and(|j| j.has_epoch()) => self.pending_drops.push(id),
             None => self.remove_files(&[id]),
         }
     }
@@ -173,9 +331,9 @@ impl Frame {
             let len = usize::try_from(y - x).map_err(|_| Error::MemoryAlloc)?;
             regions.push((x, self.bytes.read(x, len)?.into_owned()));
         }
+        self.journal.as_mut().ok_or(Error::Failure)?.save(old_len, &regions)?;
         let t = self.txn.as_mut().ok_or(Error::Failure)?;
         t.undo.regions.extend(regions);
-        let undo = t.undo.clone();
-        self.journal.as_mut().ok_or(Error::Failure)?.begin(&undo)
+        Ok(())
     }
 }
