@@ -17,7 +17,7 @@
 use b2nd::b2nd::{Array, Context};
 use b2nd::chunk::{CParams, Compressor, DParams, Special};
 use b2nd::codecs::Codec;
-use b2nd::frame::journal::set_boot_id_for_this_thread;
+use b2nd::frame::journal::{set_boot_id_for_this_thread, set_epoch_age_for_this_thread};
 use b2nd::io::{filesystem, Backend, Durability, Mode, Stream};
 use b2nd::schunk::{Storage, SuperChunk};
 use b2nd::Error;
@@ -401,6 +401,8 @@ fn seen_array(a: &Array) -> Result<Vec<u8>, Error> {
 }
 
 struct Case {
+    /// Epochs end at this age (`None`: the default, longer than a case).
+    epoch: Option<std::time::Duration>,
     kind: Kind,
     contiguous: bool,
     durability: Durability,
@@ -556,13 +558,20 @@ fn run_case(case: &Case, tag: &str) -> usize {
             log.known.insert(p.clone());
         }
     }
+    set_epoch_age_for_this_thread(case.epoch);
     let states = run_changes(case, &path, &rec);
+    set_epoch_age_for_this_thread(None);
     let log = std::mem::take(&mut *rec.0.lock().unwrap());
     let mut disk = Disk { paths: log.paths.clone(), files: vec![FileModel::default(); log.paths.len()] };
     for (i, c) in base_contents.into_iter().enumerate() {
         disk.files[i] = FileModel { exists_durable: true, exists_now: true, durable: c, since: Vec::new() };
     }
 
+    if std::env::var("B2ND_POWER_DUMP").is_ok_and(|t| tag.contains(&t)) {
+        for (i, op) in log.ops.iter().enumerate() {
+            eprintln!("{tag} op {}: {op:?}", i + 1);
+        }
+    }
     let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ tag.len() as u64);
     let (mut returned, mut durable) = (0usize, 0usize);
     let mut images = 0;
@@ -591,7 +600,10 @@ fn run_case(case: &Case, tag: &str) -> usize {
             set_boot_id_for_this_thread(None);
             let lo = if same_boot { returned } else { durable };
             let found = (lo..=hi).find(|&j| states[j] == now);
-            assert!(found.is_some(), "{what}: not one of the states {lo}..={hi} (returned {returned}, durable {durable})");
+            if found.is_none() {
+                let other = states.iter().position(|s| *s == now);
+                panic!("{what}: not one of the states {lo}..={hi} (returned {returned}, durable {durable}; it is state {other:?})");
+            }
             images += 1;
         }
     }
@@ -605,11 +617,13 @@ const LARGE: usize = 3 << 20;
 #[test]
 fn power_loss_keeps_every_frame_consistent() {
     let mut total = 0;
-    for durability in [Durability::Consistent, Durability::Durable] {
+    // consistent with an epoch per case, or a checkpoint (not synced) after every change; durable
+    let modes = [(Durability::Consistent, None), (Durability::Consistent, Some(std::time::Duration::ZERO)), (Durability::Durable, None)];
+    for (durability, epoch) in modes {
         for contiguous in [true, false] {
             for kind in [Kind::Schunk, Kind::Array] {
-                let case = Case { kind, contiguous, durability, chunk: SMALL, randoms: 3 };
-                let tag = format!("{kind:?}-{}-{durability:?}-small", if contiguous { "contiguous" } else { "sparse" });
+                let case = Case { epoch, kind, contiguous, durability, chunk: SMALL, randoms: 3 };
+                let tag = format!("{kind:?}-{}-{durability:?}{}-small", if contiguous { "contiguous" } else { "sparse" }, if epoch.is_some() { "-short-epochs" } else { "" });
                 let n = run_case(&case, &tag);
                 eprintln!("{tag}: {n} crash images");
                 total += n;
@@ -624,7 +638,7 @@ fn power_loss_keeps_every_frame_consistent() {
 fn power_loss_keeps_large_frames_consistent() {
     let mut total = 0;
     for contiguous in [true, false] {
-        let case = Case { kind: Kind::Schunk, contiguous, durability: Durability::Consistent, chunk: LARGE, randoms: 1 };
+        let case = Case { epoch: None, kind: Kind::Schunk, contiguous, durability: Durability::Consistent, chunk: LARGE, randoms: 1 };
         let tag = format!("large-{}", if contiguous { "contiguous" } else { "sparse" });
         let n = run_case(&case, &tag);
         eprintln!("{tag}: {n} crash images");

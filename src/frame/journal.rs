@@ -33,10 +33,12 @@
 //! then records of a tag byte, a u32 payload length, the payload and an
 //! FNV-1a 64 checksum of tag, length and payload. `E` (first): boot id [16],
 //! epoch nonce u64, device u64, inode u64, frame length at the checkpoint
-//! u64. `R`: change number u64, frame length before the change u64, number of
-//! regions u32, then per region its position u64, length u32, base flag u8
-//! and bytes. `K`: change number u64, a change complete whose records stay
-//! (they hold base regions). Journals of the first format (`B2NDJNL1`, one
+//! u64. `R`: epoch nonce u64, change number u64, frame length before the
+//! change u64, number of regions u32, then per region its position u64,
+//! length u32, base flag u8 and bytes. `K`: epoch nonce u64, change number
+//! u64: a change complete whose records stay (they hold base regions). A
+//! record of another epoch (left past a truncation a power loss undid) ends
+//! the journal. Journals of the first format (`B2NDJNL1`, one
 //! record of a single change) are still recovered.
 
 use crate::error::{Error, Result};
@@ -60,6 +62,17 @@ const RECORD_MAX: usize = 1 << 30;
 /// With [`Durability::Consistent`], the changes of an epoch older than this
 /// end with a checkpoint.
 pub const EPOCH_AGE: Duration = Duration::from_secs(1);
+
+thread_local! {
+    static EPOCH_AGE_OVERRIDE: Cell<Option<Duration>> = const { Cell::new(None) };
+}
+
+/// End epochs, on this thread, at this age instead of [`EPOCH_AGE`] (`None`:
+/// the default again). For tests of checkpoints that are not synced.
+#[doc(hidden)]
+pub fn set_epoch_age_for_this_thread(age: Option<Duration>) {
+    EPOCH_AGE_OVERRIDE.with(|a| a.set(age));
+}
 /// ... and so do those of an epoch whose journal is this long.
 pub const EPOCH_BYTES: u64 = 64 << 20;
 
@@ -185,6 +198,7 @@ fn put_record(out: &mut Vec<u8>, tag: u8, payload: impl FnOnce(&mut Vec<u8>)) {
 
 struct EpochRecord {
     boot: [u8; 16],
+    nonce: u64,
     identity: (u64, u64),
     base_len: u64,
 }
@@ -217,13 +231,17 @@ fn epoch_record(p: &[u8]) -> Option<EpochRecord> {
         return None;
     }
     let boot = p[..16].try_into().ok()?;
-    Some(EpochRecord { boot, identity: (u64_at(p, 24)?, u64_at(p, 32)?), base_len: u64_at(p, 40)? })
+    Some(EpochRecord { boot, nonce: u64_at(p, 16)?, identity: (u64_at(p, 24)?, u64_at(p, 32)?), base_len: u64_at(p, 40)? })
 }
 
-fn regions_record(p: &[u8], base_len: u64) -> Option<RegionsRecord> {
-    let (seq, pre_len) = (u64_at(p, 0)?, u64_at(p, 8)?);
-    let n = u32_at(p, 16)? as usize;
-    let mut i = 20;
+fn regions_record(p: &[u8], nonce: u64, base_len: u64) -> Option<RegionsRecord> {
+    // a record of another epoch (left past a truncation that was not synced) ends the journal
+    if u64_at(p, 0)? != nonce {
+        return None;
+    }
+    let (seq, pre_len) = (u64_at(p, 8)?, u64_at(p, 16)?);
+    let n = u32_at(p, 24)? as usize;
+    let mut i = 28;
     let mut regions = Vec::new();
     for _ in 0..n {
         let pos = u64_at(p, i)?;
@@ -258,11 +276,11 @@ fn parse(b: &[u8]) -> Option<(EpochRecord, Vec<RegionsRecord>, Vec<u64>)> {
     let mut commits = Vec::new();
     while let Some((tag, p)) = record_at(b, at) {
         match tag {
-            TAG_REGIONS => match regions_record(p, epoch.base_len) {
+            TAG_REGIONS => match regions_record(p, epoch.nonce, epoch.base_len) {
                 Some(r) => regions.push(r),
                 None => break,
             },
-            TAG_COMMIT if p.len() == 8 => commits.extend(u64_at(p, 0)),
+            TAG_COMMIT if p.len() == 16 && u64_at(p, 0) == Some(epoch.nonce) => commits.extend(u64_at(p, 8)),
             _ => break,
         }
         at += 13 + p.len();
@@ -342,6 +360,8 @@ pub struct Journal {
     epoch: Option<Epoch>,
     /// The journal's directory entry is durable.
     dir_synced: bool,
+    /// The journal was emptied (a checkpoint) without a sync since.
+    reset_unsynced: bool,
 }
 
 struct Epoch {
@@ -386,6 +406,7 @@ impl Journal {
             stream: None,
             epoch: None,
             dir_synced: false,
+            reset_unsynced: false,
         }
     }
 
@@ -588,13 +609,14 @@ impl Journal {
         }
         while i < split.len() {
             let mut j = i;
-            let mut size = 20;
+            let mut size = 28;
             while j < split.len() && (j == i || size + 13 + split[j].1.len() <= RECORD_MAX) {
                 size += 13 + split[j].1.len();
                 j += 1;
             }
             let group = &split[i..j];
             put_record(&mut out, TAG_REGIONS, |v| {
+                v.extend_from_slice(&e.nonce.to_le_bytes());
                 v.extend_from_slice(&e.seq.to_le_bytes());
                 v.extend_from_slice(&pre_len.to_le_bytes());
                 v.extend_from_slice(&(group.len() as u32).to_le_bytes());
@@ -626,6 +648,7 @@ impl Journal {
             e.saved = merged;
             if self.durability.syncs() {
                 stream.sync()?;
+                self.reset_unsynced = false;
                 if !self.dir_synced {
                     self.backend.sync_dir(crate::io::parent_dir(&self.path))?;
                     self.dir_synced = true;
@@ -650,8 +673,11 @@ impl Journal {
         let stream = self.stream.as_deref().ok_or(Error::Failure)?;
         if e.change_base {
             let mut out = Vec::new();
-            let seq = e.seq;
-            put_record(&mut out, TAG_COMMIT, |v| v.extend_from_slice(&seq.to_le_bytes()));
+            let (nonce, seq) = (e.nonce, e.seq);
+            put_record(&mut out, TAG_COMMIT, |v| {
+                v.extend_from_slice(&nonce.to_le_bytes());
+                v.extend_from_slice(&seq.to_le_bytes());
+            });
             stream.write_at(e.len, &out)?;
             e.len += out.len() as u64;
         } else {
@@ -668,7 +694,7 @@ impl Journal {
         self.every_change
             || self.durability != Durability::Consistent
             || boot_id().is_none()
-            || e.started.elapsed() >= EPOCH_AGE
+            || e.started.elapsed() >= EPOCH_AGE_OVERRIDE.with(|a| a.get()).unwrap_or(EPOCH_AGE)
             || e.len >= EPOCH_BYTES
     }
 
@@ -682,8 +708,22 @@ impl Journal {
     pub fn reset(&mut self, sync: bool) -> Result<()> {
         self.stream()?.truncate(0)?;
         self.epoch = None;
+        self.reset_unsynced = true;
         if sync {
-            self.stream()?.sync()?;
+            self.sync_reset()?;
+        }
+        Ok(())
+    }
+
+    /// Make the last emptying of the journal durable, if it is not: until
+    /// then a power loss can bring back the records of an earlier epoch
+    /// (and the frame back to the checkpoint before it).
+    pub fn sync_reset(&mut self) -> Result<()> {
+        if self.reset_unsynced {
+            if let Some(s) = self.stream.as_deref() {
+                s.sync()?;
+            }
+            self.reset_unsynced = false;
         }
         Ok(())
     }

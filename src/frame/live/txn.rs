@@ -40,16 +40,19 @@ impl Frame {
             return Ok(());
         }
         let Some(j) = self.journal.as_mut() else { return self.sync_files() };
-        if !j.lock_own_epoch()? {
-            // another handle took the changes over (and synced them)
+        if j.lock_own_epoch()? {
+            let r = self.checkpoint(true);
             self.unlock_journal();
-            let drops = std::mem::take(&mut self.pending_drops);
-            self.remove_files(&drops);
-            return self.sync_files();
+            return r;
         }
-        let r = self.checkpoint(true);
+        // no changes since the last checkpoint (or another handle took them
+        // over and synced them): that checkpoint, durable
         self.unlock_journal();
-        r
+        let drops = std::mem::take(&mut self.pending_drops);
+        self.remove_files(&drops);
+        self.sync_files()?;
+        self.clean = true;
+        self.journal.as_mut().ok_or(Error::Failure)?.sync_reset()
     }
 
     /// Start a change: until [`Frame::end_change`], what the change overwrites
@@ -242,8 +245,17 @@ impl Frame {
             return;
         }
         if let Some(j) = self.journal.as_mut() {
+            let syncs = j.durability().syncs();
             if matches!(j.lock_own_epoch(), Ok(true)) {
                 let _ = self.checkpoint(true);
+            } else if syncs {
+                // the last checkpoint, durable
+                if !self.clean {
+                    let _ = self.sync_files();
+                }
+                if let Some(j) = self.journal.as_mut() {
+                    let _ = j.sync_reset();
+                }
             }
             self.unlock_journal();
         }
