@@ -30,8 +30,8 @@
 //! frame file, so one left beside a frame that was since replaced is ignored.
 //!
 //! Format (little-endian; positions relative to the frame's start): `B2NDJNL2`,
-//! then records of a tag byte, a u32 payload length, the payload and an
-//! FNV-1a 64 checksum of tag, length and payload. `E` (first): boot id [16],
+//! then records of a tag byte, a u32 payload length, the payload and a
+//! 64-bit checksum of tag, length and payload (see `checksum`). `E` (first): boot id [16],
 //! epoch nonce u64, device u64, inode u64, frame length at the checkpoint
 //! u64. `R`: epoch nonce u64, change number u64, frame length before the
 //! change u64, number of regions u32, then per region its position u64,
@@ -133,8 +133,40 @@ pub struct Undo {
     pub regions: Vec<(u64, Vec<u8>)>,
 }
 
+/// The checksum of the first journal format (FNV-1a 64).
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The checksum of a record of the second format: four independent lanes
+/// of 8-byte words (xor, multiply by an odd constant, rotate, add), folded
+/// with the length and the last bytes, then mixed. A record holds what a
+/// change overwrites (up to 16 MiB moved by an update): it runs at several
+/// GB/s where a byte at a time (FNV-1a) made half the cost of an update.
+fn checksum(bytes: &[u8]) -> u64 {
+    const K1: u64 = 0x9e37_79b9_7f4a_7c15;
+    const K2: u64 = 0xbf58_476d_1ce4_e5b9;
+    const K3: u64 = 0x94d0_49bb_1331_11eb;
+    let mut lanes = [K1, K2, K3, K1 ^ K3];
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            let w = u64::from_le_bytes(block[k * 8..k * 8 + 8].try_into().unwrap_or_default());
+            *lane = (*lane ^ w).wrapping_mul(K2).rotate_left(29).wrapping_add(w);
+        }
+    }
+    let mut h = (bytes.len() as u64).wrapping_mul(K3);
+    for (k, lane) in lanes.iter().enumerate() {
+        h = (h ^ lane.rotate_left(16 * k as u32)).wrapping_mul(K1);
+    }
+    for &b in blocks.remainder() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^= h >> 31;
+    h = h.wrapping_mul(K2);
+    h ^= h >> 29;
+    h = h.wrapping_mul(K3);
+    h ^ (h >> 32)
 }
 
 impl Undo {
@@ -192,7 +224,7 @@ fn put_record(out: &mut Vec<u8>, tag: u8, payload: impl FnOnce(&mut Vec<u8>)) {
     payload(out);
     let len = (out.len() - start - 5) as u32;
     out[start + 1..start + 5].copy_from_slice(&len.to_le_bytes());
-    let sum = fnv1a(&out[start..]);
+    let sum = checksum(&out[start..]);
     out.extend_from_slice(&sum.to_le_bytes());
 }
 
@@ -223,7 +255,7 @@ fn record_at(b: &[u8], at: usize) -> Option<(u8, &[u8])> {
     let len = u32_at(b, at + 1)? as usize;
     let end = at.checked_add(5)?.checked_add(len)?;
     let whole = b.get(at..end)?;
-    (fnv1a(whole) == u64_at(b, end)?).then(|| (tag, &whole[5..]))
+    (checksum(whole) == u64_at(b, end)?).then(|| (tag, &whole[5..]))
 }
 
 fn epoch_record(p: &[u8]) -> Option<EpochRecord> {
@@ -908,5 +940,52 @@ mod tests {
         assert_eq!(Undo::decode(&flipped), None);
         let empty = Undo { identity: (0, 0), old_len: 0, regions: vec![] };
         assert_eq!(Undo::decode(&empty.encode()), Some(empty));
+    }
+
+    #[test]
+    fn plans_undo_the_change_in_progress_or_go_back_to_the_checkpoint() {
+        let dir = std::env::temp_dir().join(format!("b2nd-journal-plan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let frame = dir.join("f.b2frame");
+        std::fs::write(&frame, [0u8; 100]).unwrap();
+        let frame = frame.to_str().unwrap().to_string();
+        let me = [7u8; 16];
+        set_boot_id_for_this_thread(Some(Some(me)));
+        let mut j = Journal::new(&frame, crate::io::filesystem(), Durability::Off);
+        assert_eq!(j.start_change().unwrap(), Found::Ours);
+        j.save(100, &[(0, vec![1; 10])]).unwrap();
+        j.end_change().unwrap();
+        j.unlock();
+        assert_eq!(j.start_change().unwrap(), Found::Ours);
+        // 0..10 is saved already (not a base region now), 50..55 is new
+        j.save(100, &[(0, vec![2; 10]), (50, vec![3; 5])]).unwrap();
+        let bytes = std::fs::read(journal_path(&frame)).unwrap();
+        let identity = crate::io::path_identity(&frame).unwrap();
+        // the process died: the change in progress goes
+        let change = Undo { identity, old_len: 100, regions: vec![(0, vec![2; 10]), (50, vec![3; 5])] };
+        assert_eq!(plan(&bytes, Some(me)), Plan::Undo(change));
+        // the machine died: back to the checkpoint
+        let base = Undo { identity, old_len: 100, regions: vec![(0, vec![1; 10]), (50, vec![3; 5])] };
+        assert_eq!(plan(&bytes, Some([8; 16])), Plan::Undo(base.clone()));
+        assert_eq!(plan(&bytes, None), Plan::Undo(base));
+        // cut short anywhere: never more than what whole records say
+        for cut in 0..bytes.len() {
+            match plan(&bytes[..cut], Some(me)) {
+                Plan::Nothing | Plan::Keep(_) => {}
+                Plan::Undo(u) => assert!(u.regions.iter().all(|(p, b)| p + b.len() as u64 <= 100)),
+            }
+        }
+        // the first change alone, committed: nothing to undo on this boot
+        j.end_change().unwrap();
+        let bytes = std::fs::read(journal_path(&frame)).unwrap();
+        assert_eq!(plan(&bytes, Some(me)), Plan::Keep(identity));
+        // a flipped bit ends the journal where it is
+        let mut flipped = bytes.clone();
+        flipped[20] ^= 1;
+        assert_eq!(plan(&flipped, Some(me)), Plan::Nothing);
+        j.unlock();
+        drop(j);
+        set_boot_id_for_this_thread(None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
