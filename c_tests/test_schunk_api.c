@@ -1971,6 +1971,7 @@ typedef struct {
   int open, close, size, write, read, truncate, destroy;
   int64_t bytes_written, bytes_read;
   int open_fail_modes; /* opens that failed */
+  int journal_opens;   /* opens of a frame's journal (<urlpath>.b2journal), libb2nd's */
 } io_counters;
 
 typedef struct {
@@ -1984,6 +1985,8 @@ static void *cio_open(const char *urlpath, const char *mode, void *params) {
   io_counters *cnt = params;
   CHECK(cnt == g_cnt);
   cnt->open++;
+  size_t len = strlen(urlpath);
+  if (len > 10 && strcmp(urlpath + len - 10, ".b2journal") == 0) cnt->journal_opens++;
   FILE *f = fopen(urlpath, mode);
   if (f == NULL) {
     cnt->open_fail_modes++;
@@ -2138,6 +2141,10 @@ static void test_user_io(void) {
     e.nvl = 1;
     CHECK(cnt.write > writes0);
     CHECK(cnt.bytes_written > 4000);
+#ifdef LIBB2ND_STRICT
+    /* libb2nd journals the changes through the same callbacks (crash safety) */
+    CHECK(cnt.journal_opens > 0);
+#endif
     if (kind == K_DISK_CFRAME) CHECK(cnt.truncate > 0);
     int reads0 = cnt.read;
     verify(sc, &m, kind, true, "user io");

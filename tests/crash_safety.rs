@@ -41,6 +41,8 @@ struct State {
     count: AtomicUsize,
     at: AtomicUsize,
     fault: Fault,
+    /// Act as a user backend (I/O callbacks): paths are not files, no locks.
+    user: bool,
 }
 
 #[derive(Clone)]
@@ -53,7 +55,10 @@ struct FaultyStream {
 
 impl Faulty {
     fn new(at: usize, fault: Fault) -> Faulty {
-        Faulty(Arc::new(State { count: AtomicUsize::new(0), at: AtomicUsize::new(at), fault }))
+        Faulty(Arc::new(State { count: AtomicUsize::new(0), at: AtomicUsize::new(at), fault, user: false }))
+    }
+    fn user(at: usize, fault: Fault) -> Faulty {
+        Faulty(Arc::new(State { count: AtomicUsize::new(0), at: AtomicUsize::new(at), fault, user: true }))
     }
     fn disarm(&self) {
         self.0.at.store(usize::MAX, Ordering::SeqCst);
@@ -109,13 +114,27 @@ impl Backend for Faulty {
         Ok(Box::new(FaultyStream { inner, state: self.0.clone() }))
     }
     fn is_filesystem(&self) -> bool {
-        true
+        !self.0.user
     }
     fn id(&self) -> u8 {
-        0
+        if self.0.user {
+            200
+        } else {
+            0
+        }
     }
     fn sidecar(&self) -> Option<Arc<dyn Backend>> {
         Some(Arc::new(self.clone()))
+    }
+}
+
+/// The backend a user reopens a frame with: what I/O callbacks over files
+/// are (files reached only through open, read, write, size, truncate).
+fn reopen_backend(user: bool) -> Arc<dyn Backend> {
+    if user {
+        Arc::new(Faulty::user(usize::MAX, Fault::Fail))
+    } else {
+        filesystem()
     }
 }
 
@@ -274,7 +293,11 @@ fn make_base(path: &str, contiguous: bool, change: &str, size: usize) {
 /// The frame after a crash or a fault: it opens, holds `before` or `after`
 /// (`after` when `completed`), and takes one more chunk.
 fn check_reopened(path: &str, before: &Seen, after: &Seen, completed: bool, what: &str) {
-    let mut sc = SuperChunk::open(path, filesystem(), true).unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
+    check_reopened_with(path, before, after, completed, what, false)
+}
+
+fn check_reopened_with(path: &str, before: &Seen, after: &Seen, completed: bool, what: &str, user: bool) {
+    let mut sc = SuperChunk::open(path, reopen_backend(user), true).unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
     let now = seen(&sc).unwrap_or_else(|e| panic!("{what}: unreadable: {e:?}"));
     if completed {
         assert_eq!(&now, after, "{what}: the completed change is not there");
@@ -297,7 +320,7 @@ fn crash_child() {
     let Ok(spec) = std::env::var("B2ND_CRASH_CHILD") else { return };
     let parts: Vec<&str> = spec.split('|').collect();
     let (path, change, at, size) = (parts[0], parts[1], parts[2].parse::<usize>().unwrap(), parts[3].parse::<usize>().unwrap());
-    let backend = Faulty::new(at, Fault::Kill);
+    let backend = if parts.get(4) == Some(&"user") { Faulty::user(at, Fault::Kill) } else { Faulty::new(at, Fault::Kill) };
     let mut sc = SuperChunk::open(path, Arc::new(backend), true).unwrap();
     apply(&mut sc, change, size).unwrap();
     drop(sc);
@@ -308,10 +331,17 @@ fn crash_child() {
 const LARGE_CHANGES: &[&str] = &["update_larger", "update_smaller", "update_to_zeros", "append", "delete"];
 
 fn kill_points(size: usize, changes: &[&str]) -> usize {
+    kill_points_with(size, changes, false)
+}
+
+/// Kill points through the filesystem backend, or (`user`) through a backend
+/// whose paths are not files, as I/O callbacks are: its journal goes through
+/// its own open, read, write, size and truncate, without locks.
+fn kill_points_with(size: usize, changes: &[&str], user: bool) -> usize {
     let exe = std::env::current_exe().unwrap();
     let mut points = 0;
     for contiguous in [true, false] {
-        let dir = scratch(&format!("kill-{size}-{contiguous}"));
+        let dir = scratch(&format!("kill-{size}-{contiguous}-{user}"));
         for change in changes {
             let (before, after) = model(change, size);
             let path = dir.join(format!("{change}.b2frame"));
@@ -321,14 +351,14 @@ fn kill_points(size: usize, changes: &[&str]) -> usize {
                 make_base(path, contiguous, change, size);
                 let status = std::process::Command::new(&exe)
                     .args(["--exact", "crash_child", "--nocapture", "--test-threads", "1"])
-                    .env("B2ND_CRASH_CHILD", format!("{path}|{change}|{at}|{size}"))
+                    .env("B2ND_CRASH_CHILD", format!("{path}|{change}|{at}|{size}|{}", if user { "user" } else { "fs" }))
                     .stdout(std::process::Stdio::null())
                     .stderr(std::process::Stdio::null())
                     .status()
                     .unwrap();
                 completed = status.success();
-                let what = format!("{} frame, {change}, chunks of {size} B, killed at write {at}", if contiguous { "contiguous" } else { "sparse" });
-                check_reopened(path, &before, &after, completed, &what);
+                let what = format!("{} frame, {change}, chunks of {size} B, killed at write {at}{}", if contiguous { "contiguous" } else { "sparse" }, if user { ", user backend" } else { "" });
+                check_reopened_with(path, &before, &after, completed, &what, user);
                 points += 1;
                 if completed {
                     break;
@@ -344,6 +374,13 @@ fn kill_points(size: usize, changes: &[&str]) -> usize {
 #[test]
 fn killed_at_every_write_the_frame_reopens_whole() {
     let points = kill_points(SMALL, CHANGES);
+    eprintln!("{points} kill points checked");
+    assert!(points > 150);
+}
+
+#[test]
+fn killed_at_every_write_through_a_user_backend_the_frame_reopens_whole() {
+    let points = kill_points_with(SMALL, CHANGES, true);
     eprintln!("{points} kill points checked");
     assert!(points > 150);
 }

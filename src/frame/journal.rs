@@ -457,8 +457,22 @@ impl Journal {
     }
 
     /// Lock the journal file (blocking), (re)opening it if another handle
-    /// removed it in the meantime.
+    /// removed it in the meantime. Through a backend whose paths are not
+    /// files (user callbacks), the journal is opened with the backend's own
+    /// `open` and not locked: one writer at a time is the caller's to ensure.
     fn lock(&mut self) -> Result<()> {
+        if !self.backend.is_filesystem() {
+            if self.stream.is_none() {
+                // "r+b", else "w+b" (made empty): C modes have no "create, keep, write anywhere"
+                let s = match self.backend.open(&self.path, Mode::Update) {
+                    Ok(s) => s,
+                    Err(_) => self.backend.open(&self.path, Mode::Create)?,
+                };
+                self.stream = Some(s);
+                self.epoch = None;
+            }
+            return Ok(());
+        }
         for _ in 0..16 {
             if self.lock.is_none() {
                 let f = std::fs::OpenOptions::new()
@@ -513,7 +527,10 @@ impl Journal {
     pub fn start_change(&mut self) -> Result<Found> {
         self.lock()?;
         let found = self.look();
-        if found.is_err() {
+        if let Err(e) = &found {
+            if *e == Error::PluginIo {
+                crate::trace!("{}: the I/O backend (id {}) lacks a callback the journal needs (size, truncate, read or write): changes of a frame it holds cannot be made crash-safe, and are refused", self.path, self.backend.id());
+            }
             self.unlock();
         }
         found
@@ -769,7 +786,8 @@ impl Journal {
 
 impl Drop for Journal {
     fn drop(&mut self) {
-        // An empty journal nobody is using is removed with its handle.
+        // An empty journal nobody is using is removed with its handle (one
+        // through user callbacks stays, empty: they cannot remove files).
         self.stream = None;
         if let Some(f) = self.lock.take() {
             if flock(&f, libc::LOCK_EX | libc::LOCK_NB) {
@@ -870,6 +888,51 @@ impl Stream for Overlay {
     }
 }
 
+/// [`recover`] through a backend whose paths are not files (user
+/// callbacks): the journal is read and emptied with the backend's own
+/// callbacks, and not locked.
+fn recover_through(frame_path: &str, stream: Box<dyn Stream>, base: u64, writable: bool, sidecar: &Arc<dyn Backend>) -> Result<Box<dyn Stream>> {
+    let path = journal_path(frame_path);
+    let Ok(j) = sidecar.open(&path, Mode::Read) else { return Ok(stream) };
+    let size = match j.size() {
+        Ok(0) => return Ok(stream),
+        Ok(n) => n,
+        Err(e) => {
+            crate::trace!("{path}: the I/O backend has no size callback: the journal cannot be read");
+            return Err(e);
+        }
+    };
+    let mut bytes = vec![0u8; usize::try_from(size.min(1 << 34)).map_err(|_| Error::MemoryAlloc)?];
+    let n = j.read_at(0, &mut bytes)?;
+    bytes.truncate(n);
+    drop(j);
+    let empty = || -> Result<()> {
+        let j = sidecar.open(&path, Mode::Update)?;
+        j.truncate(0)?;
+        j.sync()
+    };
+    match plan(&bytes, boot_id()) {
+        Plan::Nothing | Plan::Keep(_) if writable => {
+            stream.sync()?;
+            empty()?;
+        }
+        Plan::Nothing | Plan::Keep(_) => {}
+        Plan::Undo(undo) => {
+            crate::trace!("{frame_path}: a change was left half done (a process or the machine died); putting the frame back as it was before it");
+            if !writable {
+                return Ok(Box::new(Overlay::new(stream, base, undo)));
+            }
+            for (pos, bytes) in &undo.regions {
+                stream.write_at(base + pos, bytes)?;
+            }
+            stream.truncate(base + undo.old_len)?;
+            stream.sync()?;
+            empty()?;
+        }
+    }
+    Ok(stream)
+}
+
 /// Sync every chunk file of the sparse frame directory `dir`, and the directory.
 pub fn sync_chunk_files(dir: &str) -> Result<()> {
     let entries = std::fs::read_dir(dir).map_err(|_| Error::FileOpen)?;
@@ -887,7 +950,17 @@ pub fn sync_chunk_files(dir: &str) -> Result<()> {
 /// changes since the last checkpoint overwrote), sync, and drop the journal.
 /// When the stream may not be written, return a stream that reads the frame
 /// as it was. The journal of a frame file that was since replaced is dropped.
-pub fn recover(frame_path: &str, stream: Box<dyn Stream>, base: u64, writable: bool, dir: Option<&str>) -> Result<Box<dyn Stream>> {
+pub fn recover(
+    frame_path: &str,
+    stream: Box<dyn Stream>,
+    base: u64,
+    writable: bool,
+    dir: Option<&str>,
+    sidecar: &Arc<dyn Backend>,
+) -> Result<Box<dyn Stream>> {
+    if !sidecar.is_filesystem() {
+        return recover_through(frame_path, stream, base, writable, sidecar);
+    }
     let Some(p) = Pending::find(frame_path) else { return Ok(stream) };
     let replaced = |identity: (u64, u64)| identity != (0, 0) && stream.identity().is_some_and(|id| id != identity);
     match p.plan.clone() {

@@ -274,8 +274,8 @@ impl SuperChunk {
             };
             let writable = writable && backend.open(urlpath, Mode::Update).is_ok();
             // A change a dead process left half done is undone first.
-            let s = if backend.sidecar().is_some() {
-                match crate::frame::journal::recover(urlpath, s, offset, writable, None) {
+            let s = if let Some(sidecar) = backend.sidecar() {
+                match crate::frame::journal::recover(urlpath, s, offset, writable, None, &sidecar) {
                     Ok(s) => s,
                     Err(e) => {
                         if let Some(l) = lock.as_mut() {

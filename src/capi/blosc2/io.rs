@@ -94,6 +94,7 @@ pub extern "C" fn blosc2_get_io_cb(id: u8) -> *mut blosc2_io_cb {
 }
 
 /// A backend reached through C callbacks, with the parameters of a `blosc2_io`.
+#[derive(Clone)]
 pub(crate) struct CallbackBackend {
     cb: blosc2_io_cb,
     params: usize,
@@ -142,6 +143,11 @@ impl Backend for CallbackBackend {
 
     fn id(&self) -> u8 {
         self.cb.id
+    }
+
+    /// A frame's journal goes through the same callbacks (`<urlpath>.b2journal`).
+    fn sidecar(&self) -> Option<Arc<dyn Backend>> {
+        Some(Arc::new(self.clone()))
     }
 }
 

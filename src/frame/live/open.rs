@@ -112,9 +112,9 @@ impl Frame {
         let mode = if writable { Mode::Update } else { Mode::Read };
         let index = format!("{path}/{SPARSE_INDEX}");
         let mut stream = backend.open(&index, mode)?;
-        if backend.sidecar().is_some() {
+        if let Some(sidecar) = backend.sidecar() {
             // A change a dead process left half done is undone first.
-            stream = super::super::journal::recover(&index, stream, 0, writable, Some(path))?;
+            stream = super::super::journal::recover(&index, stream, 0, writable, Some(path), &sidecar)?;
         }
         let dir = Directory::new(path, backend);
         Frame::open_bytes(Bytes::Stream { stream, base: 0, writable }, Some(dir), false)
