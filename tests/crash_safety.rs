@@ -467,6 +467,45 @@ fn a_journal_cut_short_is_ignored_and_one_of_a_replaced_frame_too() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A change that saves more old bytes than it keeps in memory (a `set_slice`
+/// over a 48 MiB array of noise) and fails late: put back from its journal.
+#[test]
+fn a_failed_change_larger_than_its_memory_is_put_back_from_the_journal() {
+    let dir = scratch("spill");
+    let path = dir.join("a.b2nd");
+    let path = path.to_str().unwrap();
+    let (rows, cols) = (48i64, 1i64 << 20);
+    let noise = |seed: u64| -> Vec<u8> {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..rows * cols)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    };
+    let mut p = cparams();
+    p.typesize = 1;
+    let old = noise(1);
+    let new = noise(2);
+    for at in [40, 60] {
+        let _ = b2nd::schunk::remove_urlpath(path);
+        let ctx = Context::new(&[rows, cols], &[4, cols as i32], &[1, cols as i32], p.clone()).stored(path, true);
+        Array::from_buffer(&ctx, &old).unwrap();
+        let backend = Faulty::new(at, Fault::Fail);
+        let mut a = Array::open_with(path, 0, Arc::new(backend.clone())).unwrap();
+        let r = a.set_slice(&[0, 0], &[rows, cols], &new);
+        assert!(r.is_err(), "write {at}: the change went through");
+        assert!(a.to_vec().unwrap() == old, "write {at}: the handle after the failure");
+        drop(a);
+        let again = Array::open(path).unwrap();
+        assert!(again.to_vec().unwrap() == old, "write {at}: the file after the failure");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 // ------------------------------------------------------------------ b2nd arrays
 
 use b2nd::b2nd::{Array, Context, Fill};

@@ -494,7 +494,9 @@ fn run_changes(case: &Case, path: &str, rec: &Rec) -> Vec<Vec<u8>> {
             let row = |seed: u64, n: i64| data(seed, (n * 512 * 4) as usize, noisy);
             a.append(&row(20, rows), 0).unwrap();
             note(&mut states, seen_array(&a).unwrap(), false);
-            a.set_slice(&[0, 0], &[rows, 256], &data(21, (rows * 256 * 4) as usize, noisy)).unwrap();
+            // across four chunks, none of them whole: one change
+            let (r0, r1) = (rows / 2, rows + rows / 2);
+            a.set_slice(&[r0, 128], &[r1, 384], &data(21, ((r1 - r0) * 256 * 4) as usize, noisy)).unwrap();
             note(&mut states, seen_array(&a).unwrap(), false);
             a.insert(&row(22, rows), 0, rows).unwrap();
             note(&mut states, seen_array(&a).unwrap(), false);

@@ -405,11 +405,15 @@ impl Array {
         }
         let mut w = self.sc.write();
         // One exclusive frame lock across the chunks written: a locked reader
-        // sees the slice before or after, never half written.
+        // sees the slice before or after, never half written; and one change
+        // of the frame: a process or machine that dies leaves it before or after.
         w.lock()?;
+        let geom = &self.geom;
         let r = match &self.view {
-            None => self.geom.set_slice(&mut w, start, stop, buffer, buffer_shape),
-            Some(v) => v.to_base(self.geom.ndim(), start, stop, buffer_shape).and_then(|(s0, s1, bs)| self.geom.set_slice(&mut w, &s0, &s1, buffer, &bs)),
+            None => w.atomically(|w| geom.set_slice(w, start, stop, buffer, buffer_shape)),
+            Some(v) => v
+                .to_base(geom.ndim(), start, stop, buffer_shape)
+                .and_then(|(s0, s1, bs)| w.atomically(|w| geom.set_slice(w, &s0, &s1, buffer, &bs))),
         };
         let u = w.unlock();
         r.and(u)

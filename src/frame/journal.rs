@@ -737,6 +737,33 @@ impl Journal {
         Ok(())
     }
 
+    /// Call `f` with every region (position, old bytes) the change in
+    /// progress saved, reading its records back one at a time.
+    pub fn change_regions(&self, mut f: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
+        let e = self.epoch.as_ref().ok_or(Error::Failure)?;
+        let s = self.stream()?;
+        let mut at = if e.change_start == 0 { 8 } else { e.change_start };
+        let mut head = [0u8; 5];
+        let mut rec = Vec::new();
+        while at < e.len {
+            s.read_exact_at(at, &mut head)?;
+            let len = u32::from_le_bytes([head[1], head[2], head[3], head[4]]) as usize;
+            rec.resize(13 + len, 0);
+            s.read_exact_at(at, &mut rec)?;
+            let (tag, payload) = record_at(&rec, 0).ok_or(Error::FileRead)?;
+            if tag == TAG_REGIONS {
+                let r = regions_record(payload, e.nonce, e.base_len).ok_or(Error::FileRead)?;
+                if r.seq == e.seq {
+                    for (pos, bytes, _) in &r.regions {
+                        f(*pos, bytes)?;
+                    }
+                }
+            }
+            at += rec.len() as u64;
+        }
+        Ok(())
+    }
+
     /// Whether the epoch should end with a checkpoint now.
     pub fn checkpoint_due(&self) -> bool {
         let Some(e) = &self.epoch else { return false };

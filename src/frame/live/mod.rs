@@ -126,7 +126,16 @@ struct Txn {
     added: Vec<i64>,
     /// Chunk files the change no longer needs, removed once it is committed.
     dropped: Vec<i64>,
+    /// The regions saved so far (their old bytes are in the journal, and in
+    /// `undo` until they pass [`UNDO_IN_MEMORY`]: then `spilled`, and a failed
+    /// change is put back from the journal).
+    saved: Vec<(u64, u64)>,
+    spilled: bool,
 }
+
+/// The old bytes a change keeps in memory to put itself back when it fails;
+/// past this, it reads them back from its journal records.
+const UNDO_IN_MEMORY: usize = 32 << 20;
 
 /// A shifted tail of chunks up to this size is journaled and moved as
 /// c-blosc2 moves it; beyond it, an updated chunk is written in place or at

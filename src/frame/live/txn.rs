@@ -80,7 +80,7 @@ impl Frame {
             return Err(e);
         }
         let undo = Undo { identity, old_len: self.layout.frame_len, regions: Vec::new() };
-        self.txn = Some(Box::new(Txn { depth: 1, undo, layout: self.layout.clone(), added: Vec::new(), dropped: Vec::new() }));
+        self.txn = Some(Box::new(Txn { depth: 1, undo, layout: self.layout.clone(), added: Vec::new(), dropped: Vec::new(), saved: Vec::new(), spilled: false }));
         self.clean = false;
         let from = if self.dir.is_some() { 0 } else { self.layout.header_len as u64 + self.layout.cbytes.max(0) as u64 };
         let hl = self.layout.header_len as u64;
@@ -156,6 +156,13 @@ impl Frame {
         // Undo: the old bytes, the old length, the old layout.
         self.layout = t.layout;
         let mut put_back = Ok(());
+        if t.spilled {
+            let Frame { journal, bytes, .. } = &mut *self;
+            put_back = match journal.as_ref() {
+                Some(j) => j.change_regions(|pos, old| bytes.write(pos, old)),
+                None => Err(Error::Failure),
+            };
+        }
         for (pos, bytes) in &t.undo.regions {
             put_back = put_back.and_then(|()| self.bytes.write(*pos, bytes));
         }
@@ -313,8 +320,7 @@ impl Frame {
         for (a, b) in want {
             let b = b.min(old_len);
             let mut pieces = vec![(a, b)];
-            for (p, bytes) in &t.undo.regions {
-                let (c, d) = (*p, p + bytes.len() as u64);
+            for &(c, d) in &t.saved {
                 pieces = pieces
                     .into_iter()
                     .flat_map(|(x, y)| {
@@ -345,7 +351,15 @@ impl Frame {
         }
         self.journal.as_mut().ok_or(Error::Failure)?.save(old_len, &regions)?;
         let t = self.txn.as_mut().ok_or(Error::Failure)?;
-        t.undo.regions.extend(regions);
+        t.saved.extend(regions.iter().map(|(p, b)| (*p, p + b.len() as u64)));
+        let kept: usize = t.undo.regions.iter().chain(&regions).map(|(_, b)| b.len()).sum();
+        if t.spilled || kept > super::UNDO_IN_MEMORY {
+            // memory stays bounded: a failure reads them back from the journal
+            t.spilled = true;
+            t.undo.regions = Vec::new();
+        } else {
+            t.undo.regions.extend(regions);
+        }
         Ok(())
     }
 }
