@@ -320,6 +320,38 @@ fn parse(b: &[u8]) -> Option<(EpochRecord, Vec<RegionsRecord>, Vec<u64>)> {
     Some((epoch, regions, commits))
 }
 
+/// The parts of `[a, b)` that the sorted, disjoint ranges `set` do not cover.
+pub(crate) fn ranges_gaps(set: &[(u64, u64)], a: u64, b: u64) -> Vec<(u64, u64)> {
+    let mut gaps = Vec::new();
+    let mut cur = a;
+    let first = set.partition_point(|&(_, end)| end <= a);
+    for &(x, y) in set[first..].iter().take_while(|&&(x, _)| x < b) {
+        if x > cur {
+            gaps.push((cur, x));
+        }
+        cur = cur.max(y);
+    }
+    if cur < b {
+        gaps.push((cur, b));
+    }
+    gaps
+}
+
+/// Add `[a, b)` to the sorted, disjoint ranges `set`, merging what touches it.
+pub(crate) fn ranges_insert(set: &mut Vec<(u64, u64)>, a: u64, b: u64) {
+    if a >= b {
+        return;
+    }
+    let lo = set.partition_point(|&(_, end)| end < a);
+    let hi = set.partition_point(|&(start, _)| start <= b);
+    let (mut x, mut y) = (a, b);
+    if lo < hi {
+        x = x.min(set[lo].0);
+        y = y.max(set[hi - 1].1);
+    }
+    set.splice(lo..hi, [(x, y)]);
+}
+
 /// What a journal left behind asks of its frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Plan {
@@ -621,21 +653,7 @@ impl Journal {
             let mut at = *pos;
             let limit = e.base_len.min(pre_len);
             // base ranges: [pos, min(end, limit)) minus what is saved
-            let mut gaps = Vec::new();
-            let mut cur = at;
-            let top = end.min(limit);
-            for &(a, b) in &e.saved {
-                if b <= cur || a >= top {
-                    continue;
-                }
-                if a > cur {
-                    gaps.push((cur, a));
-                }
-                cur = cur.max(b);
-            }
-            if cur < top {
-                gaps.push((cur, top));
-            }
+            let gaps = if at < end.min(limit) { ranges_gaps(&e.saved, at, end.min(limit)) } else { Vec::new() };
             for (a, b) in gaps {
                 if a > at {
                     pieces.push((at, &bytes[(at - pos) as usize..(a - pos) as usize], false));
@@ -685,16 +703,9 @@ impl Journal {
         e.change_wrote = true;
         if !new_base.is_empty() {
             e.change_base = true;
-            e.saved.extend(new_base);
-            e.saved.sort_unstable();
-            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(e.saved.len());
-            for &(a, b) in &e.saved {
-                match merged.last_mut() {
-                    Some(last) if a <= last.1 => last.1 = last.1.max(b),
-                    _ => merged.push((a, b)),
-                }
+            for (a, b) in new_base {
+                ranges_insert(&mut e.saved, a, b);
             }
-            e.saved = merged;
             if self.durability.syncs() {
                 stream.sync()?;
                 self.reset_unsynced = false;
@@ -1040,6 +1051,19 @@ mod tests {
         assert_eq!(Undo::decode(&flipped), None);
         let empty = Undo { identity: (0, 0), old_len: 0, regions: vec![] };
         assert_eq!(Undo::decode(&empty.encode()), Some(empty));
+    }
+
+    #[test]
+    fn ranges_merge_and_leave_gaps() {
+        let mut set = Vec::new();
+        for (a, b) in [(10, 20), (30, 40), (20, 25), (50, 60), (5, 8), (39, 51)] {
+            ranges_insert(&mut set, a, b);
+        }
+        assert_eq!(set, vec![(5, 8), (10, 25), (30, 60)]);
+        assert_eq!(ranges_gaps(&set, 0, 100), vec![(0, 5), (8, 10), (25, 30), (60, 100)]);
+        assert_eq!(ranges_gaps(&set, 12, 28), vec![(25, 28)]);
+        assert_eq!(ranges_gaps(&set, 31, 59), vec![]);
+        assert_eq!(ranges_gaps(&[], 3, 4), vec![(3, 4)]);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::{Frame, Txn, SHIFT_LIMIT};
 use super::super::bytes::Bytes;
-use super::super::journal::{Found, Journal, Plan, Undo};
+use super::super::journal::{ranges_gaps, ranges_insert, Found, Journal, Plan, Undo};
 use crate::error::{Error, Result};
 use crate::io::Durability;
 
@@ -319,22 +319,7 @@ impl Frame {
         let mut add = Vec::new();
         for (a, b) in want {
             let b = b.min(old_len);
-            let mut pieces = vec![(a, b)];
-            for &(c, d) in &t.saved {
-                pieces = pieces
-                    .into_iter()
-                    .flat_map(|(x, y)| {
-                        let mut out = Vec::new();
-                        if x < c.min(y) {
-                            out.push((x, c.min(y)));
-                        }
-                        if d.max(x) < y {
-                            out.push((d.max(x), y));
-                        }
-                        out
-                    })
-                    .collect();
-            }
+            let pieces = if a < b { ranges_gaps(&t.saved, a, b) } else { Vec::new() };
             for (x, y) in pieces {
                 if x < y && !add.iter().any(|&(p, q): &(u64, u64)| p <= x && y <= q) {
                     add.push((x, y));
@@ -351,7 +336,9 @@ impl Frame {
         }
         self.journal.as_mut().ok_or(Error::Failure)?.save(old_len, &regions)?;
         let t = self.txn.as_mut().ok_or(Error::Failure)?;
-        t.saved.extend(regions.iter().map(|(p, b)| (*p, p + b.len() as u64)));
+        for (p, b) in &regions {
+            ranges_insert(&mut t.saved, *p, p + b.len() as u64);
+        }
         let kept: usize = t.undo.regions.iter().chain(&regions).map(|(_, b)| b.len()).sum();
         if t.spilled || kept > super::UNDO_IN_MEMORY {
             // memory stays bounded: a failure reads them back from the journal
