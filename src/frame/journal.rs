@@ -31,9 +31,9 @@
 //!
 //! Format (little-endian; positions relative to the frame's start): `B2NDJNL2`,
 //! then records of a tag byte, a u32 payload length, the payload and a
-//! 64-bit checksum of tag, length and payload (see `checksum`). `E` (first): boot id [16],
-//! epoch nonce u64, device u64, inode u64, frame length at the checkpoint
-//! u64. `R`: epoch nonce u64, change number u64, frame length before the
+//! 64-bit checksum of tag, length and payload (see `checksum`). `E` (first):
+//! boot id (16 bytes), epoch nonce u64, device u64, inode u64, frame length
+//! at the checkpoint u64. `R`: epoch nonce u64, change number u64, frame length before the
 //! change u64, number of regions u32, then per region its position u64,
 //! length u32, base flag u8 and bytes. `K`: epoch nonce u64, change number
 //! u64: a change complete whose records stay (they hold base regions). A
