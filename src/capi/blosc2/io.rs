@@ -145,8 +145,13 @@ impl Backend for CallbackBackend {
         self.cb.id
     }
 
-    /// A frame's journal goes through the same callbacks (`<urlpath>.b2journal`).
+    /// A frame's journal (`<urlpath>.b2journal`) goes through the same
+    /// callbacks; through the filesystem for the built-in memory-mapping ones
+    /// (their parameters map one file).
     fn sidecar(&self) -> Option<Arc<dyn Backend>> {
+        if i32::from(self.cb.id) == BLOSC2_IO_FILESYSTEM_MMAP {
+            return Some(crate::io::filesystem());
+        }
         Some(Arc::new(self.clone()))
     }
 }
