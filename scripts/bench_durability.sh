@@ -8,6 +8,8 @@
 # the median over rounds of the run's median time per operation, and the
 # ratios are medians of the per-round ratios. Prints a Markdown table.
 # usage: scripts/bench_durability.sh [REPS] [CHUNK_KB...]   (defaults: 5, 64 1024)
+# B2ND_BEFORE=path/to/libb2nd.so adds a column for another build of libb2nd (an earlier
+# commit, say), run with its defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-5}
@@ -41,9 +43,9 @@ for fs in disk tmpfs; do
     for op in append update b2nd_append set_slice; do
       n=$(count_for "$op" "$kb")
       for ((r = 0; r < reps; r++)); do
-        for who in ref off consistent durable; do
-          if [ $who = ref ]; then lib=$ref; else lib=$ours; fi
-          line=$(B2ND_DURABILITY=$([ $who = ref ] && echo consistent || echo $who) \
+        for who in ref off consistent durable ${B2ND_BEFORE:+before}; do
+          case $who in ref) lib=$ref ;; before) lib=$B2ND_BEFORE ;; *) lib=$ours ;; esac
+          line=$(B2ND_DURABILITY=$(case $who in ref|before) echo consistent ;; *) echo $who ;; esac) \
             ./build/bench_durability "$lib" "$op" "$dir" "$kb" "$n" "$who") || { echo "$fs $op $who failed" >&2; exit 1; }
           echo "$fs $r $line" >>"$results"
           echo "$fs $r $line" >&2
@@ -59,12 +61,15 @@ rows = collections.defaultdict(dict)   # (fs, op, kb) -> who -> [median_us per r
 for line in open(sys.argv[1]):
     fs, r, op, who, kb, n, med, mean, total = line.split()
     rows[(fs, op, int(kb))].setdefault(who, {})[int(r)] = float(med)
-print("| storage | operation | chunk | c-blosc2 | off | consistent | durable | consistent / off | durable / off | consistent / c-blosc2 |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+before = any("before" in d for d in rows.values())
+print("| storage | operation | chunk | c-blosc2 | off | consistent | durable | consistent / off | durable / off | consistent / c-blosc2 |"
+      + (" before | consistent / before |" if before else ""))
+print("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if before else ""))
 def ratio(d, a, b):
     return st.median(d[a][r] / d[b][r] for r in d[a] if r in d[b])
 for (fs, op, kb), d in sorted(rows.items(), key=lambda x: (x[0][0], x[0][1], x[0][2])):
     cell = lambda w: "%.0f µs" % st.median(d[w].values())
     print(f"| {fs} | {op} | {kb} KiB | {cell('ref')} | {cell('off')} | {cell('consistent')} | {cell('durable')} "
-          f"| {ratio(d,'consistent','off'):.2f} | {ratio(d,'durable','off'):.2f} | {ratio(d,'consistent','ref'):.2f} |")
+          f"| {ratio(d,'consistent','off'):.2f} | {ratio(d,'durable','off'):.2f} | {ratio(d,'consistent','ref'):.2f} |"
+          + (f" {cell('before')} | {ratio(d,'consistent','before'):.2f} |" if before else ""))
 EOF
