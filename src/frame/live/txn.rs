@@ -256,10 +256,8 @@ impl Frame {
             if matches!(j.lock_own_epoch(), Ok(true)) {
                 let _ = self.checkpoint(true);
             } else if syncs {
-                // the last checkpoint, durable
-                if !self.clean {
-                    let _ = self.sync_files();
-                }
+                // the last checkpoint (which synced the frame), durable; a handle
+                // that changed nothing has nothing to sync
                 if let Some(j) = self.journal.as_mut() {
                     let _ = j.sync_reset();
                 }
