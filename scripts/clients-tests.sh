@@ -49,7 +49,7 @@
 #   PYTABLES_PATHS       which PyTables runs: "direct,filter" (default), "direct" or "filter"
 #   PYTABLES_TESTS       comma-separated modules of tables.tests to run instead of the whole
 #                        test_suite (e.g. test_carray,test_earray,test_tables: the ones that
-#                        exercise blosc2); the whole suite (6851 tests) takes 4-5 h per run
+#                        exercise blosc2); the whole suite (6851 tests) takes about 2 h per run
 #                        on this 2-core machine, most of it in test_tables' Blosc2 cases
 #   PYTABLES_RESUME      1: keep the test classes an earlier run of the same build finished
 #                        (run-MODE-PATH/parts/) and run only the rest, so that a long suite can
