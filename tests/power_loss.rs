@@ -13,6 +13,9 @@
 //! must hold the state after one of the changes, each entirely: at least the
 //! last one made durable (every returned change in durable mode; the last
 //! sync or close in consistent mode), at most the one in progress.
+//!
+//! `B2ND_POWER_DUMP=SUBSTRING` prints the recorded operations of the cases
+//! whose name holds it (the numbers failures name).
 
 use b2nd::b2nd::{Array, Context};
 use b2nd::chunk::{CParams, Compressor, DParams, Special};
