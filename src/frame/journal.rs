@@ -960,15 +960,21 @@ fn recover_through(frame_path: &str, stream: Box<dyn Stream>, base: u64, writabl
             if !writable {
                 return Ok(Box::new(Overlay::new(stream, base, undo)));
             }
-            for (pos, bytes) in &undo.regions {
-                stream.write_at(base + pos, bytes)?;
-            }
-            stream.truncate(base + undo.old_len)?;
-            stream.sync()?;
+            put_back(stream.as_ref(), base, &undo)?;
             empty()?;
         }
     }
     Ok(stream)
+}
+
+/// Write back what `undo` saved of the frame at `base` of `stream`, cut it to
+/// its old length and sync it.
+fn put_back(stream: &dyn Stream, base: u64, undo: &Undo) -> Result<()> {
+    for (pos, bytes) in &undo.regions {
+        stream.write_at(base + pos, bytes)?;
+    }
+    stream.truncate(base + undo.old_len)?;
+    stream.sync()
 }
 
 /// Sync every chunk file of the sparse frame directory `dir`, and the directory.
@@ -1021,11 +1027,7 @@ pub fn recover(
             if !writable {
                 return Ok(Box::new(Overlay::new(stream, base, undo)));
             }
-            for (pos, bytes) in &undo.regions {
-                stream.write_at(base + pos, bytes)?;
-            }
-            stream.truncate(base + undo.old_len)?;
-            stream.sync()?;
+            put_back(stream.as_ref(), base, &undo)?;
             p.done();
         }
     }
