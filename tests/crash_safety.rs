@@ -475,17 +475,7 @@ fn a_failed_change_larger_than_its_memory_is_put_back_from_the_journal() {
     let path = dir.join("a.b2nd");
     let path = path.to_str().unwrap();
     let (rows, cols) = (48i64, 1i64 << 20);
-    let noise = |seed: u64| -> Vec<u8> {
-        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        (0..rows * cols)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
-    };
+    let noise = |seed: u64| noise(seed, (rows * cols) as usize);
     let mut p = cparams();
     p.typesize = 1;
     let old = noise(1);
@@ -503,6 +493,112 @@ fn a_failed_change_larger_than_its_memory_is_put_back_from_the_journal() {
         let again = Array::open(path).unwrap();
         assert!(again.to_vec().unwrap() == old, "write {at}: the file after the failure");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Peak resident memory of this process image so far (bytes): VmHWM, which
+/// an exec starts again (getrusage's maximum keeps the parent's, from before the exec).
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap();
+    kb.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap() * 1024
+}
+
+/// Resident memory now (bytes).
+fn current_rss() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    // SAFETY: sysconf has no preconditions.
+    pages * unsafe { libc::sysconf(libc::_SC_PAGESIZE) } as u64
+}
+
+/// `n` bytes of noise (they do not compress).
+fn noise(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+const SPILL_ROWS: i64 = 48;
+const SPILL_COLS: i64 = 1 << 20;
+
+/// Run by the child processes of the next test: `kill|PATH|AT` writes the
+/// whole array through a backend that aborts at write AT; `open|PATH|rw` (or
+/// `ro`) opens it, prints how much its resident memory grew, and checks it.
+#[test]
+fn spill_child() {
+    let Ok(spec) = std::env::var("B2ND_SPILL_CHILD") else { return };
+    let parts: Vec<&str> = spec.split('|').collect();
+    let n = (SPILL_ROWS * SPILL_COLS) as usize;
+    match parts[0] {
+        "kill" => {
+            let new = noise(2, n);
+            let backend = Faulty::new(parts[2].parse().unwrap(), Fault::Kill);
+            let mut a = Array::open_with(parts[1], 0, Arc::new(backend)).unwrap();
+            a.set_slice(&[0, 0], &[SPILL_ROWS, SPILL_COLS], &new).unwrap();
+        }
+        _ => {
+            let before = current_rss();
+            let a = SuperChunk::open(parts[1], filesystem(), parts[2] == "rw").and_then(|sc| Array::from_schunk(b2nd::schunk::SChunk::new(sc))).unwrap();
+            let grew = peak_rss().saturating_sub(before);
+            // what it reads is the array before the change, a chunk (4 rows) at a time
+            let old = noise(1, n);
+            let mut rows = vec![0u8; 4 * SPILL_COLS as usize];
+            for r in (0..SPILL_ROWS).step_by(4) {
+                a.get_slice(&[r, 0], &[r + 4, SPILL_COLS], &mut rows).unwrap();
+                let at = (r * SPILL_COLS) as usize;
+                assert!(rows == old[at..at + rows.len()], "rows {r}..{}", r + 4);
+            }
+            println!("grew {grew}");
+        }
+    }
+    std::process::exit(0);
+}
+
+/// A process killed in the middle of a change that saved more old bytes
+/// than a few chunks (a `set_slice` over a 48 MiB array of noise, in 4 MiB
+/// chunks): the next open, read-only or not, puts the array back while its
+/// memory grows by a few chunks, not by what the journal holds.
+#[test]
+fn a_change_larger_than_memory_killed_is_put_back_within_bounded_memory() {
+    let dir = scratch("spill-kill");
+    let path = dir.join("a.b2nd");
+    let path = path.to_str().unwrap();
+    let mut p = cparams();
+    p.typesize = 1;
+    let old = noise(1, (SPILL_ROWS * SPILL_COLS) as usize);
+    let exe = std::env::current_exe().unwrap();
+    let child = |spec: String| {
+        std::process::Command::new(&exe)
+            .args(["--exact", "spill_child", "--nocapture", "--test-threads", "1"])
+            .env("B2ND_SPILL_CHILD", spec)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for mode in ["ro", "rw"] {
+        let _ = b2nd::schunk::remove_urlpath(path);
+        let ctx = Context::new(&[SPILL_ROWS, SPILL_COLS], &[4, SPILL_COLS as i32], &[1, SPILL_COLS as i32], p.clone()).stored(path, true);
+        Array::from_buffer(&ctx, &old).unwrap();
+        let killed = child(format!("kill|{path}|60"));
+        assert!(!killed.status.success(), "the change completed before write 60");
+        let journal = std::fs::metadata(format!("{path}.b2journal")).map_or(0, |m| m.len());
+        assert!(journal > 40 << 20, "the journal holds {journal} bytes: the test wants more than 40 MiB");
+        let opened = child(format!("open|{path}|{mode}"));
+        let out = String::from_utf8_lossy(&opened.stdout);
+        assert!(opened.status.success(), "{mode}: the reopened array is not the old one: {out}");
+        let grew: u64 = out.split("grew ").nth(1).and_then(|l| l.split_whitespace().next()).unwrap_or_else(|| panic!("{mode}: no report in {out:?}")).parse().unwrap();
+        assert!(grew < 16 << 20, "{mode}: opening took {} MiB more memory (journal: {} MiB)", grew >> 20, journal >> 20);
+    }
+    // the writable open put the file back and dropped the journal
+    assert!(std::fs::metadata(format!("{path}.b2journal")).map_or(true, |m| m.len() == 0));
+    assert!(Array::open(path).unwrap().to_vec().unwrap() == old);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

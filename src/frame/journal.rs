@@ -144,29 +144,72 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// change overwrites (up to 16 MiB moved by an update): it runs at several
 /// GB/s where a byte at a time (FNV-1a) made half the cost of an update.
 fn checksum(bytes: &[u8]) -> u64 {
+    let mut s = Sum::new();
+    s.update(bytes);
+    s.finish()
+}
+
+/// [`checksum`] of bytes that come a piece at a time.
+struct Sum {
+    lanes: [u64; 4],
+    pending: [u8; 32],
+    npending: usize,
+    total: u64,
+}
+
+impl Sum {
     const K1: u64 = 0x9e37_79b9_7f4a_7c15;
     const K2: u64 = 0xbf58_476d_1ce4_e5b9;
     const K3: u64 = 0x94d0_49bb_1331_11eb;
-    let mut lanes = [K1, K2, K3, K1 ^ K3];
-    let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
-        for (k, lane) in lanes.iter_mut().enumerate() {
+
+    fn new() -> Sum {
+        Sum { lanes: [Self::K1, Self::K2, Self::K3, Self::K1 ^ Self::K3], pending: [0; 32], npending: 0, total: 0 }
+    }
+
+    fn block(&mut self, block: &[u8]) {
+        for (k, lane) in self.lanes.iter_mut().enumerate() {
             let w = u64::from_le_bytes(block[k * 8..k * 8 + 8].try_into().unwrap_or_default());
-            *lane = (*lane ^ w).wrapping_mul(K2).rotate_left(29).wrapping_add(w);
+            *lane = (*lane ^ w).wrapping_mul(Self::K2).rotate_left(29).wrapping_add(w);
         }
     }
-    let mut h = (bytes.len() as u64).wrapping_mul(K3);
-    for (k, lane) in lanes.iter().enumerate() {
-        h = (h ^ lane.rotate_left(16 * k as u32)).wrapping_mul(K1);
+
+    fn update(&mut self, mut bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        if self.npending > 0 {
+            let take = (32 - self.npending).min(bytes.len());
+            self.pending[self.npending..self.npending + take].copy_from_slice(&bytes[..take]);
+            self.npending += take;
+            bytes = &bytes[take..];
+            if self.npending < 32 {
+                return;
+            }
+            let block = self.pending;
+            self.block(&block);
+            self.npending = 0;
+        }
+        let mut blocks = bytes.chunks_exact(32);
+        for block in &mut blocks {
+            self.block(block);
+        }
+        let rest = blocks.remainder();
+        self.pending[..rest.len()].copy_from_slice(rest);
+        self.npending = rest.len();
     }
-    for &b in blocks.remainder() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+
+    fn finish(&self) -> u64 {
+        let mut h = self.total.wrapping_mul(Self::K3);
+        for (k, lane) in self.lanes.iter().enumerate() {
+            h = (h ^ lane.rotate_left(16 * k as u32)).wrapping_mul(Self::K1);
+        }
+        for &b in &self.pending[..self.npending] {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= h >> 31;
+        h = h.wrapping_mul(Self::K2);
+        h ^= h >> 29;
+        h = h.wrapping_mul(Self::K3);
+        h ^ (h >> 32)
     }
-    h ^= h >> 31;
-    h = h.wrapping_mul(K2);
-    h ^= h >> 29;
-    h = h.wrapping_mul(K3);
-    h ^ (h >> 32)
 }
 
 impl Undo {
@@ -187,32 +230,6 @@ impl Undo {
         let sum = fnv1a(&v);
         v.extend_from_slice(&sum.to_le_bytes());
         v
-    }
-
-    /// The record of the first format in `b`, or `None` when it is not a whole one.
-    pub fn decode(b: &[u8]) -> Option<Undo> {
-        let body = b.get(..b.len().checked_sub(8)?)?;
-        let sum = u64::from_le_bytes(b.get(body.len()..)?.try_into().ok()?);
-        if fnv1a(body) != sum || body.get(..8)? != MAGIC_V1 {
-            return None;
-        }
-        let u64_at = |at: usize| body.get(at..at + 8).map(|s| u64::from_le_bytes(s.try_into().unwrap_or_default()));
-        let identity = (u64_at(8)?, u64_at(16)?);
-        let old_len = u64_at(24)?;
-        let n = u32::from_le_bytes(body.get(32..36)?.try_into().ok()?) as usize;
-        let mut at = 36;
-        let mut regions = Vec::new();
-        for _ in 0..n {
-            let pos = u64_at(at)?;
-            let len = u32::from_le_bytes(body.get(at + 8..at + 12)?.try_into().ok()?) as usize;
-            // a region lies inside the old frame (what a change saves is never past it)
-            if pos.checked_add(len as u64)? > old_len {
-                return None;
-            }
-            regions.push((pos, body.get(at + 12..at + 12 + len)?.to_vec()));
-            at += 12 + len;
-        }
-        (at == body.len()).then_some(Undo { identity, old_len, regions })
     }
 }
 
@@ -237,7 +254,6 @@ struct EpochRecord {
 
 struct RegionsRecord {
     seq: u64,
-    pre_len: u64,
     regions: Vec<(u64, Vec<u8>, bool)>,
 }
 
@@ -292,32 +308,7 @@ fn regions_record(p: &[u8], nonce: u64, base_len: u64) -> Option<RegionsRecord> 
         regions.push((pos, p.get(i + 13..(i + 13).checked_add(len)?)?.to_vec(), base));
         i += 13 + len;
     }
-    (i == p.len()).then_some(RegionsRecord { seq, pre_len, regions })
-}
-
-/// The whole records of a journal of the second format, up to the first
-/// one that is not (cut short, or never written).
-fn parse(b: &[u8]) -> Option<(EpochRecord, Vec<RegionsRecord>, Vec<u64>)> {
-    if b.get(..8)? != MAGIC {
-        return None;
-    }
-    let (tag, p) = record_at(b, 8)?;
-    let epoch = if tag == TAG_EPOCH { epoch_record(p)? } else { return None };
-    let mut at = 8 + 13 + p.len();
-    let mut regions = Vec::new();
-    let mut commits = Vec::new();
-    while let Some((tag, p)) = record_at(b, at) {
-        match tag {
-            TAG_REGIONS => match regions_record(p, epoch.nonce, epoch.base_len) {
-                Some(r) => regions.push(r),
-                None => break,
-            },
-            TAG_COMMIT if p.len() == 16 && u64_at(p, 0) == Some(epoch.nonce) => commits.extend(u64_at(p, 8)),
-            _ => break,
-        }
-        at += 13 + p.len();
-    }
-    Some((epoch, regions, commits))
+    (i == p.len()).then_some(RegionsRecord { seq, regions })
 }
 
 /// The parts of `[a, b)` that the sorted, disjoint ranges `set` do not cover.
@@ -352,6 +343,26 @@ pub(crate) fn ranges_insert(set: &mut Vec<(u64, u64)>, a: u64, b: u64) {
     set.splice(lo..hi, [(x, y)]);
 }
 
+/// Old bytes of a frame that a journal holds: `len` bytes for position `pos`
+/// of the frame, at `at` in the journal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Saved {
+    pub pos: u64,
+    pub len: u64,
+    pub at: u64,
+}
+
+/// What puts a frame back: its old length and the old bytes of the regions
+/// a change (or the changes since the checkpoint) overwrote, read from the
+/// journal a piece at a time (a change of many gigabytes saves as much).
+/// The regions are disjoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Restore {
+    pub identity: (u64, u64),
+    pub old_len: u64,
+    pub regions: Vec<Saved>,
+}
+
 /// What a journal left behind asks of its frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Plan {
@@ -361,33 +372,276 @@ pub enum Plan {
     /// journal can go). Of the frame with this identity.
     Keep((u64, u64)),
     /// Put these bytes back.
-    Undo(Undo),
+    Undo(Restore),
 }
 
-/// What the journal `bytes` asks of its frame, on the machine boot `boot`.
-pub fn plan(bytes: &[u8], boot: Option<[u8; 16]>) -> Plan {
-    if bytes.starts_with(MAGIC_V1) {
-        return Undo::decode(bytes).map_or(Plan::Nothing, Plan::Undo);
+/// Bytes are read from a journal and copied out of it in pieces this long.
+const PIECE: usize = 1 << 20;
+
+/// A journal being read: its length, and a read at a position.
+pub struct Source<'a> {
+    size: u64,
+    read: &'a dyn Fn(u64, &mut [u8]) -> Result<usize>,
+}
+
+impl<'a> Source<'a> {
+    pub fn new(size: u64, read: &'a dyn Fn(u64, &mut [u8]) -> Result<usize>) -> Source<'a> {
+        Source { size, read }
     }
-    let Some((epoch, records, commits)) = parse(bytes) else { return Plan::Nothing };
+
+    /// Fill `buf` from `pos`; `false` when the journal ends before.
+    fn fill(&self, pos: u64, buf: &mut [u8]) -> Result<bool> {
+        if pos.checked_add(buf.len() as u64).is_none_or(|end| end > self.size) {
+            return Ok(false);
+        }
+        let mut done = 0;
+        while done < buf.len() {
+            let n = (self.read)(pos + done as u64, &mut buf[done..])?;
+            if n == 0 {
+                return Ok(false);
+            }
+            done += n;
+        }
+        Ok(true)
+    }
+
+    /// Give `f` the `len` bytes at `pos`, a piece at a time; `false` when
+    /// the journal ends before.
+    fn pieces(&self, pos: u64, len: u64, buf: &mut Vec<u8>, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<bool> {
+        if pos.checked_add(len).is_none_or(|end| end > self.size) {
+            return Ok(false);
+        }
+        let mut done = 0u64;
+        while done < len {
+            let n = (len - done).min(PIECE as u64) as usize;
+            buf.resize(n, 0);
+            if !self.fill(pos + done, &mut buf[..n])? {
+                return Ok(false);
+            }
+            f(&buf[..n])?;
+            done += n as u64;
+        }
+        Ok(true)
+    }
+
+    /// Call `f` with every region of `r` (position in the frame, old bytes),
+    /// a piece at a time.
+    pub fn each_region(&self, r: &Restore, mut f: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
+        let mut buf = Vec::new();
+        for s in &r.regions {
+            let mut at = s.pos;
+            let whole = self.pieces(s.at, s.len, &mut buf, |b| {
+                f(at, b)?;
+                at += b.len() as u64;
+                Ok(())
+            })?;
+            if !whole {
+                // it was whole when planned: the journal changed since
+                return Err(Error::FileRead);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A whole record of regions, without their bytes.
+struct RegionsMeta {
+    seq: u64,
+    pre_len: u64,
+    regions: Vec<(Saved, bool)>,
+}
+
+/// The record of regions at `at`, whose payload is `len` bytes, when whole
+/// and of this epoch. Its bytes are checksummed a piece at a time.
+fn scan_regions(src: &Source, at: u64, len: u64, epoch: &EpochRecord, buf: &mut Vec<u8>) -> Result<Option<RegionsMeta>> {
+    let mut sum = Sum::new();
+    let mut head = [0u8; 5 + 28];
+    if len < 28 || !src.fill(at, &mut head)? {
+        return Ok(None);
+    }
+    sum.update(&head);
+    let p = &head[5..];
+    let (Some(nonce), Some(seq), Some(pre_len), Some(n)) = (u64_at(p, 0), u64_at(p, 8), u64_at(p, 16), u32_at(p, 24)) else {
+        return Ok(None);
+    };
+    // a record of another epoch (left past a truncation that was not synced) ends the journal
+    if nonce != epoch.nonce {
+        return Ok(None);
+    }
+    let mut i = 28u64;
+    let mut regions = Vec::new();
+    for _ in 0..n {
+        let mut rh = [0u8; 13];
+        if i + 13 > len || !src.fill(at + 5 + i, &mut rh)? {
+            return Ok(None);
+        }
+        sum.update(&rh);
+        let (Some(pos), Some(rlen)) = (u64_at(&rh, 0), u32_at(&rh, 8)) else { return Ok(None) };
+        let base = match rh[12] {
+            0 => false,
+            1 => true,
+            _ => return Ok(None),
+        };
+        let rlen = u64::from(rlen);
+        // what a change saves lies inside the frame it changes (and inside
+        // the frame at the checkpoint, for a base region)
+        let bound = if base { epoch.base_len.min(pre_len) } else { pre_len };
+        if pos.checked_add(rlen).is_none_or(|end| end > bound) || i + 13 + rlen > len {
+            return Ok(None);
+        }
+        let data = at + 5 + i + 13;
+        if !src.pieces(data, rlen, buf, |b| {
+            sum.update(b);
+            Ok(())
+        })? {
+            return Ok(None);
+        }
+        if rlen > 0 {
+            regions.push((Saved { pos, len: rlen, at: data }, base));
+        }
+        i += 13 + rlen;
+    }
+    let mut stored = [0u8; 8];
+    if i != len || !src.fill(at + 5 + len, &mut stored)? || sum.finish() != u64::from_le_bytes(stored) {
+        return Ok(None);
+    }
+    Ok(Some(RegionsMeta { seq, pre_len, regions }))
+}
+
+/// What a journal of the second format holds: its epoch, its records of
+/// regions and the changes committed.
+type Scanned = (EpochRecord, Vec<RegionsMeta>, Vec<u64>);
+
+/// The whole records of a journal of the second format, up to the first
+/// one that is not (cut short, or never written).
+fn scan(src: &Source) -> Result<Option<Scanned>> {
+    let mut first = [0u8; 8 + 13 + 48];
+    if !src.fill(0, &mut first)? || &first[..8] != MAGIC {
+        return Ok(None);
+    }
+    let epoch = match record_at(&first, 8) {
+        Some((TAG_EPOCH, p)) => match epoch_record(p) {
+            Some(e) => e,
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    let mut at = first.len() as u64;
+    let mut records = Vec::new();
+    let mut commits = Vec::new();
+    let mut buf = Vec::new();
+    loop {
+        let mut head = [0u8; 5];
+        if !src.fill(at, &mut head)? {
+            break;
+        }
+        let len = u64::from(u32::from_le_bytes([head[1], head[2], head[3], head[4]]));
+        match head[0] {
+            TAG_REGIONS => match scan_regions(src, at, len, &epoch, &mut buf)? {
+                Some(r) => records.push(r),
+                None => break,
+            },
+            TAG_COMMIT if len == 16 => {
+                let mut k = [0u8; 5 + 16 + 8];
+                if !src.fill(at, &mut k)? {
+                    break;
+                }
+                match record_at(&k, 0) {
+                    Some((_, p)) if u64_at(p, 0) == Some(epoch.nonce) => commits.extend(u64_at(p, 8)),
+                    _ => break,
+                }
+            }
+            _ => break,
+        }
+        at += 5 + len + 8;
+    }
+    Ok(Some((epoch, records, commits)))
+}
+
+/// A journal of the first format: one change, in one record, with an FNV-1a
+/// checksum of it all at the end.
+fn scan_v1(src: &Source) -> Result<Plan> {
+    let fnv = |h: u64, bytes: &[u8]| bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let Some(body) = src.size.checked_sub(8) else { return Ok(Plan::Nothing) };
+    let mut head = [0u8; 36];
+    if !src.fill(0, &mut head)? {
+        return Ok(Plan::Nothing);
+    }
+    h = fnv(h, &head);
+    let (Some(id0), Some(id1), Some(old_len), Some(n)) = (u64_at(&head, 8), u64_at(&head, 16), u64_at(&head, 24), u32_at(&head, 32)) else {
+        return Ok(Plan::Nothing);
+    };
+    let mut at = 36u64;
+    let mut regions = Vec::new();
+    let mut buf = Vec::new();
+    for _ in 0..n {
+        let mut rh = [0u8; 12];
+        if at + 12 > body || !src.fill(at, &mut rh)? {
+            return Ok(Plan::Nothing);
+        }
+        h = fnv(h, &rh);
+        let (Some(pos), Some(len)) = (u64_at(&rh, 0), u32_at(&rh, 8)) else { return Ok(Plan::Nothing) };
+        let len = u64::from(len);
+        // a region lies inside the old frame (what a change saves is never past it)
+        if pos.checked_add(len).is_none_or(|end| end > old_len) || at + 12 + len > body {
+            return Ok(Plan::Nothing);
+        }
+        if !src.pieces(at + 12, len, &mut buf, |b| {
+            h = fnv(h, b);
+            Ok(())
+        })? {
+            return Ok(Plan::Nothing);
+        }
+        if len > 0 {
+            regions.push(Saved { pos, len, at: at + 12 });
+        }
+        at += 12 + len;
+    }
+    let mut stored = [0u8; 8];
+    if at != body || !src.fill(body, &mut stored)? || h != u64::from_le_bytes(stored) {
+        return Ok(Plan::Nothing);
+    }
+    Ok(Plan::Undo(Restore { identity: (id0, id1), old_len, regions }))
+}
+
+/// What the journal `src` asks of its frame, on the machine boot `boot`.
+/// Memory: the positions of the regions it holds, not their bytes.
+pub fn plan(src: &Source, boot: Option<[u8; 16]>) -> Result<Plan> {
+    let mut magic = [0u8; 8];
+    if src.fill(0, &mut magic)? && &magic == MAGIC_V1 {
+        return scan_v1(src);
+    }
+    let Some((epoch, records, commits)) = scan(src)? else { return Ok(Plan::Nothing) };
     let identity = epoch.identity;
     if boot.is_some_and(|b| b == epoch.boot) {
         // only the process died: the last change alone, if it is not complete
-        let Some(last) = records.iter().map(|r| r.seq).max() else { return Plan::Keep(identity) };
+        let Some(last) = records.iter().map(|r| r.seq).max() else { return Ok(Plan::Keep(identity)) };
         if commits.contains(&last) {
-            return Plan::Keep(identity);
+            return Ok(Plan::Keep(identity));
         }
         let mut old_len = None;
         let mut regions = Vec::new();
         for r in records.into_iter().filter(|r| r.seq == last) {
             old_len.get_or_insert(r.pre_len);
-            regions.extend(r.regions.into_iter().map(|(p, b, _)| (p, b)));
+            regions.extend(r.regions.into_iter().map(|(s, _)| s));
         }
-        return Plan::Undo(Undo { identity, old_len: old_len.unwrap_or(epoch.base_len), regions });
+        return Ok(Plan::Undo(Restore { identity, old_len: old_len.unwrap_or(epoch.base_len), regions }));
     }
     // after a reboot (or on another machine): back to the checkpoint
-    let regions = records.into_iter().flat_map(|r| r.regions).filter(|r| r.2).map(|(p, b, _)| (p, b)).collect();
-    Plan::Undo(Undo { identity, old_len: epoch.base_len, regions })
+    let regions = records.into_iter().flat_map(|r| r.regions).filter(|r| r.1).map(|(s, _)| s).collect();
+    Ok(Plan::Undo(Restore { identity, old_len: epoch.base_len, regions }))
+}
+
+/// [`plan`] of a journal held in memory.
+pub fn plan_bytes(bytes: &[u8], boot: Option<[u8; 16]>) -> Plan {
+    let read = |pos: u64, buf: &mut [u8]| -> Result<usize> {
+        let from = (pos as usize).min(bytes.len());
+        let n = buf.len().min(bytes.len() - from);
+        buf[..n].copy_from_slice(&bytes[from..from + n]);
+        Ok(n)
+    };
+    plan(&Source::new(bytes.len() as u64, &read), boot).unwrap_or(Plan::Nothing)
 }
 
 fn flock(f: &File, op: libc::c_int) -> bool {
@@ -584,11 +838,16 @@ impl Journal {
         if size == 0 {
             return Ok(Found::Ours);
         }
-        let len = usize::try_from(size.min(1 << 34)).map_err(|_| Error::MemoryAlloc)?;
-        let mut bytes = vec![0u8; len];
-        let n = s.read_at(0, &mut bytes)?;
-        bytes.truncate(n);
-        Ok(Found::Foreign(plan(&bytes, boot_id())))
+        let read = |pos: u64, buf: &mut [u8]| s.read_at(pos, buf);
+        Ok(Found::Foreign(plan(&Source::new(size, &read), boot_id())?))
+    }
+
+    /// Call `f` with every region (position, old bytes) of `r`, a plan of
+    /// this journal that [`Journal::start_change`] found, a piece at a time.
+    pub fn restore_regions(&self, r: &Restore, f: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
+        let s = self.stream()?;
+        let read = |pos: u64, buf: &mut [u8]| s.read_at(pos, buf);
+        Source::new(s.size()?, &read).each_region(r, f)
     }
 
     /// Lock the journal and say whether it still holds this handle's epoch
@@ -849,23 +1108,27 @@ pub struct Pending {
 }
 
 impl Pending {
-    pub fn find(frame_path: &str) -> Option<Pending> {
+    /// The journal beside `frame_path`, locked, and what it asks; `None`
+    /// when there is none or its writer is at work.
+    pub fn find(frame_path: &str) -> Result<Option<Pending>> {
         let path = journal_path(frame_path);
-        let meta = std::fs::metadata(&path).ok()?;
+        let Ok(meta) = std::fs::metadata(&path) else { return Ok(None) };
         if meta.len() == 0 {
-            return None;
+            return Ok(None);
         }
-        let file = std::fs::OpenOptions::new().read(true).write(true).open(&path).ok()?;
+        let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else { return Ok(None) };
         if !flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
-            return None; // its writer is at work
+            return Ok(None); // its writer is at work
         }
-        let mut bytes = Vec::new();
-        let ok = {
-            use std::io::Read;
-            (&file).take(meta.len().min(1 << 34)).read_to_end(&mut bytes).is_ok()
-        };
-        let plan = if ok { plan(&bytes, boot_id()) } else { Plan::Nothing };
-        Some(Pending { plan, file, path })
+        let size = file.metadata().map_err(|_| Error::FileRead)?.len();
+        let plan = plan(&Source::new(size, &|pos, buf| read_file_at(&file, pos, buf)), boot_id())?;
+        Ok(Some(Pending { plan, file, path }))
+    }
+
+    /// Call `f` with every region of `r` (this journal's plan), a piece at a time.
+    fn each_region(&self, r: &Restore, f: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
+        let size = self.file.metadata().map_err(|_| Error::FileRead)?.len();
+        Source::new(size, &|pos, buf| read_file_at(&self.file, pos, buf)).each_region(r, f)
     }
 
     /// The frame was put back (or the record was not a whole one) and
@@ -878,35 +1141,107 @@ impl Pending {
     }
 }
 
+fn read_file_at(f: &File, pos: u64, buf: &mut [u8]) -> Result<usize> {
+    use std::os::unix::fs::FileExt;
+    loop {
+        match f.read_at(buf, pos) {
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(Error::FileRead),
+        }
+    }
+}
+
+/// With a read-only handle, the old bytes an overlay shows are copied out of
+/// the journal (which a writer may empty in the meantime): kept in memory up
+/// to this much, in an unlinked temporary file past it.
+const OVERLAY_IN_MEMORY: u64 = 32 << 20;
+
+/// Where an overlay keeps its copy of the old bytes.
+enum Kept {
+    Memory(Vec<u8>),
+    File(File),
+}
+
 /// A frame file as it was before the change a dead process left half done,
 /// for a handle that may not write the file: reads see the old bytes.
 pub struct Overlay {
     inner: Box<dyn Stream>,
     base: u64,
-    undo: Undo,
+    old_len: u64,
+    /// (position in the frame, length, position in `kept`), sorted and disjoint.
+    regions: Vec<(u64, u64, u64)>,
+    kept: Kept,
 }
 
 impl Overlay {
-    pub fn new(inner: Box<dyn Stream>, base: u64, undo: Undo) -> Overlay {
-        Overlay { inner, base, undo }
+    /// The frame at `base` of `inner` as `r` (a plan of the journal `src`)
+    /// puts it back.
+    pub fn new(inner: Box<dyn Stream>, base: u64, r: &Restore, src: &Source) -> Result<Overlay> {
+        let mut sorted = r.regions.clone();
+        sorted.sort_by_key(|s| s.pos);
+        let total: u64 = sorted.iter().map(|s| s.len).sum();
+        let mut kept = if total <= OVERLAY_IN_MEMORY {
+            Kept::Memory(Vec::with_capacity(total as usize))
+        } else {
+            let dir = std::env::temp_dir();
+            let name = dir.join(format!("b2nd-overlay-{}-{:x}", std::process::id(), new_nonce()));
+            let f = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&name).map_err(|_| Error::FileOpen)?;
+            let _ = std::fs::remove_file(&name);
+            Kept::File(f)
+        };
+        let mut regions = Vec::with_capacity(sorted.len());
+        let mut off = 0u64;
+        let restore = Restore { identity: r.identity, old_len: r.old_len, regions: sorted };
+        src.each_region(&restore, |pos, bytes| {
+            match &mut kept {
+                Kept::Memory(v) => v.extend_from_slice(bytes),
+                Kept::File(f) => {
+                    use std::os::unix::fs::FileExt;
+                    f.write_all_at(bytes, off).map_err(|_| Error::FileWrite)?;
+                }
+            }
+            match regions.last_mut() {
+                // the next piece of the same region
+                Some((p, l, o)) if *p + *l == pos && *o + *l == off => *l += bytes.len() as u64,
+                _ => regions.push((pos, bytes.len() as u64, off)),
+            }
+            off += bytes.len() as u64;
+            Ok(())
+        })?;
+        Ok(Overlay { inner, base, old_len: r.old_len, regions, kept })
+    }
+
+    fn kept_at(&self, off: u64, dst: &mut [u8]) -> Result<()> {
+        match &self.kept {
+            Kept::Memory(v) => {
+                dst.copy_from_slice(&v[off as usize..off as usize + dst.len()]);
+                Ok(())
+            }
+            Kept::File(f) => {
+                use std::os::unix::fs::FileExt;
+                f.read_exact_at(dst, off).map_err(|_| Error::FileRead)
+            }
+        }
     }
 }
 
 impl Stream for Overlay {
     fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
-        let end = self.base.saturating_add(self.undo.old_len);
+        let end = self.base.saturating_add(self.old_len);
         let want = (end.saturating_sub(pos) as usize).min(buf.len());
         let n = self.inner.read_at(pos, &mut buf[..want])?;
         let buf = &mut buf[..want];
+        let (lo_pos, hi_pos) = (pos.saturating_sub(self.base), pos.saturating_add(want as u64).saturating_sub(self.base));
         // the bytes past the current end that the old frame had are in the record
         let mut covered = n;
-        for (rpos, bytes) in &self.undo.regions {
-            let r0 = self.base.saturating_add(*rpos);
-            let r1 = r0.saturating_add(bytes.len() as u64);
+        let first = self.regions.partition_point(|&(p, l, _)| p + l <= lo_pos);
+        for &(rpos, len, off) in self.regions[first..].iter().take_while(|&&(p, _, _)| p < hi_pos) {
+            let r0 = self.base.saturating_add(rpos);
+            let r1 = r0.saturating_add(len);
             let (lo, hi) = (pos.max(r0), pos.saturating_add(want as u64).min(r1));
             if lo < hi {
-                let dst = &mut buf[(lo - pos) as usize..(hi - pos) as usize];
-                dst.copy_from_slice(&bytes[(lo - r0) as usize..(hi - r0) as usize]);
+                self.kept_at(off + (lo - r0), &mut buf[(lo - pos) as usize..(hi - pos) as usize])?;
                 covered = covered.max((hi - pos) as usize);
             }
         }
@@ -916,7 +1251,7 @@ impl Stream for Overlay {
         Err(Error::FileWrite)
     }
     fn size(&self) -> Result<u64> {
-        Ok(self.base.saturating_add(self.undo.old_len))
+        Ok(self.base.saturating_add(self.old_len))
     }
     fn truncate(&self, _: u64) -> Result<()> {
         Err(Error::FileTruncate)
@@ -940,40 +1275,43 @@ fn recover_through(frame_path: &str, stream: Box<dyn Stream>, base: u64, writabl
             return Err(e);
         }
     };
-    let mut bytes = vec![0u8; usize::try_from(size.min(1 << 34)).map_err(|_| Error::MemoryAlloc)?];
-    let n = j.read_at(0, &mut bytes)?;
-    bytes.truncate(n);
-    drop(j);
+    let read = |pos: u64, buf: &mut [u8]| j.read_at(pos, buf);
+    let src = Source::new(size, &read);
     let empty = || -> Result<()> {
         let j = sidecar.open(&path, Mode::Update)?;
         j.truncate(0)?;
         j.sync()
     };
-    match plan(&bytes, boot_id()) {
+    match plan(&src, boot_id())? {
         Plan::Nothing | Plan::Keep(_) if writable => {
+            drop(j);
             stream.sync()?;
             empty()?;
         }
         Plan::Nothing | Plan::Keep(_) => {}
-        Plan::Undo(undo) => {
+        Plan::Undo(r) => {
             crate::trace!("{frame_path}: a change was left half done (a process or the machine died); putting the frame back as it was before it");
             if !writable {
-                return Ok(Box::new(Overlay::new(stream, base, undo)));
+                return Ok(Box::new(Overlay::new(stream, base, &r, &src)?));
             }
-            put_back(stream.as_ref(), base, &undo)?;
+            put_back(stream.as_ref(), base, &r, |f| src.each_region(&r, f))?;
+            drop(j);
             empty()?;
         }
     }
     Ok(stream)
 }
 
-/// Write back what `undo` saved of the frame at `base` of `stream`, cut it to
-/// its old length and sync it.
-fn put_back(stream: &dyn Stream, base: u64, undo: &Undo) -> Result<()> {
-    for (pos, bytes) in &undo.regions {
-        stream.write_at(base + pos, bytes)?;
-    }
-    stream.truncate(base + undo.old_len)?;
+/// Write back the old bytes of `r` (given by `each`) to the frame at `base`
+/// of `stream`, cut it to its old length and sync it.
+fn put_back(
+    stream: &dyn Stream,
+    base: u64,
+    r: &Restore,
+    each: impl FnOnce(&mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<()>,
+) -> Result<()> {
+    each(&mut |pos, bytes| stream.write_at(base + pos, bytes))?;
+    stream.truncate(base + r.old_len)?;
     stream.sync()
 }
 
@@ -994,6 +1332,8 @@ pub fn sync_chunk_files(dir: &str) -> Result<()> {
 /// changes since the last checkpoint overwrote), sync, and drop the journal.
 /// When the stream may not be written, return a stream that reads the frame
 /// as it was. The journal of a frame file that was since replaced is dropped.
+/// Memory stays within a piece of the journal (and the positions of its
+/// regions) however much it holds.
 pub fn recover(
     frame_path: &str,
     stream: Box<dyn Stream>,
@@ -1005,7 +1345,7 @@ pub fn recover(
     if !sidecar.is_filesystem() {
         return recover_through(frame_path, stream, base, writable, sidecar);
     }
-    let Some(p) = Pending::find(frame_path) else { return Ok(stream) };
+    let Some(p) = Pending::find(frame_path)? else { return Ok(stream) };
     let replaced = |identity: (u64, u64)| identity != (0, 0) && stream.identity().is_some_and(|id| id != identity);
     match p.plan.clone() {
         // cut short: the frame was not touched yet
@@ -1021,13 +1361,16 @@ pub fn recover(
                 p.done();
             }
         }
-        Plan::Undo(undo) if replaced(undo.identity) => p.done(),
-        Plan::Undo(undo) => {
+        Plan::Undo(r) if replaced(r.identity) => p.done(),
+        Plan::Undo(r) => {
             crate::trace!("{frame_path}: a change was left half done (a process or the machine died); putting the frame back as it was before it");
             if !writable {
-                return Ok(Box::new(Overlay::new(stream, base, undo)));
+                let size = p.file.metadata().map_err(|_| Error::FileRead)?.len();
+                let read = |pos: u64, buf: &mut [u8]| read_file_at(&p.file, pos, buf);
+                let src = Source::new(size, &read);
+                return Ok(Box::new(Overlay::new(stream, base, &r, &src)?));
             }
-            put_back(stream.as_ref(), base, &undo)?;
+            put_back(stream.as_ref(), base, &r, |f| p.each_region(&r, f))?;
             p.done();
         }
     }
@@ -1038,21 +1381,47 @@ pub fn recover(
 mod tests {
     use super::*;
 
+    /// What a plan puts back, with the bytes it reads from `journal`.
+    fn undo_of(journal: &[u8], plan: Plan) -> Option<Undo> {
+        let Plan::Undo(r) = plan else { return None };
+        let regions = r.regions.iter().map(|s| (s.pos, journal[s.at as usize..(s.at + s.len) as usize].to_vec())).collect();
+        Some(Undo { identity: r.identity, old_len: r.old_len, regions })
+    }
+
     #[test]
-    fn records_round_trip_and_torn_ones_are_refused() {
+    fn records_of_the_first_format_round_trip_and_torn_ones_are_refused() {
         let u = Undo { identity: (3, 77), old_len: 4096, regions: vec![(0, vec![1, 2, 3]), (1000, vec![9; 300])] };
         let b = u.encode();
-        assert_eq!(Undo::decode(&b), Some(u.clone()));
+        assert_eq!(undo_of(&b, plan_bytes(&b, None)), Some(u.clone()));
         for cut in [0, 1, 8, 40, b.len() / 2, b.len() - 1] {
-            assert_eq!(Undo::decode(&b[..cut]), None, "cut at {cut}");
+            assert_eq!(plan_bytes(&b[..cut], None), Plan::Nothing, "cut at {cut}");
         }
         let outside = Undo { identity: (3, 77), old_len: 100, regions: vec![(90, vec![0; 20])] };
-        assert_eq!(Undo::decode(&outside.encode()), None, "a region past the old length");
+        assert_eq!(plan_bytes(&outside.encode(), None), Plan::Nothing, "a region past the old length");
         let mut flipped = b.clone();
         flipped[50] ^= 1;
-        assert_eq!(Undo::decode(&flipped), None);
+        assert_eq!(plan_bytes(&flipped, None), Plan::Nothing);
+        let mut longer = b.clone();
+        longer.push(0);
+        assert_eq!(plan_bytes(&longer, None), Plan::Nothing, "bytes after the checksum");
         let empty = Undo { identity: (0, 0), old_len: 0, regions: vec![] };
-        assert_eq!(Undo::decode(&empty.encode()), Some(empty));
+        assert_eq!(undo_of(&empty.encode(), plan_bytes(&empty.encode(), None)), Some(empty));
+    }
+
+    #[test]
+    fn the_checksum_of_pieces_is_the_checksum_of_the_whole() {
+        let bytes: Vec<u8> = (0..1000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for len in [0, 1, 31, 32, 33, 64, 100, 1000] {
+            let whole = checksum(&bytes[..len]);
+            for step in [1, 5, 31, 32, 33, 200] {
+                let mut s = Sum::new();
+                for piece in bytes[..len].chunks(step) {
+                    s.update(piece);
+                }
+                assert_eq!(s.finish(), whole, "{len} bytes in pieces of {step}");
+            }
+        }
+        assert_ne!(checksum(&bytes[..100]), checksum(&bytes[..99]));
     }
 
     #[test]
@@ -1089,26 +1458,26 @@ mod tests {
         let identity = crate::io::path_identity(&frame).unwrap();
         // the process died: the change in progress goes
         let change = Undo { identity, old_len: 100, regions: vec![(0, vec![2; 10]), (50, vec![3; 5])] };
-        assert_eq!(plan(&bytes, Some(me)), Plan::Undo(change));
+        assert_eq!(undo_of(&bytes, plan_bytes(&bytes, Some(me))), Some(change));
         // the machine died: back to the checkpoint
         let base = Undo { identity, old_len: 100, regions: vec![(0, vec![1; 10]), (50, vec![3; 5])] };
-        assert_eq!(plan(&bytes, Some([8; 16])), Plan::Undo(base.clone()));
-        assert_eq!(plan(&bytes, None), Plan::Undo(base));
+        assert_eq!(undo_of(&bytes, plan_bytes(&bytes, Some([8; 16]))), Some(base.clone()));
+        assert_eq!(undo_of(&bytes, plan_bytes(&bytes, None)), Some(base));
         // cut short anywhere: never more than what whole records say
         for cut in 0..bytes.len() {
-            match plan(&bytes[..cut], Some(me)) {
+            match plan_bytes(&bytes[..cut], Some(me)) {
                 Plan::Nothing | Plan::Keep(_) => {}
-                Plan::Undo(u) => assert!(u.regions.iter().all(|(p, b)| p + b.len() as u64 <= 100)),
+                Plan::Undo(u) => assert!(u.regions.iter().all(|s| s.pos + s.len <= 100 && s.at + s.len <= cut as u64)),
             }
         }
         // the first change alone, committed: nothing to undo on this boot
         j.end_change().unwrap();
         let bytes = std::fs::read(journal_path(&frame)).unwrap();
-        assert_eq!(plan(&bytes, Some(me)), Plan::Keep(identity));
+        assert_eq!(plan_bytes(&bytes, Some(me)), Plan::Keep(identity));
         // a flipped bit ends the journal where it is
         let mut flipped = bytes.clone();
         flipped[20] ^= 1;
-        assert_eq!(plan(&flipped, Some(me)), Plan::Nothing);
+        assert_eq!(plan_bytes(&flipped, Some(me)), Plan::Nothing);
         j.unlock();
         drop(j);
         set_boot_id_for_this_thread(None);

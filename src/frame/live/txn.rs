@@ -107,12 +107,11 @@ impl Frame {
                 self.journal.as_mut().ok_or(Error::Failure)?.reset(true)?;
                 self.clean = true;
             }
-            Found::Foreign(Plan::Undo(undo)) => {
+            Found::Foreign(Plan::Undo(r)) => {
                 crate::trace!("another handle died in the middle of a change of this frame; it was put back: reopen the frame");
-                for (pos, bytes) in &undo.regions {
-                    self.bytes.write(*pos, bytes)?;
-                }
-                self.bytes.truncate(undo.old_len)?;
+                let bytes = &mut self.bytes;
+                journal.restore_regions(&r, |pos, old| bytes.write(pos, old))?;
+                self.bytes.truncate(r.old_len)?;
                 self.sync_all()?;
                 self.journal.as_mut().ok_or(Error::Failure)?.reset(true)?;
                 self.broken = true;
