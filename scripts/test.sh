@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
-venv=$(./scripts/setup.sh)
+venv=$(B2ND_NEEDS=pkg-config ./scripts/setup.sh)
 export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
 
