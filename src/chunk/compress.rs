@@ -363,33 +363,35 @@ impl Compressor {
         }
         // Parallel: blocks are compressed into each worker's scratch and
         // appended to the destination in completion order (bstarts say where).
-        let shared = Mutex::new((dst, start, false));
+        // The lock only hands out the next piece of the destination and writes
+        // the block's bstart; the copy into that piece runs outside it, so
+        // that many threads compressing data that hardly shrinks (copies as
+        // long as the blocks) do not wait on each other's copies.
+        let (head, body) = dst.split_at_mut(start);
+        let shared = Mutex::new(Appending { head, rest: body, ntbytes: start, full: false });
         let error: Mutex<Option<Error>> = Mutex::new(None);
         self.workers.for_each(nblocks, nblocks * layout.blocksize, &prepare, &|j, s| {
-                let mut staging = std::mem::take(&mut s.tmp4);
-                let out = BlockOut { room: staging.len(), buf: &mut staging };
-                let res = job.run(j, out, s);
-                let mut g = shared.lock().unwrap_or_else(|e| e.into_inner());
-                let (dst, ntbytes, full) = &mut *g;
-                match res {
-                    Ok(c) if c > 0 && !*full && *ntbytes + c <= dst.len() => {
-                        dst[*ntbytes..*ntbytes + c].copy_from_slice(&staging[..c]);
-                        write_bstart(dst, hl, j, *ntbytes);
-                        *ntbytes += c;
-                    }
-                    Ok(_) => *full = true,
-                    Err(e) => {
-                        *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+            let mut staging = std::mem::take(&mut s.tmp4);
+            let out = BlockOut { room: staging.len(), buf: &mut staging };
+            let res = job.run(j, out, s);
+            match res {
+                Ok(c) => {
+                    let piece = shared.lock().unwrap_or_else(|e| e.into_inner()).take(hl, j, c);
+                    if let Some(piece) = piece {
+                        piece.copy_from_slice(&staging[..c]);
                     }
                 }
-                drop(g);
-                s.tmp4 = staging;
+                Err(e) => {
+                    *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                }
+            }
+            s.tmp4 = staging;
         });
         if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             return Err(e);
         }
-        let (_, ntbytes, full) = shared.into_inner().unwrap_or_else(|e| e.into_inner());
-        Ok(if full { 0 } else { ntbytes })
+        let done = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+        Ok(if done.full { 0 } else { done.ntbytes })
     }
 
     /// Train (Zstd) or sample (LZ4) a dictionary from a first pass over the
@@ -503,6 +505,32 @@ impl CodecChoice {
 /// Whether a pipeline can be described by Blosc1 flags alone.
 fn blosc1_expressible(filters: &[u8; super::header::MAX_FILTERS]) -> bool {
     super::header::filters_from_flags(flags_from_filters(filters)) == *filters
+}
+
+/// The destination of blocks compressed in parallel: the header and bstarts
+/// before `ntbytes`, and what is left after it.
+struct Appending<'a> {
+    head: &'a mut [u8],
+    rest: &'a mut [u8],
+    ntbytes: usize,
+    /// A block did not fit (or did not compress): the chunk is not made.
+    full: bool,
+}
+
+impl<'a> Appending<'a> {
+    /// The next `c` bytes of the destination, for block `j` (its bstart
+    /// written); `None` when they do not fit or `c` is 0.
+    fn take(&mut self, header_len: usize, j: usize, c: usize) -> Option<&'a mut [u8]> {
+        if c == 0 || self.full || c > self.rest.len() {
+            self.full = true;
+            return None;
+        }
+        let (piece, rest) = std::mem::take(&mut self.rest).split_at_mut(c);
+        self.rest = rest;
+        write_bstart(self.head, header_len, j, self.ntbytes);
+        self.ntbytes += c;
+        Some(piece)
+    }
 }
 
 fn write_bstart(dst: &mut [u8], header_len: usize, j: usize, at: usize) {
