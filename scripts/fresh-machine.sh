@@ -17,13 +17,14 @@
 #          default: every step, in this order. Each step's log: build/fresh/logs/STEP.log.
 #          Each client starts from a copy of the machine as the install step left it (so
 #          that its recipe's own packages are all it gets); ~/clients (build/fresh/clients)
-#          is kept across them, for caterva2, which takes the wheels of two others.
+#          is kept across them, for the clients that take the wheels of others.
 #
 # What a recipe runs is the text of the docs: python-blosc2's is the README's indented
 # `USE_SYSTEM_BLOSC2=1 ...` command, the others the first ```sh block under the client's `## `
 # heading in docs/CLIENTS.md. Lines whose comment ends in `a long run` (a whole test suite of
-# hours) are skipped; scripts/clients-tests.sh runs those suites. caterva2's recipe reads the wheels of
-# the python-blosc2 and hdf5plugin steps through $BLOSC2_WHEEL and $HDF5PLUGIN_WHEEL.
+# hours) are skipped; scripts/clients-tests.sh runs those suites. The imagecodecs and caterva2
+# recipes take the wheels of the python-blosc2 and hdf5plugin steps ($BLOSC2_WHEEL,
+# $HDF5PLUGIN_WHEEL).
 #
 # Needs root (debootstrap, chroot, bind mounts) and network access to Debian, PyPI and crates.io.
 # The fresh machine borrows from this one only:
@@ -32,8 +33,11 @@
 #   - the CA certificates of /usr/local/share/ca-certificates (for networks that intercept TLS);
 #   - GitHub, when FRESH_GITHUB_MIRROR names a directory of bare repositories OWNER+NAME/repo
 #     (default /work/.mirror where there is one): git's url.insteadOf then sends every
-#     https://github.com/OWNER/NAME[.git] clone there, so that the recipes' own `git clone`s and
-#     CMake's FetchContent run unchanged on a machine that cannot reach GitHub.
+#     https://github.com/OWNER/NAME[.git] clone there (submodules too), so that the recipes' own
+#     `git clone`s and CMake's FetchContent run unchanged on a machine that cannot reach GitHub.
+#     python-blosc2 4.14.1 needs Blosc/miniexpr, Blosc/minicc, shibatch/sleef and its submodule
+#     shibatch/tlfloat; H5Zblosc2 HDFGroup/hdf5_plugins (whose mirror lacks blobs outside
+#     BLOSC2/: there `git archive` of BLOSC2/ at the pinned commit stands in for the clone).
 # Exit status: 0 when every step passed; the steps that failed are listed.
 set -uo pipefail
 root_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -115,7 +119,8 @@ step_machine() {
     in_root bash -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive ${apt/apt-get install/apt-get install -y -q} \
         && (update-ca-certificates >/dev/null 2>&1 || true) \
         && git config --global safe.directory '*' \
-        && { [ ! -d /srv/github ] || git config --global url.file:///srv/github/.insteadOf https://github.com/; } \
+        && { [ ! -d /srv/github ] || { git config --global url.file:///srv/github/.insteadOf https://github.com/ \
+             && git config --global protocol.file.allow always; }; } \
         && cargo --version && gcc --version | head -1 && python3 --version"
 }
 
@@ -183,6 +188,11 @@ step_client() {  # NAME
     [[ -n $text ]] || { echo "no section for $name" >&2; return 1; }
     cmds=$(recipe "$name" | grep -v '#.*a long run$')
     [[ -n $cmds ]] || { echo "no recipe for $name" >&2; return 1; }
+    if [[ $name == h5zblosc2 && -d $MIRROR/HDFGroup+hdf5_plugins ]]; then
+        # The mirror lacks blobs of other plugins' test files (JPEG/), so the commit cannot be
+        # cloned from it: its BLOSC2/ tree stands in for the clone and checkout.
+        cmds=$(printf '%s\n' "$cmds" | sed -E 's|^git clone https://github.com/HDFGroup/hdf5_plugins .*checkout ([0-9a-f]+)$|mkdir hdf5_plugins \&\& git -C /mnt/github-mirror/HDFGroup+hdf5_plugins/repo archive \1 BLOSC2 \| tar x -C hdf5_plugins|')
+    fi
     apt=$(printf '%s\n' "$text" | tr '\n' ' ' | grep -oE 'apt-get install [a-z0-9 .+-]*[a-z0-9]' | sed 's/apt-get install//' | tr '\n' ' ')
     case $name in
         h5zblosc2)   # the recipe repacks an in.h5 of the user's; make one
@@ -191,6 +201,8 @@ step_client() {  # NAME
                  h5import in.bin -c in.cfg -o in.h5' ;;
         hdf5-blosc2) # its sources come from the hdf5plugin sdist
             pre='pip download --no-deps --no-binary hdf5plugin hdf5plugin==7.1.0 && tar xzf hdf5plugin-7.1.0.tar.gz && cd hdf5plugin-7.1.0/lib/HDF5-Blosc2' ;;
+        imagecodecs)
+            pre='export BLOSC2_WHEEL=$(ls ~/clients/python-blosc2/blosc2-*.whl)' ;;
         caterva2)
             pre='export BLOSC2_WHEEL=$(ls ~/clients/python-blosc2/blosc2-*.whl) HDF5PLUGIN_WHEEL=$(ls ~/clients/hdf5plugin/wheels/hdf5plugin-*.whl)' ;;
     esac
