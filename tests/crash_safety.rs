@@ -496,6 +496,43 @@ fn a_failed_change_larger_than_its_memory_is_put_back_from_the_journal() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A handle that stays open while another process dies in the middle of a
+/// change of the same frame file: its next change finds that process's
+/// journal, puts the frame back from it and refuses (the handle's view may
+/// be stale); the frame reopens as it was before the dead process's change.
+#[test]
+fn a_handle_open_while_another_process_dies_in_a_change_puts_the_frame_back() {
+    let exe = std::env::current_exe().unwrap();
+    let dir = scratch("other-dies");
+    let path = dir.join("f.b2frame");
+    let path = path.to_str().unwrap();
+    let (before, _) = model("update_larger", SMALL);
+    let mut put_back = 0;
+    for at in 1..60 {
+        make_base(path, true, "update_larger", SMALL);
+        let mut a = SuperChunk::open(path, filesystem(), true).unwrap();
+        let status = std::process::Command::new(&exe)
+            .args(["--exact", "crash_child", "--nocapture", "--test-threads", "1"])
+            .env("B2ND_CRASH_CHILD", format!("{path}|update_larger|{at}|{SMALL}|fs"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        if status.success() {
+            break; // no write left to die at
+        }
+        let r = a.append_chunk(&compress(&data(20, SMALL)));
+        drop(a);
+        if r.is_err() {
+            put_back += 1;
+            let again = SuperChunk::open(path, filesystem(), true).unwrap();
+            assert_eq!(seen(&again).unwrap(), before, "killed at write {at}: the frame after the open handle put it back");
+        }
+    }
+    assert!(put_back > 0, "no kill point left a change for the open handle to put back");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Peak resident memory of this process image so far (bytes): VmHWM, which
 /// an exec starts again (getrusage's maximum keeps the parent's, from before the exec).
 fn peak_rss() -> u64 {
