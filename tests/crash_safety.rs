@@ -327,6 +327,19 @@ fn crash_child() {
     std::process::exit(0);
 }
 
+/// Run the test `name` of this binary in a child process with `var=spec`
+/// (its output dropped); whether it exited normally.
+fn child_ok(name: &str, var: &str, spec: String) -> bool {
+    std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads", "1"])
+        .env(var, spec)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success()
+}
+
 /// The changes tried on large frames (those whose writes differ there).
 const LARGE_CHANGES: &[&str] = &["update_larger", "update_smaller", "update_to_zeros", "append", "delete"];
 
@@ -338,7 +351,6 @@ fn kill_points(size: usize, changes: &[&str]) -> usize {
 /// whose paths are not files, as I/O callbacks are: its journal goes through
 /// its own open, read, write, size and truncate, without locks.
 fn kill_points_with(size: usize, changes: &[&str], user: bool) -> usize {
-    let exe = std::env::current_exe().unwrap();
     let mut points = 0;
     for contiguous in [true, false] {
         let dir = scratch(&format!("kill-{size}-{contiguous}-{user}"));
@@ -349,14 +361,7 @@ fn kill_points_with(size: usize, changes: &[&str], user: bool) -> usize {
             let mut completed = false;
             for at in 1..400 {
                 make_base(path, contiguous, change, size);
-                let status = std::process::Command::new(&exe)
-                    .args(["--exact", "crash_child", "--nocapture", "--test-threads", "1"])
-                    .env("B2ND_CRASH_CHILD", format!("{path}|{change}|{at}|{size}|{}", if user { "user" } else { "fs" }))
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .status()
-                    .unwrap();
-                completed = status.success();
+                completed = child_ok("crash_child", "B2ND_CRASH_CHILD", format!("{path}|{change}|{at}|{size}|{}", if user { "user" } else { "fs" }));
                 let what = format!("{} frame, {change}, chunks of {size} B, killed at write {at}{}", if contiguous { "contiguous" } else { "sparse" }, if user { ", user backend" } else { "" });
                 check_reopened_with(path, &before, &after, completed, &what, user);
                 points += 1;
@@ -502,7 +507,6 @@ fn a_failed_change_larger_than_its_memory_is_put_back_from_the_journal() {
 /// be stale); the frame reopens as it was before the dead process's change.
 #[test]
 fn a_handle_open_while_another_process_dies_in_a_change_puts_the_frame_back() {
-    let exe = std::env::current_exe().unwrap();
     let dir = scratch("other-dies");
     let path = dir.join("f.b2frame");
     let path = path.to_str().unwrap();
@@ -511,14 +515,7 @@ fn a_handle_open_while_another_process_dies_in_a_change_puts_the_frame_back() {
     for at in 1..60 {
         make_base(path, true, "update_larger", SMALL);
         let mut a = SuperChunk::open(path, filesystem(), true).unwrap();
-        let status = std::process::Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads", "1"])
-            .env("B2ND_CRASH_CHILD", format!("{path}|update_larger|{at}|{SMALL}|fs"))
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        if status.success() {
+        if child_ok("crash_child", "B2ND_CRASH_CHILD", format!("{path}|update_larger|{at}|{SMALL}|fs")) {
             break; // no write left to die at
         }
         let r = a.append_chunk(&compress(&data(20, SMALL)));
@@ -698,7 +695,6 @@ fn crash_child_b2nd() {
 
 #[test]
 fn killed_at_every_write_an_array_reopens_whole() {
-    let exe = std::env::current_exe().unwrap();
     let mut points = 0;
     for contiguous in [true, false] {
         let dir = scratch(&format!("kill-b2nd-{contiguous}"));
@@ -714,14 +710,7 @@ fn killed_at_every_write_an_array_reopens_whole() {
             let mut completed = false;
             for at in 1..400 {
                 b2nd_base(path, contiguous);
-                let status = std::process::Command::new(&exe)
-                    .args(["--exact", "crash_child_b2nd", "--nocapture", "--test-threads", "1"])
-                    .env("B2ND_CRASH_CHILD_B2ND", format!("{path}|{change}|{at}"))
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .status()
-                    .unwrap();
-                completed = status.success();
+                completed = child_ok("crash_child_b2nd", "B2ND_CRASH_CHILD_B2ND", format!("{path}|{change}|{at}"));
                 let what = format!("{} array, {change}, killed at write {at}", if contiguous { "contiguous" } else { "sparse" });
                 let mut a = Array::open(path).unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
                 let now = b2nd_seen(&a).unwrap_or_else(|e| panic!("{what}: unreadable: {e:?}"));

@@ -1125,12 +1125,6 @@ impl Pending {
         Ok(Some(Pending { plan, file, path }))
     }
 
-    /// Call `f` with every region of `r` (this journal's plan), a piece at a time.
-    fn each_region(&self, r: &Restore, f: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
-        let size = self.file.metadata().map_err(|_| Error::FileRead)?.len();
-        Source::new(size, &|pos, buf| read_file_at(&self.file, pos, buf)).each_region(r, f)
-    }
-
     /// The frame was put back (or the record was not a whole one) and
     /// synced: empty the journal (durably) and remove it.
     pub fn done(self) {
@@ -1294,7 +1288,7 @@ fn recover_through(frame_path: &str, stream: Box<dyn Stream>, base: u64, writabl
             if !writable {
                 return Ok(Box::new(Overlay::new(stream, base, &r, &src)?));
             }
-            put_back(stream.as_ref(), base, &r, |f| src.each_region(&r, f))?;
+            put_back(stream.as_ref(), base, &r, &src)?;
             drop(j);
             empty()?;
         }
@@ -1302,15 +1296,10 @@ fn recover_through(frame_path: &str, stream: Box<dyn Stream>, base: u64, writabl
     Ok(stream)
 }
 
-/// Write back the old bytes of `r` (given by `each`) to the frame at `base`
-/// of `stream`, cut it to its old length and sync it.
-fn put_back(
-    stream: &dyn Stream,
-    base: u64,
-    r: &Restore,
-    each: impl FnOnce(&mut dyn FnMut(u64, &[u8]) -> Result<()>) -> Result<()>,
-) -> Result<()> {
-    each(&mut |pos, bytes| stream.write_at(base + pos, bytes))?;
+/// Write back the old bytes of `r` (read from the journal `src`) to the
+/// frame at `base` of `stream`, cut it to its old length and sync it.
+fn put_back(stream: &dyn Stream, base: u64, r: &Restore, src: &Source) -> Result<()> {
+    src.each_region(r, |pos, bytes| stream.write_at(base + pos, bytes))?;
     stream.truncate(base + r.old_len)?;
     stream.sync()
 }
@@ -1364,13 +1353,13 @@ pub fn recover(
         Plan::Undo(r) if replaced(r.identity) => p.done(),
         Plan::Undo(r) => {
             crate::trace!("{frame_path}: a change was left half done (a process or the machine died); putting the frame back as it was before it");
+            let size = p.file.metadata().map_err(|_| Error::FileRead)?.len();
+            let read = |pos: u64, buf: &mut [u8]| read_file_at(&p.file, pos, buf);
+            let src = Source::new(size, &read);
             if !writable {
-                let size = p.file.metadata().map_err(|_| Error::FileRead)?.len();
-                let read = |pos: u64, buf: &mut [u8]| read_file_at(&p.file, pos, buf);
-                let src = Source::new(size, &read);
                 return Ok(Box::new(Overlay::new(stream, base, &r, &src)?));
             }
-            put_back(stream.as_ref(), base, &r, |f| p.each_region(&r, f))?;
+            put_back(stream.as_ref(), base, &r, &src)?;
             p.done();
         }
     }
