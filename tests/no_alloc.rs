@@ -1,7 +1,11 @@
 //! The hot paths allocate nothing once warm: compression and decompression
 //! contexts (1 and 2 threads, every codec) and super-chunk reads reuse their
 //! buffers; b2nd slices allocate only a little bookkeeping, never a buffer.
-//! (Tests of their own binary, run one at a time: the counter is process-wide.)
+//! The counter is process-wide, so this binary has no test harness: its
+//! `main` runs the checks one after the other on the main thread. Under
+//! libtest, a finished test's thread and the harness allocate (its result,
+//! the "running for over 60 seconds" notice on a slow machine) while the next
+//! test counts.
 //!
 //! Each test runs beside two busy processes it starts itself: on a loaded
 //! machine a helper thread may miss the warm-up call and join a later one,
@@ -46,9 +50,6 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// The counter is process-wide: the tests run one at a time.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// Processes that keep every core busy while a test runs (killed on drop).
 struct Busy(Vec<std::process::Child>);
 
@@ -83,9 +84,7 @@ fn allocated(f: impl FnOnce()) -> (usize, usize) {
     (ALLOCS.load(Ordering::SeqCst), BYTES.load(Ordering::SeqCst))
 }
 
-#[test]
 fn warm_contexts_compress_decompress_and_getitem_without_allocating() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _busy = Busy::start(2);
     let src: Vec<u8> = (0u32..1 << 20).flat_map(|i| (i / 3 + ((i * 7919) >> 9 & 3)).to_le_bytes()).collect();
     let mut dst = vec![0u8; src.len() + 64];
@@ -129,9 +128,7 @@ fn scratch(name: &str) -> String {
     p.to_str().unwrap().to_string()
 }
 
-#[test]
 fn warm_super_chunk_and_array_reads_without_allocating() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let _busy = Busy::start(2);
     use b2nd::b2nd::{Array, Context};
     use b2nd::codecs::Codec;
@@ -199,4 +196,20 @@ fn warm_super_chunk_and_array_reads_without_allocating() {
     }
     assert_eq!(u32::from_le_bytes(one), 41 * 3600 + 42 * 60 + 43);
     assert_eq!(plane[..8], [(31u32 * 3600).to_le_bytes(), (31u32 * 3600 + 1).to_le_bytes()].concat()[..]);
+}
+
+/// Runs the checks in order; an argument that is not a flag selects the
+/// checks whose names contain it, as libtest's filter does.
+fn main() {
+    let checks: [(&str, fn()); 2] = [
+        ("warm_contexts_compress_decompress_and_getitem_without_allocating", warm_contexts_compress_decompress_and_getitem_without_allocating),
+        ("warm_super_chunk_and_array_reads_without_allocating", warm_super_chunk_and_array_reads_without_allocating),
+    ];
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    for (name, check) in checks {
+        if filter.as_deref().is_none_or(|f| name.contains(f)) {
+            check();
+            println!("test {name} ... ok");
+        }
+    }
 }
