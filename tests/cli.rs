@@ -486,3 +486,58 @@ fn convert_frames_at_an_offset_sparse_directories_and_plugin_codecs() {
     assert_eq!((cp.compcode, cp.compcode_meta, cp.filters), (b2nd::plugins::codec_id("zfp_rate").unwrap(), 32, [0; 6]));
     assert_eq!(tool(&["convert", "--codec", "zstd:300", &f8, &z]).0, 2);
 }
+
+/// The system calls that make data durable or move it, as `strace -f -y`
+/// shows them (file descriptors with their paths), in order.
+fn traced_syncs(args: &[&str], durability: &str) -> Option<Vec<String>> {
+    let log = scratch("strace.log");
+    let bin = env!("CARGO_BIN_EXE_b2nd");
+    let mut cmd = Command::new("strace");
+    cmd.args(["-f", "-y", "-qq", "-o", &log, "-e", "trace=fsync,fdatasync,rename,renameat,renameat2", bin]).args(args);
+    cmd.env("B2ND_DURABILITY", durability);
+    let out = cmd.output().ok()?;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&log).unwrap();
+    Some(text.lines().filter(|l| !l.contains("resumed>") || l.contains("= 0")).map(str::to_string).collect())
+}
+
+#[test]
+fn outputs_are_synced_before_and_after_their_rename() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("strace is not installed: outputs_are_synced_before_and_after_their_rename checks nothing");
+        return;
+    }
+    // a directory of its own: other tests write beside it at the same time
+    let dir = scratch("durable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let npy = format!("{dir}/in.npy");
+    npy_file(&npy, "<i4", 4, &[200, 300], false);
+    let file = format!("{dir}/out.b2nd");
+    let sparse = format!("{dir}/sparse.b2nd");
+    let back = format!("{dir}/back.npy");
+    let repacked = format!("{dir}/lz4.b2nd");
+    let cases: [(&[&str], &str); 4] = [
+        (&["convert", "--force", &npy, &file], &file),
+        (&["convert", "--force", "--sparse", "--chunks", "50,300", &npy, &sparse], &sparse),
+        (&["convert", "--force", &file, &back], &back),
+        (&["repack", "--force", "--codec", "lz4", &file, &repacked], &repacked),
+    ];
+    for (args, out) in cases {
+        let lines = traced_syncs(args, "consistent").expect("run b2nd under strace");
+        let renamed = lines.iter().position(|l| l.contains("rename") && l.contains(".partial") && l.contains(&format!("\"{out}\""))).unwrap_or_else(|| panic!("{args:?}: no rename into {out} in {lines:#?}"));
+        // before the rename, the temporary output is synced (a sparse frame:
+        // its files and its directory); after it, the directory that holds OUT
+        let synced = |l: &String, path: &str| l.contains("sync(") && l.contains(&format!("<{path}>"));
+        let tmp = lines[renamed].split('"').nth(1).unwrap().to_string();
+        assert!(lines[..renamed].iter().any(|l| synced(l, &tmp)), "{args:?}: {tmp} not synced before its rename: {lines:#?}");
+        if out == sparse {
+            assert!(lines[..renamed].iter().any(|l| synced(l, &format!("{tmp}/chunks.b2frame"))), "{args:?}: the index not synced: {lines:#?}");
+        }
+        assert!(lines[renamed..].iter().any(|l| synced(l, &dir)), "{args:?}: {dir} not synced after the rename: {lines:#?}");
+        // B2ND_DURABILITY=off: nothing synced, as for the library
+        let lines = traced_syncs(args, "off").unwrap();
+        assert!(!lines.iter().any(|l| l.contains("sync(")), "{args:?} with B2ND_DURABILITY=off: {lines:#?}");
+        assert!(std::path::Path::new(out).exists());
+    }
+    no_partial_files(&dir);
+}

@@ -56,7 +56,7 @@ fn to_b2nd(input: &str, output: &str, w: &Wanted, threads: usize, json: bool) ->
     let out = Output::new(output, w.force)?;
     let mut ctx = Context::new(&h.shape, &chunks, &blocks, cp).dtype(&h.dtype);
     ctx.dparams.nthreads = ctx.cparams.nthreads;
-    ctx.storage = Storage { contiguous: !w.sparse.unwrap_or(false), urlpath: Some(out.tmp.clone()), ..Storage::default() };
+    ctx.storage = Storage { contiguous: !w.sparse.unwrap_or(false), urlpath: Some(out.tmp.clone()), durability: crate::write::durability(), ..Storage::default() };
     let mut bar = Bar::new("convert", json);
     let r = npy_io::import(Path::new(input), &ctx, &mut |d, t| bar.update(d, t));
     bar.finish();

@@ -69,7 +69,7 @@ examples:
   b2nd repack --codec lz4 --clevel 9 --chunks 100,100 data.b2nd data-lz4.b2nd
 
 convert and repack write OUT under a temporary name and rename it into place when it is
-whole; a progress bar goes to stderr when it is a terminal; --json prints a summary.
+whole and synced (B2ND_DURABILITY=off: not synced); a progress bar goes to stderr when it is a terminal; --json prints a summary.
 
 exit status: 0 fine, 1 a problem found (verify, or unreadable chunks, or a failed
 conversion), 2 bad usage or a file that cannot be opened.";

@@ -20,7 +20,7 @@ pub fn run(input: &str, output: &str, offset: u64, w: &Wanted, threads: usize, j
     let mut sc = src.sc;
     sc.set_nthreads(threads as i16, threads as i16);
     let out = Output::new(output, w.force)?;
-    let storage = Storage { contiguous: !w.sparse.unwrap_or(sparse_in), urlpath: Some(out.tmp.clone()), ..Storage::default() };
+    let storage = Storage { contiguous: !w.sparse.unwrap_or(sparse_in), urlpath: Some(out.tmp.clone()), durability: crate::write::durability(), ..Storage::default() };
     let mut bar = Bar::new("repack", json);
     let nbytes = sc.nbytes().max(0) as u64;
     let mut progress = |done: usize, total: usize| bar.update(if total == 0 { nbytes } else { nbytes * done as u64 / total as u64 }, nbytes);

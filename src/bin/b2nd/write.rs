@@ -94,6 +94,12 @@ impl Wanted {
     }
 }
 
+/// What the output survives: `B2ND_DURABILITY` (`off`, `consistent`, the
+/// default, or `durable`), as for programs on the C API.
+pub fn durability() -> b2nd::io::Durability {
+    b2nd::io::Durability::from_env().unwrap_or_default()
+}
+
 /// Where the output is written until it is whole: beside it, hidden.
 pub struct Output {
     pub path: String,
@@ -117,8 +123,29 @@ impl Output {
         Ok(Output { path: path.to_string(), tmp })
     }
 
-    /// Put the whole output in place (replacing an older one).
+    /// Put the whole output in place (replacing an older one). Unless
+    /// `B2ND_DURABILITY=off`, what was written is synced before the rename
+    /// and the directory after it: once this returns, a power loss leaves
+    /// the new OUT, and before, the old one (never a renamed file whose
+    /// pages were lost). On a failure before the rename the temporary output goes.
     pub fn commit(&self) -> Result<(), String> {
+        let syncs = durability().syncs();
+        let r = self.replace(syncs);
+        if r.is_err() && std::path::Path::new(&self.tmp).symlink_metadata().is_ok() {
+            self.discard();
+        }
+        r?;
+        if syncs {
+            let dir = b2nd::io::parent_dir(&self.path);
+            b2nd::io::sync_dir(dir).map_err(|e| format!("{}: written, but its directory could not be synced: {e}", self.path))?;
+        }
+        Ok(())
+    }
+
+    fn replace(&self, syncs: bool) -> Result<(), String> {
+        if syncs {
+            sync_tree(std::path::Path::new(&self.tmp)).map_err(|e| format!("{}: cannot sync what was written: {e}", self.path))?;
+        }
         let p = std::path::Path::new(&self.path);
         let new_is_dir = std::path::Path::new(&self.tmp).is_dir();
         // A file replaces a file in one rename; anything else goes first.
@@ -135,6 +162,20 @@ impl Output {
     pub fn discard(&self) {
         let _ = b2nd::schunk::remove_urlpath(&self.tmp);
     }
+}
+
+/// `fsync` of a file, or of every file in a directory (a sparse frame: its
+/// index and chunk files) and of the directory.
+fn sync_tree(path: &std::path::Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                std::fs::File::open(entry.path())?.sync_all()?;
+            }
+        }
+    }
+    std::fs::File::open(path)?.sync_all()
 }
 
 /// A progress bar on stderr, drawn only when stderr is a terminal.
