@@ -63,6 +63,9 @@ struct PoolShared {
     posted: Condvar,
     /// Callers wait here for the helpers inside their job to leave it.
     left: Condvar,
+    /// Helpers that left a job so far: what a caller done with its share
+    /// watches for a short while before it sleeps on `left`.
+    leaves: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -172,7 +175,21 @@ impl Close<'_> {
         if let Some(e) = jobs.open.iter_mut().find(|e| e.id == self.id) {
             e.closed = true;
         }
-        while jobs.open.iter().any(|e| e.id == self.id && e.inside > 0) {
+        let inside = |jobs: &Jobs| jobs.open.iter().any(|e| e.id == self.id && e.inside > 0);
+        // The helpers still inside are on their last piece of work: watch
+        // them leave for a few tens of microseconds, without the lock, before
+        // sleeping (a sleeping caller's wake-up adds its latency to the call).
+        let deadline = std::time::Instant::now() + WATCH;
+        while inside(&jobs) {
+            let seen = self.sh.leaves.load(Ordering::Acquire);
+            drop(jobs);
+            let moved = watch_until(&self.sh.leaves, seen, deadline);
+            jobs = self.sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
+            if !moved {
+                break;
+            }
+        }
+        while inside(&jobs) {
             jobs = self.sh.left.wait(jobs).unwrap_or_else(|e| e.into_inner());
         }
         let at = jobs.open.iter().position(|e| e.id == self.id);
@@ -201,7 +218,7 @@ fn helper(sh: &PoolShared) {
                 // the caller and the other helpers need.
                 let seen = sh.posts.load(Ordering::Acquire);
                 drop(jobs);
-                watch(&sh.posts, seen);
+                watch_until(&sh.posts, seen, std::time::Instant::now() + WATCH);
                 WATCHERS.fetch_sub(1, Ordering::AcqRel);
                 watched = true;
                 jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
@@ -228,8 +245,15 @@ fn helper(sh: &PoolShared) {
         if let Some(e) = jobs.open.iter_mut().find(|e| e.id == id) {
             e.inside -= 1;
             e.panicked |= !ok;
+            // Only the last helper out of a closed job has a caller to wake
+            // (a caller waits only once it has closed its job, and then for
+            // `inside` to reach 0): one wake-up per call, not one per helper,
+            // each a system call and a round of the caller on the lock.
+            if e.inside == 0 && e.closed {
+                sh.left.notify_all();
+            }
         }
-        sh.left.notify_all();
+        sh.leaves.fetch_add(1, Ordering::Release);
     }
 }
 
@@ -241,21 +265,21 @@ fn max_watchers() -> usize {
     cores() - 1
 }
 
-/// How long a helper out of work watches for the next job before sleeping.
+/// How long a helper out of work watches for the next job before sleeping
+/// (and a caller done with its share, for its helpers to leave).
 const WATCH: std::time::Duration = std::time::Duration::from_micros(50);
 
-/// Return when `posts` moves past `seen`, or after [`WATCH`].
-fn watch(posts: &std::sync::atomic::AtomicU64, seen: u64) {
-    let start = std::time::Instant::now();
+/// Return `true` when `count` moves past `seen`, `false` at `deadline`.
+fn watch_until(count: &std::sync::atomic::AtomicU64, seen: u64, deadline: std::time::Instant) -> bool {
     loop {
         for _ in 0..64 {
-            if posts.load(Ordering::Acquire) != seen {
-                return;
+            if count.load(Ordering::Acquire) != seen {
+                return true;
             }
             std::hint::spin_loop();
         }
-        if start.elapsed() >= WATCH {
-            return;
+        if std::time::Instant::now() >= deadline {
+            return false;
         }
     }
 }
