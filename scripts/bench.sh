@@ -4,6 +4,7 @@
 # in interleaved rounds; scripts/bench.py pairs the rounds and prints Markdown tables.
 # usage: scripts/bench.sh [bench.py options: --suites chunks,schunk,b2nd,plugins
 #                          --threads 1,2,4,8,16 --rounds 5 --reps 3 --only SUBSTR --json FILE --load N]
+#        scripts/bench.sh --prepare-only   (build and fetch what a run needs; print the reference library)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=$(./scripts/setup.sh)
@@ -53,5 +54,9 @@ print(f"de421.f64: {len(raw)} bytes from {os.path.basename(pkg)}", file=sys.stde
 EOF
 fi
 
+if [[ ${1:-} == --prepare-only ]]; then
+  echo "$ref/lib/libblosc2.so"
+  exit 0
+fi
 exec "$venv/bin/python" scripts/bench.py --ours "$PWD/target/release/libb2nd.so" --ref "$ref/lib/libblosc2.so" \
   --worker build/bench_worker --data build/bench-data --rainfall tests/data/raw/rainfall-grid-150x150.bin "$@"
