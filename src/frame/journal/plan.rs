@@ -4,7 +4,6 @@
 use super::record::*;
 use super::*;
 
-
 /// Old bytes of a frame that a journal holds: `len` bytes for position `pos`
 /// of the frame, at `at` in the journal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,6 @@
 
 use super::*;
 
-
 /// What undoes a change: the old bytes of the regions it overwrites and the
 /// old length of the frame.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,6 @@
 
 use super::*;
 
-
 /// With a read-only handle, the old bytes an overlay shows are copied out of
 /// the journal (which a writer may empty in the meantime): kept in memory up
 /// to this much, in an unlinked temporary file past it.
