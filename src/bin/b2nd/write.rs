@@ -127,14 +127,16 @@ impl Output {
     /// `B2ND_DURABILITY=off`, what was written is synced before the rename
     /// and the directory after it: once this returns, a power loss leaves
     /// the new OUT, and before, the old one (never a renamed file whose
-    /// pages were lost). On a failure before the rename the temporary output goes.
+    /// pages were lost). On a failure the old OUT stays and the new one goes.
     pub fn commit(&self) -> Result<(), String> {
         let syncs = durability().syncs();
-        let r = self.replace(syncs);
-        if r.is_err() && std::path::Path::new(&self.tmp).symlink_metadata().is_ok() {
-            self.discard();
+        if syncs {
+            if let Err(e) = sync_tree(std::path::Path::new(&self.tmp)) {
+                self.discard();
+                return Err(format!("{}: cannot sync what was written: {e}", self.path));
+            }
         }
-        r?;
+        self.replace()?;
         if syncs {
             let dir = b2nd::io::parent_dir(&self.path);
             b2nd::io::sync_dir(dir).map_err(|e| format!("{}: written, but its directory could not be synced: {e}", self.path))?;
@@ -142,20 +144,36 @@ impl Output {
         Ok(())
     }
 
-    fn replace(&self, syncs: bool) -> Result<(), String> {
-        if syncs {
-            sync_tree(std::path::Path::new(&self.tmp)).map_err(|e| format!("{}: cannot sync what was written: {e}", self.path))?;
+    /// Rename the output into place. A file over a file (or over nothing)
+    /// is one rename; where either is a directory (a sparse frame), the old
+    /// one is first moved aside, and back if the new one cannot take its
+    /// place, so that OUT is never half removed.
+    fn replace(&self) -> Result<(), String> {
+        let (p, tmp) = (std::path::Path::new(&self.path), std::path::Path::new(&self.tmp));
+        let old = p.symlink_metadata().ok();
+        let old_is_dir = old.as_ref().is_some_and(|m| m.is_dir());
+        if old.is_none() || (!old_is_dir && !tmp.is_dir()) {
+            return std::fs::rename(tmp, p).map_err(|e| {
+                self.discard();
+                format!("{}: {e}", self.path)
+            });
         }
-        let p = std::path::Path::new(&self.path);
-        let new_is_dir = std::path::Path::new(&self.tmp).is_dir();
-        // A file replaces a file in one rename; anything else goes first.
-        let replace = |e: std::io::Error| format!("{}: cannot replace it: {e}", self.path);
-        if p.is_dir() && !p.is_symlink() {
-            std::fs::remove_dir_all(p).map_err(replace)?;
-        } else if new_is_dir && p.symlink_metadata().is_ok() {
-            std::fs::remove_file(p).map_err(replace)?;
+        let aside = format!("{}.old", self.tmp);
+        if let Err(e) = std::fs::rename(p, &aside) {
+            self.discard();
+            return Err(format!("{}: cannot replace it: {e}", self.path));
         }
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| format!("{}: {e}", self.path))
+        if let Err(e) = std::fs::rename(tmp, p) {
+            return Err(match std::fs::rename(&aside, p) {
+                Ok(()) => {
+                    self.discard();
+                    format!("{}: {e}", self.path)
+                }
+                Err(_) => format!("{}: {e} (the old one is now {aside}, the new one {})", self.path, self.tmp),
+            });
+        }
+        let _ = if old_is_dir { std::fs::remove_dir_all(&aside) } else { std::fs::remove_file(&aside) };
+        Ok(())
     }
 
     /// Remove what was written (after a failure).
