@@ -51,6 +51,8 @@
 #                        test_suite (e.g. test_carray,test_earray,test_tables: the ones that
 #                        exercise blosc2); the whole suite (6851 tests) takes about 2 h per run
 #                        on this 2-core machine, most of it in test_tables' Blosc2 cases
+#   PYTABLES_JOBS        test processes running the suite's classes side by side (default 1;
+#                        2 on this 2-core machine halves the whole suite's time)
 #   PYTABLES_RESUME      1: keep the test classes an earlier run of the same build finished
 #                        (run-MODE-PATH/parts/) and run only the rest, so that a long suite can
 #                        be run in pieces; the counts are the sum over all parts
@@ -299,21 +301,27 @@ for t in cases(suite):
         parts.append((key, []))
     parts[-1][1].append(t)
 os.makedirs("parts", exist_ok=True)
-total = [0, 0, 0]
+with open(os.path.join("parts", ".count"), "w") as f:
+    f.write(f"{len(parts)}\n")
+# Workers (PYTABLES_JOBS) take parts in order, each claiming one (an exclusive create) before
+# running it; the script sums the parts once every worker is done.
+ran = 0
 for i, (key, tests) in enumerate(parts):
     done = os.path.join("parts", f"{i:04d}-{key}")
     if os.path.exists(done):
-        with open(done) as f:
-            res = tuple(int(x) for x in f.read().split()[:3])
-        print(f"== part {done}: {res} from an earlier run", file=sys.stderr)
-    else:
-        res = clients_maps.run_unittest(unittest.TestSuite(tests), os.environ["CLIENTS_LABEL"])
-        with open(done + ".tmp", "w") as f:
-            f.write("%d %d %d\n" % res)
-        os.replace(done + ".tmp", done)
-    total = [a + b for a, b in zip(total, res)]
+        continue
+    try:
+        os.close(os.open(done + ".claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        continue  # another worker's
+    res = clients_maps.run_unittest(unittest.TestSuite(tests), os.environ["CLIENTS_LABEL"])
+    with open(done + ".tmp", "w") as f:
+        f.write("%d %d %d\n" % res)
+    os.replace(done + ".tmp", done)
+    os.remove(done + ".claim")
+    ran += 1
 clients_maps.check("after the test suite")
-print("%d passed, %d failed, %d skipped" % tuple(total))
+print(f"== worker {os.environ.get('PYTABLES_WORKER', '0')}: {ran} parts run", file=sys.stderr)
 EOF
     paths=${PYTABLES_PATHS:-direct,filter}
     local tp=0 tf=0 ts=0 rc=0 line n
@@ -327,11 +335,28 @@ EOF
             rm -rf "$run" && mkdir -p "$run"
             echo "$STAMP ${PYTABLES_TESTS:-}" >"$run/.stamp"
         fi
-        log "PyTables test suite ($MODE, BLOSC2_FILTER=$n: $p path), log $work/test-$MODE-$p.log"
-        (cd "$run" && BLOSC2_FILTER=$n CLIENTS_WORK=$work CLIENTS_LIBDIR=$LIBDIR CLIENTS_LABEL=$p \
-            TMPDIR=$run timeout "$TIMEOUT" "$venv/bin/python" "$work/run_tests.py") \
-            >"$work/test-$MODE-$p.log.new" 2>&1
-        local r=$?
+        local jobs=${PYTABLES_JOBS:-1} k r=0 pids=()
+        log "PyTables test suite ($MODE, BLOSC2_FILTER=$n: $p path, $jobs worker(s)), log $work/test-$MODE-$p.log"
+        mkdir -p "$run/parts" && rm -f "$run"/parts/*.claim "$run"/parts/*.tmp
+        for ((k = 0; k < jobs; k++)); do
+            (cd "$run" && BLOSC2_FILTER=$n CLIENTS_WORK=$work CLIENTS_LIBDIR=$LIBDIR CLIENTS_LABEL=$p \
+                PYTABLES_WORKER=$k TMPDIR=$run timeout "$TIMEOUT" "$venv/bin/python" "$work/run_tests.py") \
+                >"$work/test-$MODE-$p.log.w$k" 2>&1 &
+            pids+=($!)
+        done
+        for k in "${pids[@]}"; do wait "$k" || r=$?; done
+        cat "$work"/test-$MODE-$p.log.w* >"$work/test-$MODE-$p.log.new" && rm -f "$work"/test-$MODE-$p.log.w*
+        # the counts: the sum over the parts, once every part has them
+        local count have
+        count=$(cat "$run/parts/.count" 2>/dev/null || echo 0)
+        have=$(ls "$run/parts" | grep -E '^[0-9]{4}-' | grep -cvE '\.(tmp|claim)$' || true)
+        if (( count > 0 && have == count )); then
+            ls "$run/parts" | grep -E '^[0-9]{4}-' | grep -vE '\.(tmp|claim)$' | (cd "$run/parts" && xargs cat) |
+                awk '{p += $1; f += $2; s += $3} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}' \
+                >>"$work/test-$MODE-$p.log.new"
+        else
+            echo "== $have of $count test classes have counts" >>"$work/test-$MODE-$p.log.new"
+        fi
         if (( append )); then
             cat "$work/test-$MODE-$p.log.new" >>"$work/test-$MODE-$p.log" && rm -f "$work/test-$MODE-$p.log.new"
         else
