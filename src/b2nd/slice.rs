@@ -154,7 +154,8 @@ impl Geometry {
         let (mut chunk, mut cbuf) = (Vec::new(), Vec::new());
         let r = boxes.iter().try_for_each(|b| {
             w.make(sc, &mut comp, b, false, &mut chunk, &mut cbuf)?;
-            sc.update_chunk_from(b.0, &mut cbuf).map(drop).map_err(chunk_failure)
+            // copied, keeping `cbuf` warm (see SuperChunk::set_slice)
+            sc.update_chunk(b.0, &cbuf).map(drop).map_err(chunk_failure)
         });
         sc.give_compressor(comp);
         r

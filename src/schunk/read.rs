@@ -465,7 +465,10 @@ impl SuperChunk {
             let r = self.make_chunk(&mut comp, i, off as usize, &src[used..used + take], false, &mut buf, &mut c);
             self.give_compressor(comp);
             r?;
-            self.update_chunk_from_now(i, &mut c)?;
+            // Copied, not taken: `c` stays warm for the next chunk, and the
+            // copy lands in the memory the old chunk gives back (a taken
+            // buffer leaves the next chunk a fresh one, faulted in page by page).
+            self.update_chunk_now(i, &c)?;
             used += take;
             pos += take as i64;
             i += 1;
