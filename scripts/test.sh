@@ -43,9 +43,9 @@ echo "== C tests under AddressSanitizer and UBSan"
 "$venv/bin/cmake" -S c_tests -B build/c_tests_asan -DCMAKE_PREFIX_PATH="$PWD/build/install" \
   -DB2ND_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 "$venv/bin/cmake" --build build/c_tests_asan -j2 --target test_chunk_api test_null_args test_plugins test_hooks test_b2nd test_b2nd_layouts test_conformance \
-  test_schunk_api test_schunk_threads test_frame_crafted >/dev/null
+  test_schunk_api test_schunk_threads test_frame_crafted test_udio_wrapped >/dev/null
 (cd build/c_tests_asan && UBSAN_OPTIONS=halt_on_error=1 "$venv/bin/ctest" --output-on-failure \
-  -R '^(test_(chunk_api|null_args|plugins|hooks|b2nd|schunk_api|schunk_threads|frame_crafted)|schunk_scratch_prepare|b2nd_(zero|blocks|views|copies|unaligned|aligned|stale)_[a-z_]*|conformance_[a-z_]*)$')
+  -R '^(test_(chunk_api|null_args|plugins|hooks|b2nd|schunk_api|schunk_threads|frame_crafted)|schunk_scratch_prepare|b2nd_(zero|blocks|views|copies|unaligned|aligned|stale)_[a-z_]*|conformance_[a-z_]*|udio_wrapped_[a-z]*)$')
 
 echo "== pkg-config and -lblosc2"
 export PKG_CONFIG_PATH="$PWD/build/install/lib/pkgconfig"

@@ -91,6 +91,31 @@ pub fn journal_path(path: &str) -> String {
     format!("{path}.b2journal")
 }
 
+/// Open `path` through `backend` in `mode` ("rb" or "r+b": the file must
+/// exist), or `None` when it does not exist. User I/O callbacks often open
+/// nothing and still return a stream (a wrapper around a NULL `FILE *`, as
+/// c-blosc2's `test_udio.c` writes them): such a stream is taken for a file
+/// that does not exist when it can tell neither its size nor its first bytes.
+/// A backend without a size callback is an error (the journal needs one).
+pub(crate) fn open_existing(backend: &dyn Backend, path: &str, mode: Mode) -> Result<Option<Box<dyn Stream>>> {
+    let Ok(s) = backend.open(path, mode) else { return Ok(None) };
+    match s.size() {
+        Ok(_) => Ok(Some(s)),
+        Err(Error::PluginIo) => {
+            crate::trace!("{path}: the I/O backend has no size callback: the journal cannot be used");
+            Err(Error::PluginIo)
+        }
+        Err(e) => {
+            let mut first = [0u8; 1];
+            if matches!(s.read_at(0, &mut first), Ok(1)) {
+                // something is there, and its size cannot be told
+                return Err(e);
+            }
+            Ok(None)
+        }
+    }
+}
+
 thread_local! {
     static BOOT_OVERRIDE: Cell<Option<Option<[u8; 16]>>> = const { Cell::new(None) };
 }
@@ -240,9 +265,9 @@ impl Journal {
         if !self.backend.is_filesystem() {
             if self.stream.is_none() {
                 // "r+b", else "w+b" (made empty): C modes have no "create, keep, write anywhere"
-                let s = match self.backend.open(&self.path, Mode::Update) {
-                    Ok(s) => s,
-                    Err(_) => self.backend.open(&self.path, Mode::Create)?,
+                let s = match open_existing(self.backend.as_ref(), &self.path, Mode::Update)? {
+                    Some(s) => s,
+                    None => self.backend.open(&self.path, Mode::Create)?,
                 };
                 self.stream = Some(s);
                 self.epoch = None;

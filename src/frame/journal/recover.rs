@@ -117,14 +117,10 @@ impl Stream for Overlay {
 /// callbacks, and not locked.
 pub(super) fn recover_through(frame_path: &str, stream: Box<dyn Stream>, base: u64, writable: bool, sidecar: &Arc<dyn Backend>) -> Result<Box<dyn Stream>> {
     let path = journal_path(frame_path);
-    let Ok(j) = sidecar.open(&path, Mode::Read) else { return Ok(stream) };
-    let size = match j.size() {
-        Ok(0) => return Ok(stream),
-        Ok(n) => n,
-        Err(e) => {
-            crate::trace!("{path}: the I/O backend has no size callback: the journal cannot be read");
-            return Err(e);
-        }
+    let Some(j) = open_existing(sidecar.as_ref(), &path, Mode::Read)? else { return Ok(stream) };
+    let size = match j.size()? {
+        0 => return Ok(stream),
+        n => n,
     };
     let read = |pos: u64, buf: &mut [u8]| j.read_at(pos, buf);
     let src = Source::new(size, &read);
