@@ -510,12 +510,14 @@ static int pycheck(const char *dir) {
   return report("test_b2nd pycheck");
 }
 
-/* Byte comparison of the arrays two `write` runs made. */
+/* Byte comparison of the arrays two `write` runs made. appended.b2nd is not compared:
+   its append rewrites the partly filled chunks of the last chunk row, which libb2nd writes
+   in holes or at the end of the chunks section and c-blosc2 over the old ones, moving the
+   later chunks (docs/FRAME_BEHAVIOUR.md 12a); `check` reads it back from both. */
 static int compare_file(const char *a, const char *b, const char *name);
 
 static int compare(const char *a, const char *b) {
   compare_file(a, b, "array.b2nd");
-  compare_file(a, b, "appended.b2nd");
   return report("test_b2nd compare");
 }
 

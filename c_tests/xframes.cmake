@@ -32,7 +32,7 @@ set(XFDIR ${CMAKE_CURRENT_BINARY_DIR}/xframes)
 set(XFPY ${CMAKE_CURRENT_SOURCE_DIR}/py)
 
 # Writers (each removes and rewrites its own outputs; the directories are created as needed).
-add_test(NAME xframes_write_ours COMMAND xframes_ours write ${XFDIR}/ours)
+add_test(NAME xframes_write_ours COMMAND xframes_ours write ${XFDIR}/ours --b2nd-writer)
 add_test(NAME xframes_write_ref COMMAND xframes_ref write ${XFDIR}/ref)
 add_test(NAME xframes_write_py COMMAND ${REF_PYTHON} ${XFPY}/pywrite.py ${XFDIR}/py)
 set_tests_properties(xframes_write_ours PROPERTIES FIXTURES_SETUP xframes_ours)

@@ -8,9 +8,6 @@ use crate::io::{Backend, Mode, Stream};
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// Bytes moved at a time when a frame's chunks section shifts.
-const MOVE_PIECE: usize = 4 << 20;
-
 /// The first bytes of a stored chunk (its header, up to the extended
 /// header's length), kept inline: reading a chunk's sizes allocates nothing.
 #[derive(Clone, Copy)]
@@ -130,33 +127,6 @@ impl Bytes {
                 Ok(())
             }
         }
-    }
-
-    /// Move `len` bytes from `from` to `to` (regions may overlap).
-    pub(super) fn shift(&mut self, from: u64, to: u64, len: u64) -> Result<()> {
-        if from == to || len == 0 {
-            return Ok(());
-        }
-        if let Bytes::Stream { .. } = self {
-            // Piece by piece, in the order that never overwrites bytes not yet moved.
-            let mut buf = vec![0u8; (len as usize).min(MOVE_PIECE)];
-            let mut done = 0u64;
-            while done < len {
-                let n = (len - done).min(buf.len() as u64);
-                let at = if to > from { len - done - n } else { done };
-                self.read_into(from + at, &mut buf[..n as usize])?;
-                self.write(to + at, &buf[..n as usize])?;
-                done += n;
-            }
-            return Ok(());
-        }
-        let v = self.owned();
-        let (from, to, len) = (from as usize, to as usize, len as usize);
-        if v.len() < to + len {
-            v.resize(to + len, 0);
-        }
-        v.copy_within(from..from + len, to);
-        Ok(())
     }
 }
 

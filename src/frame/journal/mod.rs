@@ -564,6 +564,11 @@ impl Journal {
         self.epoch.is_some()
     }
 
+    /// The frame's length at the last checkpoint, while an epoch is open.
+    pub fn base_len(&self) -> Option<u64> {
+        self.epoch.as_ref().map(|e| e.base_len)
+    }
+
     /// Empty the journal (the frame was synced: the checkpoint), syncing
     /// that when `sync`.
     pub fn reset(&mut self, sync: bool) -> Result<()> {

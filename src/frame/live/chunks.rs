@@ -1,7 +1,7 @@
 //! Changing the chunk list: insert, update, delete, reorder, arrange.
 
 use super::special::special_chunk;
-use super::{decode_special, offset_encoded, special_offset, Entry, Frame, Layout, Pick, SHIFT_LIMIT};
+use super::{decode_special, offset_encoded, special_offset, Entry, Frame, Pick};
 use super::super::offsets::Offsets;
 use super::super::writer::Info;
 use crate::chunk::header::Special;
@@ -29,13 +29,16 @@ impl Frame {
             self.layout.index_capacity = self.layout.offsets.len();
             return Ok(());
         }
+        self.ensure_space()?;
         let mut layout = self.layout.clone();
         let entry = if offset_encoded(kind) && info.chunksize != 0 {
             special_offset(kind)
-        } else {
+        } else if self.dir.is_some() {
             let (off, cb) = self.store(chunk)?;
             layout.cbytes = cb;
             off
+        } else {
+            self.place(&mut layout, chunk)?
         };
         layout.offsets.insert(pos, entry);
         layout.index_capacity = layout.offsets.len();
@@ -48,26 +51,23 @@ impl Frame {
         r
     }
 
-    /// Replace chunk `pos` (docs/FRAME_BEHAVIOUR.md §5.3 and §7.3).
+    /// Replace chunk `pos`. In a contiguous frame the new chunk goes to a
+    /// free hole or the end of the chunks section, and the old one's bytes
+    /// become a hole once the change is committed (docs/FRAME_BEHAVIOUR.md
+    /// §12a; c-blosc2 writes it over the old one and moves every later chunk).
     pub fn update(&mut self, info: &Info, old_info: &Info, pos: usize, chunk: &[u8], kind: Special) -> Result<()> {
         if self.dir.is_some() {
             return self.update_sparse(info, old_info, pos, chunk, kind);
         }
+        self.ensure_space()?;
         let new_special = offset_encoded(kind) && info.chunksize != 0;
         let mut layout = self.layout.clone();
-        match self.entry(pos)? {
-            Entry::Stored(off) => self.update_stored(&mut layout, pos, off, chunk, kind, new_special)?,
-            Entry::Special(_) => {
-                let entry = if new_special {
-                    special_offset(kind)
-                } else {
-                    let (off, cb) = self.store(chunk)?;
-                    layout.cbytes = cb;
-                    off
-                };
-                layout.offsets.set(pos, entry);
-            }
+        let old = self.entry(pos)?;
+        let entry = if new_special { special_offset(kind) } else { self.place(&mut layout, chunk)? };
+        if let Entry::Stored(off) = old {
+            self.release_stored(&mut layout, off)?;
         }
+        layout.offsets.set(pos, entry);
         layout.index_capacity = layout.offsets.len();
         self.commit(info, old_info, layout)
     }
@@ -115,59 +115,23 @@ impl Frame {
         Ok(())
     }
 
-    /// The bytes of [`Frame::update`] of the chunk stored at `off` of a
-    /// contiguous frame (a special-value `kind` stores none), into `layout`:
-    /// the later chunks move by the size difference, as in c-blosc2, unless
-    /// more than [`SHIFT_LIMIT`] bytes would move; then the chunk is
-    /// overwritten in place when it fits, else stored at the end.
-    fn update_stored(&mut self, layout: &mut Layout, pos: usize, off: i64, chunk: &[u8], kind: Special, new_special: bool) -> Result<()> {
-        let (_, _, ocb) = self.stored_head(off)?;
-        // c-blosc2 takes a stored chunk of exactly 32 bytes as empty.
-        let ocb = if ocb == 32 { 0 } else { i64::from(ocb) };
-        let ncb = if new_special { 0 } else { chunk.len() as i64 };
-        let delta = ncb - ocb;
-        let hl = layout.header_len as u64;
-        let tail_from = off + ocb;
-        let tail_len = (layout.cbytes - tail_from).max(0) as u64;
-        if tail_len > SHIFT_LIMIT {
-            // Too much to move safely: the old bytes stay where they are.
-            if new_special {
-                layout.offsets.set(pos, special_offset(kind));
-            } else {
-                let room = layout.offsets.values().filter(|&o| o > off).min().unwrap_or(layout.cbytes) - off;
-                if ncb <= room {
-                    self.need(self.layout.frame_len, Some((hl + off as u64, ncb as u64)))?;
-                    self.bytes.write(hl + off as u64, chunk)?;
-                } else {
-                    let (noff, cb) = self.store(chunk)?;
-                    layout.offsets.set(pos, noff);
-                    layout.cbytes = cb;
-                }
-            }
-            return Ok(());
-        }
-        self.need(hl + off as u64, None)?;
-        self.bytes.shift(hl + tail_from as u64, (hl as i64 + tail_from + delta) as u64, tail_len)?;
-        if !new_special {
-            self.bytes.write(hl + off as u64, chunk)?;
-        }
-        layout.offsets.map_values(|o| if o > off { o + delta } else { o });
-        layout.offsets.set(pos, if new_special { special_offset(kind) } else { off });
-        layout.cbytes += delta;
-        Ok(())
-    }
-
-    /// Remove chunk `pos` from the index. In a contiguous frame its bytes stay
-    /// (as in c-blosc2); in a sparse frame its file is removed.
+    /// Remove chunk `pos` from the index. In a contiguous frame its bytes
+    /// become a hole (c-blosc2 leaves them unused); in a sparse frame its
+    /// file is removed.
     pub fn delete(&mut self, info: &Info, old_info: &Info, pos: usize) -> Result<()> {
         let old = self.entry(pos)?;
+        self.ensure_space()?;
         let mut layout = self.layout.clone();
         layout.index_capacity = layout.offsets.len();
         layout.offsets.remove(pos);
         let mut remove = None;
-        if let (Some(_), Entry::Stored(id)) = (&self.dir, &old) {
-            layout.cbytes -= i64::from(self.stored_head(*id)?.2);
-            remove = Some(*id);
+        match (&self.dir, &old) {
+            (Some(_), Entry::Stored(id)) => {
+                layout.cbytes -= i64::from(self.stored_head(*id)?.2);
+                remove = Some(*id);
+            }
+            (None, Entry::Stored(off)) => self.release_stored(&mut layout, *off)?,
+            _ => {}
         }
         self.commit(info, old_info, layout)?;
         if let Some(id) = remove {
@@ -189,17 +153,17 @@ impl Frame {
     /// sparse frame their files are removed once the new index is written).
     /// One index write.
     pub fn arrange(&mut self, info: &Info, old_info: &Info, picks: &[Pick]) -> Result<()> {
+        self.ensure_space()?;
         let mut layout = self.layout.clone();
-        let stored_cbytes = self.layout.cbytes;
         let mut next_id = self.next_chunk_id();
         let mut offsets = Offsets::new();
-        // the chunk files kept (sparse frames), to remove the others after the change
+        // the stored chunks kept, to drop the others after the change
         let mut kept = std::collections::HashSet::new();
         for p in picks {
             offsets.push(match *p {
                 Pick::Chunk(k) => {
                     let o = self.layout.offsets.get(k).ok_or(Error::InvalidIndex)?;
-                    if o >= 0 && self.dir.is_some() {
+                    if o >= 0 {
                         kept.insert(o);
                     }
                     o
@@ -217,33 +181,26 @@ impl Frame {
                 }
                 Pick::Special(kind, nbytes) => {
                     let c = special_chunk(kind, nbytes, info.cparams.typesize, info.cparams.blocksize);
-                    // Stored one after the other (`store` places a chunk at the current end).
-                    let stored = self.store(&c);
-                    let (off, cb) = stored.inspect_err(|_| self.layout.cbytes = stored_cbytes)?;
-                    layout.cbytes = cb;
-                    self.layout.cbytes = cb;
-                    off
+                    self.place(&mut layout, &c)?
                 }
             });
         }
-        // The current layout stays what is on disk until the new one is written.
-        self.layout.cbytes = stored_cbytes;
         layout.offsets = offsets;
         layout.index_capacity = layout.offsets.len();
         let mut dropped = Vec::new();
-        if self.dir.is_some() {
-            for id in self.layout.offsets.values() {
-                if decode_special(id)?.is_none() && !kept.contains(&id) {
+        for id in self.layout.offsets.values() {
+            if decode_special(id)?.is_none() && !kept.contains(&id) {
+                if self.dir.is_some() {
                     layout.cbytes -= i64::from(self.stored_head(id)?.2);
                     dropped.push(id);
+                } else {
+                    self.release_stored(&mut layout, id)?;
                 }
             }
         }
         self.commit(info, old_info, layout)?;
-        if self.dir.is_some() {
-            for id in dropped {
-                self.drop_file(id);
-            }
+        for id in dropped {
+            self.drop_file(id);
         }
         Ok(())
     }

@@ -9,13 +9,15 @@
 //!
 //! By concern: `open.rs` makes, opens and re-reads frames; `read.rs` reads
 //! chunks and the index; `chunks.rs` inserts, updates, deletes and rearranges
-//! chunks; `special.rs` makes special-value chunks; `tail.rs` writes the index,
+//! chunks; `space.rs` keeps the holes of a contiguous frame's chunks section,
+//! where changed chunks go; `special.rs` makes special-value chunks; `tail.rs` writes the index,
 //! trailer and header that commit a layout; `txn.rs` journals a change and
 //! undoes it when it fails.
 
 mod chunks;
 mod open;
 mod read;
+mod space;
 mod special;
 mod tail;
 mod txn;
@@ -78,6 +80,8 @@ struct Layout {
     index_capacity: usize,
     /// The index is one run-length chunk (what c-blosc2's fill_special writes).
     run_length: bool,
+    /// The holes of a contiguous frame's chunks section, once a change needed them.
+    space: Option<space::Space>,
 }
 
 /// One chunk as the frame stores it.
@@ -131,16 +135,14 @@ struct Txn {
     /// change is put back from the journal).
     saved: Vec<(u64, u64)>,
     spilled: bool,
+    /// The change is the first since the last checkpoint.
+    fresh: bool,
 }
 
 /// The old bytes a change keeps in memory to put itself back when it fails;
 /// past this, it reads them back from its journal records.
 const UNDO_IN_MEMORY: usize = 32 << 20;
 
-/// A shifted tail of chunks up to this size is journaled and moved as
-/// c-blosc2 moves it; beyond it, an updated chunk is written in place or at
-/// the end instead (journaling is bounded by a few chunks).
-const SHIFT_LIMIT: u64 = 16 << 20;
 
 /// What opening a frame produces: the frame and the super-chunk state its header holds.
 pub struct Opened {

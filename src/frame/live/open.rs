@@ -61,6 +61,7 @@ impl Frame {
                 offsets: Offsets::new(),
                 index_capacity: 0,
                 run_length: false,
+                space: None,
             },
         }
     }
@@ -223,6 +224,7 @@ fn parse(bytes: &Bytes, sparse: bool, exact: bool) -> Result<(Layout, Info)> {
         index_capacity: offsets.len(),
         offsets,
         run_length: false,
+        space: None,
     };
     Ok((layout, info_from_header(&h, tr.vlmetalayers)))
 }

@@ -76,9 +76,17 @@ impl Frame {
             if let Entry::Special(kind) = self.entry(i)? {
                 let n = self.special_nbytes(info, i)?;
                 let c = special_chunk(kind, n, info.cparams.typesize, info.cparams.blocksize);
-                let (off, cb) = self.store(&c)?;
-                self.layout.offsets.set(i, off);
-                self.layout.cbytes = cb;
+                if self.dir.is_some() || self.batch {
+                    let (off, cb) = self.store(&c)?;
+                    self.layout.offsets.set(i, off);
+                    self.layout.cbytes = cb;
+                } else {
+                    self.ensure_space()?;
+                    let mut layout = self.layout.clone();
+                    let off = self.place(&mut layout, &c)?;
+                    layout.offsets.set(i, off);
+                    self.layout = layout;
+                }
             }
         }
         Ok(())

@@ -62,6 +62,7 @@ impl Frame {
             self.layout = layout;
             return Ok(());
         }
+        self.tidy(&mut layout)?;
         self.install(info, old_info, layout)
     }
 
@@ -70,6 +71,10 @@ impl Frame {
         match self.write_tail(info, &mut layout) {
             Ok(()) => {
                 self.layout = layout;
+                if self.txn.is_none() {
+                    // not journaled: the change is complete now
+                    self.commit_space();
+                }
                 Ok(())
             }
             Err(e) => {
@@ -89,8 +94,9 @@ impl Frame {
         Ok(())
     }
 
-    /// Store a chunk's bytes (at the end of the chunks section, or as a new
-    /// chunk file); returns its offset (or id) and the new cbytes.
+    /// Store a chunk's bytes at the end of the chunks section (a frame being
+    /// filled, see [`Frame::begin_batch`]) or as a new chunk file; returns its
+    /// offset (or id) and the new cbytes.
     pub(super) fn store(&mut self, chunk: &[u8]) -> Result<(i64, i64)> {
         let cb = self.layout.cbytes;
         if let Some(d) = &self.dir {

@@ -2,7 +2,7 @@
 //! overwrite is saved in the undo journal first, and a failed change is put
 //! back (see `frame::journal`).
 
-use super::{Frame, Txn, SHIFT_LIMIT};
+use super::{Frame, Txn};
 use super::super::bytes::Bytes;
 use super::super::journal::{ranges_gaps, ranges_insert, Found, Journal, Plan, Undo};
 use crate::error::{Error, Result};
@@ -80,7 +80,8 @@ impl Frame {
             return Err(e);
         }
         let undo = Undo { identity, old_len: self.layout.frame_len, regions: Vec::new() };
-        self.txn = Some(Box::new(Txn { depth: 1, undo, layout: self.layout.clone(), added: Vec::new(), dropped: Vec::new(), saved: Vec::new(), spilled: false }));
+        let fresh = !self.journal.as_ref().is_some_and(|j| j.has_epoch());
+        self.txn = Some(Box::new(Txn { depth: 1, undo, layout: self.layout.clone(), added: Vec::new(), dropped: Vec::new(), saved: Vec::new(), spilled: false, fresh }));
         self.clean = false;
         let from = if self.dir.is_some() { 0 } else { self.layout.header_len as u64 + self.layout.cbytes.max(0) as u64 };
         let hl = self.layout.header_len as u64;
@@ -100,11 +101,15 @@ impl Frame {
         match found {
             Found::Ours if journal.has_epoch() => return Ok(()),
             Found::Ours => {}
-            Found::Foreign(Plan::Nothing) => journal.reset(syncs)?,
+            Found::Foreign(Plan::Nothing) => {
+                journal.reset(syncs)?;
+                self.settle_space();
+            }
             Found::Foreign(Plan::Keep(_)) => {
                 // another handle's complete changes: they stand once durable
                 self.sync_all()?;
                 self.journal.as_mut().ok_or(Error::Failure)?.reset(true)?;
+                self.settle_space();
                 self.clean = true;
             }
             Found::Foreign(Plan::Undo(r)) => {
@@ -143,6 +148,7 @@ impl Frame {
         let committed = r.and_then(|v| self.journal.as_mut().ok_or(Error::Failure)?.end_change().map(|()| v));
         let e = match committed {
             Ok(v) => {
+                self.commit_space();
                 // the old chunk files go once nothing can bring them back
                 self.pending_drops.extend(t.dropped);
                 let c = self.checkpoint_if_due();
@@ -182,7 +188,9 @@ impl Frame {
     fn checkpoint_if_due(&mut self) -> Result<()> {
         // chunk files a change no longer needs go at once (their ids are
         // reused, as c-blosc2 reuses them), after a checkpoint
-        if self.pending_drops.is_empty() && !self.journal.as_ref().is_some_and(|j| j.checkpoint_due()) {
+        // and holes the last checkpoint keeps wait for the next one: past a
+        // share of the frame, it comes now (the file would grow by them)
+        if self.pending_drops.is_empty() && !self.journal.as_ref().is_some_and(|j| j.checkpoint_due()) && !self.settling_due() {
             return Ok(());
         }
         match self.checkpoint(false) {
@@ -205,6 +213,7 @@ impl Frame {
         }
         let sync = d.syncs() && (d == Durability::Durable || closing || !self.pending_drops.is_empty());
         self.journal.as_mut().ok_or(Error::Failure)?.reset(sync)?;
+        self.settle_space();
         self.clean = d.syncs();
         let drops = std::mem::take(&mut self.pending_drops);
         self.remove_files(&drops);
@@ -288,23 +297,33 @@ impl Frame {
     /// Save in the journal, if not yet, the bytes of the old frame from
     /// `from` to its end and those of `extra` (position, length), before the
     /// change writes there. Old chunk bytes nobody references need not be
-    /// saved: a long stretch of the chunks section is saved chunk by chunk.
+    /// saved: a stretch of the chunks section is saved chunk by chunk.
     pub(super) fn need(&mut self, from: u64, extra: Option<(u64, u64)>) -> Result<()> {
         let Some(t) = self.txn.as_ref() else { return Ok(()) };
         let old_len = t.undo.old_len;
         let old = &t.layout;
         let mut want: Vec<(u64, u64)> = Vec::new();
         let section_end = if self.dir.is_some() { 0 } else { old.header_len as u64 + old.cbytes.max(0) as u64 };
-        if from < section_end && section_end - from > SHIFT_LIMIT {
-            // only the chunks stored there
-            for off in old.offsets.values() {
-                if off >= 0 {
-                    let at = old.header_len as u64 + off as u64;
-                    if at >= from && at < section_end {
-                        let cb = self.stored_head(off).map_or(0, |h| h.2.max(0) as u64);
+        let mut cover = None;
+        if from < section_end {
+            if !ranges_gaps(&t.saved, from, section_end).is_empty() {
+                // only what is there for the frame before the change (its
+                // chunks) or at the last checkpoint (settling holes): free
+                // holes hold nothing anyone reads
+                let hl = old.header_len as u64;
+                for off in old.offsets.values() {
+                    let at = hl.saturating_add(off as u64);
+                    if off >= 0 && at >= from && at < section_end {
+                        let cb = self.head_in(old, off).unwrap_or(0);
                         want.push((at, at + cb));
                     }
                 }
+                if let Some(s) = self.layout.space.as_ref() {
+                    for (a, l) in s.settling_in(from.saturating_sub(hl), section_end - hl) {
+                        want.push((hl + a, hl + a + l));
+                    }
+                }
+                cover = Some((from, section_end.min(old_len)));
             }
             want.push((section_end, old_len));
         } else {
@@ -324,6 +343,9 @@ impl Frame {
             }
         }
         if add.is_empty() {
+            if let (Some((a, b)), Some(t)) = (cover, self.txn.as_mut()) {
+                ranges_insert(&mut t.saved, a, b);
+            }
             return Ok(());
         }
         let mut regions = Vec::new();
@@ -335,6 +357,9 @@ impl Frame {
         let t = self.txn.as_mut().ok_or(Error::Failure)?;
         for (p, b) in &regions {
             ranges_insert(&mut t.saved, *p, p + b.len() as u64);
+        }
+        if let Some((a, b)) = cover {
+            ranges_insert(&mut t.saved, a, b);
         }
         let kept: usize = t.undo.regions.iter().chain(&regions).map(|(_, b)| b.len()).sum();
         if t.spilled || kept > super::UNDO_IN_MEMORY {
