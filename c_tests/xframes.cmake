@@ -68,3 +68,37 @@ set_tests_properties(
   xframes_ours_checks_ours xframes_ref_checks_ref xframes_identical_bytes xframes_ours_pyverify
   xframes_ref_pyverify xframes_py_checks_ours xframes_py_checks_ref
   PROPERTIES TIMEOUT 60)
+
+# One library changes a frame the other wrote: c-blosc2 updates, inserts, deletes and
+# appends chunks of a libb2nd frame with holes (mutate_lz4), libb2nd changes the result
+# again; each frame is then read by both libraries and python-blosc2. And the other way.
+set(XFOREIGN ${XFDIR}/foreign)
+file(MAKE_DIRECTORY ${XFOREIGN})
+add_executable(xforeign_ours xforeign.c)
+target_compile_options(xforeign_ours PRIVATE ${WARNINGS})
+target_link_libraries(xforeign_ours PRIVATE Blosc2::blosc2_shared)
+add_executable(xforeign_ref xforeign.c)
+target_compile_options(xforeign_ref PRIVATE ${WARNINGS})
+target_include_directories(xforeign_ref PRIVATE ${REF_INCLUDE})
+target_link_libraries(xforeign_ref PRIVATE ${REF_LIB})
+add_test(NAME xforeign_ref_changes_ours
+         COMMAND xforeign_ref change ${XFDIR}/ours/mutate_lz4.b2frame ${XFOREIGN}/ref_changed.b2frame --holes)
+add_test(NAME xforeign_ours_changes_that
+         COMMAND xforeign_ours change ${XFOREIGN}/ref_changed.b2frame ${XFOREIGN}/ours_changed.b2frame)
+add_test(NAME xforeign_ours_changes_ref
+         COMMAND xforeign_ours change ${XFDIR}/ref/mutate_lz4.b2frame ${XFOREIGN}/ours_changed_ref.b2frame)
+set_tests_properties(xforeign_ref_changes_ours PROPERTIES FIXTURES_REQUIRED xframes_ours FIXTURES_SETUP xforeign_1)
+set_tests_properties(xforeign_ours_changes_that PROPERTIES FIXTURES_REQUIRED xforeign_1 FIXTURES_SETUP xforeign_2)
+set_tests_properties(xforeign_ours_changes_ref PROPERTIES FIXTURES_REQUIRED xframes_ref FIXTURES_SETUP xforeign_3)
+foreach(f ref_changed:xforeign_1 ours_changed:xforeign_2 ours_changed_ref:xforeign_3)
+  string(REPLACE ":" ";" pair ${f})
+  list(GET pair 0 name)
+  list(GET pair 1 fixture)
+  foreach(who ours ref)
+    add_test(NAME xforeign_${who}_reads_${name} COMMAND xforeign_${who} check ${XFOREIGN}/${name}.b2frame)
+    set_tests_properties(xforeign_${who}_reads_${name} PROPERTIES FIXTURES_REQUIRED ${fixture})
+  endforeach()
+  add_test(NAME xforeign_python_reads_${name}
+           COMMAND ${REF_PYTHON} ${XFPY}/foreign_check.py ${XFOREIGN}/${name}.b2frame)
+  set_tests_properties(xforeign_python_reads_${name} PROPERTIES FIXTURES_REQUIRED ${fixture})
+endforeach()

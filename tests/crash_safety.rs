@@ -222,7 +222,7 @@ fn apply(sc: &mut SuperChunk, change: &str, size: usize) -> Result<(), Error> {
         "update_smaller" => sc.update_chunk(if size == LARGE { 0 } else { 1 }, &compress(&vec![9u8; size])).map(drop),
         "update_to_zeros" => sc.update_chunk(0, &b2nd::frame::live::special_chunk(Special::Zero, size as i32, 4, 0)).map(drop),
         "update_zeros_to_stored" => sc.update_chunk(2, &compress(&data(12, size))).map(drop),
-        "delete" => sc.delete_chunk(1).map(drop),
+        "delete" | "compact" => sc.delete_chunk(1).map(drop),
         "delete_all_but_one" => {
             // three changes: the last one is the one under test
             sc.delete_chunk(0).map(drop)
@@ -262,10 +262,7 @@ fn seen(sc: &SuperChunk) -> Result<Seen, Error> {
 fn model(change: &str, size: usize) -> (Seen, Seen) {
     let mut sc = SuperChunk::new(cparams(), DParams::default(), Storage::default()).unwrap();
     base(&mut sc, size);
-    if change == "delete_all_but_one" {
-        sc.delete_chunk(0).unwrap();
-        sc.delete_chunk(0).unwrap();
-    }
+    before_change(&mut sc, change);
     let before = seen(&sc).unwrap();
     apply(&mut sc, change, size).unwrap();
     (before, seen(&sc).unwrap())
@@ -284,9 +281,20 @@ fn make_base(path: &str, contiguous: bool, change: &str, size: usize) {
     let storage = Storage { contiguous, urlpath: Some(path.to_string()), ..Storage::default() };
     let mut sc = SuperChunk::new(cparams(), DParams::default(), storage).unwrap();
     base(&mut sc, size);
-    if change == "delete_all_but_one" {
-        sc.delete_chunk(0).unwrap();
-        sc.delete_chunk(0).unwrap();
+    before_change(&mut sc, change);
+}
+
+/// The steps of the base state a change needs before it.
+fn before_change(sc: &mut SuperChunk, change: &str) {
+    match change {
+        "delete_all_but_one" => {
+            sc.delete_chunk(0).unwrap();
+            sc.delete_chunk(0).unwrap();
+        }
+        "compact" => {
+            sc.delete_chunk(1).unwrap();
+        }
+        _ => {}
     }
 }
 
@@ -341,7 +349,9 @@ fn child_ok(name: &str, var: &str, spec: String) -> bool {
 }
 
 /// The changes tried on large frames (those whose writes differ there).
-const LARGE_CHANGES: &[&str] = &["update_larger", "update_smaller", "update_to_zeros", "append", "delete"];
+/// "compact": a delete that finds a fifth of the frame in holes (a chunk the
+/// base deleted) and moves the chunk stored last into them.
+const LARGE_CHANGES: &[&str] = &["update_larger", "update_smaller", "update_to_zeros", "append", "delete", "compact"];
 
 fn kill_points(size: usize, changes: &[&str]) -> usize {
     kill_points_with(size, changes, false)

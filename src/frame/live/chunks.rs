@@ -54,7 +54,9 @@ impl Frame {
     /// Replace chunk `pos`. In a contiguous frame the new chunk goes to a
     /// free hole or the end of the chunks section, and the old one's bytes
     /// become a hole once the change is committed (docs/FRAME_BEHAVIOUR.md
-    /// §12a; c-blosc2 writes it over the old one and moves every later chunk).
+    /// §12a; c-blosc2 writes it over the old one and moves every later chunk);
+    /// the chunk stored last is written over, as c-blosc2 does (an array
+    /// that grows rewrites its last chunk: the frame stays compact).
     pub fn update(&mut self, info: &Info, old_info: &Info, pos: usize, chunk: &[u8], kind: Special) -> Result<()> {
         if self.dir.is_some() {
             return self.update_sparse(info, old_info, pos, chunk, kind);
@@ -63,8 +65,16 @@ impl Frame {
         let new_special = offset_encoded(kind) && info.chunksize != 0;
         let mut layout = self.layout.clone();
         let old = self.entry(pos)?;
-        let entry = if new_special { special_offset(kind) } else { self.place(&mut layout, chunk)? };
-        if let Entry::Stored(off) = old {
+        let last = match old {
+            Entry::Stored(off) if !new_special => self.last_in_section(&mut layout, off)?,
+            _ => false,
+        };
+        let entry = match old {
+            Entry::Stored(off) if last => self.overwrite_last(&mut layout, off, chunk)?,
+            _ if new_special => special_offset(kind),
+            _ => self.place(&mut layout, chunk)?,
+        };
+        if let (Entry::Stored(off), false) = (old, last) {
             self.release_stored(&mut layout, off)?;
         }
         layout.offsets.set(pos, entry);

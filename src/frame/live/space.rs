@@ -238,6 +238,25 @@ impl Frame {
         Ok(at as i64)
     }
 
+    /// Whether the chunk stored at `off` ends the chunks section of `layout`
+    /// (once a free end is cut off).
+    pub(super) fn last_in_section(&mut self, layout: &mut Layout, off: i64) -> Result<bool> {
+        let Some(s) = layout.space.as_mut().filter(|s| s.reuse) else { return Ok(false) };
+        layout.cbytes = s.trim(layout.cbytes.max(0) as u64) as i64;
+        let len = self.head_in(layout, off)?;
+        Ok(off as u64 + len == layout.cbytes.max(0) as u64)
+    }
+
+    /// Write `chunk` over the chunk stored last in `layout`'s section, at
+    /// `off` (its old bytes journaled first): the section ends after it.
+    pub(super) fn overwrite_last(&mut self, layout: &mut Layout, off: i64, chunk: &[u8]) -> Result<i64> {
+        let hl = layout.header_len as u64;
+        self.need(hl + off as u64, None)?;
+        self.bytes.write(hl + off as u64, chunk)?;
+        layout.cbytes = i64::try_from(off as u64 + chunk.len() as u64).map_err(|_| Error::TwoGbLimit)?;
+        Ok(off)
+    }
+
     /// The chunk stored at `off` leaves `layout`: its bytes are a hole once
     /// the change is committed.
     pub(super) fn release_stored(&self, layout: &mut Layout, off: i64) -> Result<()> {
