@@ -6,11 +6,13 @@
    usage: bench_durability LIB.so OP DIR CHUNK_KB COUNT [LABEL]
 
    OP append: COUNT chunks appended (blosc2_schunk_append_buffer) to a new
-   frame DIR/bench.b2frame; update: a frame of 64 chunks is made, then COUNT
-   chunks replaced (blosc2_schunk_update_chunk, chunks compressed beforehand);
+   frame DIR/bench.b2frame; update: a frame of 64 chunks is made and closed, then
+   opened again and COUNT chunks replaced (blosc2_schunk_update_chunk, chunks
+   compressed beforehand);
    b2nd_append: a 2-d float64 array whose chunks are CHUNK_KB, COUNT rows of
-   chunks appended along axis 0 (b2nd_append); set_slice: COUNT one-chunk
-   slices written at the chunk grid (b2nd_set_slice_cbuffer). The data are
+   chunks appended along axis 0 (b2nd_append); set_slice: an array of 8 x 4
+   chunks is written whole and closed, then opened again (b2nd_open) and COUNT
+   one-chunk slices written at the chunk grid (b2nd_set_slice_cbuffer). The data are
    float64 ramps with noise (Zstd 1 + shuffle compresses them about 3x). Only
    the COUNT operations are timed, each on its own; the frame is freed (closed)
    in the time of the last one.
@@ -28,6 +30,7 @@
 typedef struct {
   int (*init)(void);
   blosc2_schunk *(*schunk_new)(blosc2_storage *);
+  blosc2_schunk *(*schunk_open)(const char *);
   int (*schunk_free)(blosc2_schunk *);
   int64_t (*append_buffer)(blosc2_schunk *, const void *, int32_t);
   int64_t (*update_chunk)(blosc2_schunk *, int64_t, uint8_t *, bool);
@@ -40,6 +43,7 @@ typedef struct {
   int (*free_array)(b2nd_array_t *);
   int (*append)(b2nd_array_t *, const void *, int64_t, int8_t);
   int (*set_slice_cbuffer)(const void *, const int64_t *, int64_t, const int64_t *, const int64_t *, b2nd_array_t *);
+  int (*b2nd_open)(const char *, b2nd_array_t **);
 } lib_t;
 
 static lib_t L;
@@ -58,6 +62,7 @@ static int load(const char *path) {
   }
   SYM(init, "blosc2_init");
   SYM(schunk_new, "blosc2_schunk_new");
+  SYM(schunk_open, "blosc2_schunk_open");
   SYM(schunk_free, "blosc2_schunk_free");
   SYM(append_buffer, "blosc2_schunk_append_buffer");
   SYM(update_chunk, "blosc2_schunk_update_chunk");
@@ -69,6 +74,7 @@ static int load(const char *path) {
   SYM(free_array, "b2nd_free");
   SYM(append, "b2nd_append");
   SYM(set_slice_cbuffer, "b2nd_set_slice_cbuffer");
+  SYM(b2nd_open, "b2nd_open");
 #undef SYM
   L.init();
   return 0;
@@ -124,6 +130,10 @@ int main(int argc, char **argv) {
         fill(buf, items, i);
         if (L.append_buffer(s, buf, (int32_t)(items * 8)) < 0) return 2;
       }
+      /* a frame already on disk, as users change them */
+      L.schunk_free(s);
+      s = L.schunk_open(path);
+      if (!s) return 2;
       chunks = malloc(sizeof(uint8_t *) * (size_t)count);
       for (int i = 0; i < count; i++) {
         fill(buf, items, 1000 + i);
@@ -159,6 +169,17 @@ int main(int argc, char **argv) {
     if (!ctx || L.zeros(ctx, &a) < 0) return 2;
     double *slab = malloc(sizeof(double) * (size_t)rows * 1024);
     if (!slab) return 2;
+    if (nrows > 0) {
+      /* an array already on disk, every chunk stored, as users change them */
+      for (int64_t r0 = 0; r0 < nrows; r0 += rows) {
+        fill(slab, (int64_t)rows * 1024, 500 + r0);
+        int64_t start[2] = {r0, 0}, stop[2] = {r0 + rows, 1024}, bshape[2] = {rows, 1024};
+        if (L.set_slice_cbuffer(slab, bshape, (int64_t)rows * 1024 * 8, start, stop, a) < 0) return 2;
+      }
+      L.free_array(a);
+      a = NULL;
+      if (L.b2nd_open(path, &a) < 0 || !a) return 2;
+    }
     total0 = now();
     for (int i = 0; i < count; i++) {
       double t0 = now();

@@ -6,8 +6,8 @@
    A contiguous frame DIR/holes.b2frame of 64 MiB of float64 chunks of CHUNK_KB
    (LZ4 5 + shuffle, 1 thread) is made; each chunk holds a random share (25-75%)
    of noise and ramps elsewhere, so compressed sizes vary about +-50% around their
-   mean. Then UPDATES chunks picked at random are replaced with chunks of a new
-   random share (blosc2_schunk_update_chunk), and the frame is closed. The file's
+   mean, and closed. Then it is opened again, UPDATES chunks picked at random are replaced
+   with chunks of a new random share (blosc2_schunk_update_chunk), and it is closed. The file's
    size is compared with that of the same chunks repacked: the frame reopened and
    copied (blosc2_schunk_copy) to DIR/repacked.b2frame, which writes every chunk
    once, in order.
@@ -124,6 +124,10 @@ int main(int argc, char **argv) {
     fill(buf, items, 25 + (int)(next() % 51));
     if (L.append_buffer(s, buf, nbytes) < 0) return 2;
   }
+  /* a frame already on disk, as users update them */
+  L.schunk_free(s);
+  s = L.schunk_open(path);
+  if (!s) return 2;
   double t0 = now();
   for (int u = 0; u < updates; u++) {
     fill(buf, items, 25 + (int)(next() % 51));

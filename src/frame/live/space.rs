@@ -173,14 +173,14 @@ impl Space {
 
 /// A change ends with a checkpoint once settling holes pass 1/this of the
 /// chunks section (and [`SETTLING_MIN`]): until then the file grows by them.
-const SETTLING_SHARE: u64 = 8;
+const SETTLING_SHARE: u64 = 16;
 const SETTLING_MIN: u64 = 1 << 20;
 /// Compaction: while holes pass 1/this of the chunks section (and
 /// [`COMPACT_MIN`]), a change also moves the chunks stored last into free
 /// holes below them, up to [`COMPACT_STEP`] bytes, until holes are under
 /// 1/[`COMPACT_UNTIL`]; the section's end, once free, is cut off.
-const COMPACT_SHARE: u64 = 5;
-const COMPACT_UNTIL: u64 = 10;
+const COMPACT_SHARE: u64 = 8;
+const COMPACT_UNTIL: u64 = 16;
 const COMPACT_MIN: u64 = 1 << 20;
 const COMPACT_STEP: u64 = 4 << 20;
 
