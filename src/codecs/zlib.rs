@@ -6,6 +6,13 @@
 //! blocks instead of being set up anew for every block (as `compress2` and
 //! `uncompress` do): the bytes are the same, without the allocation and the
 //! clearing of the state each time.
+//!
+//! Whole blocks are decoded by libdeflate (the `libdeflate-sys` crate), which
+//! decodes a buffer in one call, about 1.5x as fast as zlib-ng's streaming
+//! inflate; every valid zlib stream decodes to the same bytes, and a
+//! malformed one (bad data, a wrong checksum, more output than the block
+//! holds) fails as it does through zlib-ng. zlib-ng still writes (c-blosc2's
+//! bytes) and decodes the prefixes `getitem` asks for.
 
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint, c_ulong, c_void};
@@ -115,11 +122,25 @@ impl Drop for Stream {
     }
 }
 
+/// A libdeflate decompressor (it holds no stream state: reused from block to block).
+struct Decoder(*mut libdeflate_sys::libdeflate_decompressor);
+
+// SAFETY: owned by this struct alone, used by one thread at a time (`&mut`).
+unsafe impl Send for Decoder {}
+
+impl Drop for Decoder {
+    fn drop(&mut self) {
+        // SAFETY: allocated by libdeflate_alloc_decompressor, freed once.
+        unsafe { libdeflate_sys::libdeflate_free_decompressor(self.0) }
+    }
+}
+
 /// The per-thread zlib streams.
 #[derive(Default)]
 pub struct State {
     deflate: Option<Stream>,
     inflate: Option<Stream>,
+    decoder: Option<Decoder>,
 }
 
 impl State {
@@ -157,9 +178,22 @@ impl State {
         self.deflater(level);
     }
 
-    /// Create the inflate stream ahead of use.
+    fn decoder(&mut self) -> Option<*mut libdeflate_sys::libdeflate_decompressor> {
+        if self.decoder.is_none() {
+            // SAFETY: no preconditions; NULL when out of memory.
+            let d = unsafe { libdeflate_sys::libdeflate_alloc_decompressor() };
+            if d.is_null() {
+                return None;
+            }
+            self.decoder = Some(Decoder(d));
+        }
+        self.decoder.as_ref().map(|d| d.0)
+    }
+
+    /// Create the decoders ahead of use.
     pub fn prepare_inflate(&mut self) {
         self.inflater();
+        self.decoder();
     }
 
     /// Compress as `compress2` would; 0 when the output does not fit.
@@ -189,8 +223,22 @@ impl State {
     }
 
     /// Decompress a whole zlib stream into `dst`; `None` on malformed input or
-    /// when it does not fit.
+    /// when it does not fit. Bytes after the stream's end are ignored, as
+    /// inflate ignores them.
     pub fn decompress(&mut self, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+        let d = self.decoder()?;
+        let (mut used, mut n) = (0usize, 0usize);
+        // SAFETY: `d` is a live decompressor; libdeflate reads at most
+        // `src.len()` bytes and writes at most `dst.len()`.
+        let rc = unsafe {
+            libdeflate_sys::libdeflate_zlib_decompress_ex(d, src.as_ptr().cast(), src.len(), dst.as_mut_ptr().cast(), dst.len(), &mut used, &mut n)
+        };
+        (rc == libdeflate_sys::libdeflate_result_LIBDEFLATE_SUCCESS && n <= dst.len()).then_some(n)
+    }
+
+    /// [`State::decompress`] through zlib-ng's inflate (the oracle of the tests).
+    #[cfg(test)]
+    fn decompress_inflate(&mut self, src: &[u8], dst: &mut [u8]) -> Option<usize> {
         let (rc, n) = self.inflate(src, dst)?;
         (rc == z::Z_STREAM_END).then_some(n)
     }
@@ -223,6 +271,56 @@ impl State {
             strm.next_in = std::ptr::null();
             strm.next_out = std::ptr::null_mut();
             Some((rc, n))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(n: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if (i / 512) % 3 == 0 { x as u8 } else { (i / 7) as u8 }
+            })
+            .collect()
+    }
+
+    /// libdeflate and zlib-ng's inflate agree on every stream: valid ones at
+    /// every level, and each one cut short, with a byte flipped, or followed by
+    /// other bytes; also when the output does not fit.
+    #[test]
+    fn libdeflate_decodes_as_inflate_does() {
+        let mut st = State::default();
+        for level in [1, 5, 9] {
+            for (n, seed) in [(0usize, 1u64), (1, 2), (1000, 3), (70_000, 4)] {
+                let src = sample(n, seed);
+                let mut z = vec![0u8; n + n / 10 + 64];
+                let zl = st.compress(&src, &mut z, level);
+                assert!(zl > 0);
+                z.truncate(zl);
+                let mut cases = vec![z.clone(), z[..zl / 2].to_vec(), [z.clone(), vec![7u8; 5]].concat()];
+                for at in [0, 1, zl / 3, zl - 1] {
+                    let mut bad = z.clone();
+                    bad[at] ^= 0x5a;
+                    cases.push(bad);
+                }
+                for case in cases {
+                    for room in [n, n.saturating_sub(1), n + 10] {
+                        let (mut a, mut b) = (vec![0u8; room], vec![0u8; room]);
+                        let (ra, rb) = (st.decompress(&case, &mut a), st.decompress_inflate(&case, &mut b));
+                        assert_eq!(ra, rb, "level {level}, {n} bytes, room {room}");
+                        if let Some(k) = ra {
+                            assert_eq!(a[..k], b[..k]);
+                        }
+                    }
+                }
+            }
         }
     }
 }
