@@ -97,7 +97,8 @@ fn a_hole_the_last_checkpoint_holds_is_reused_only_after_the_next_one() {
         sc.append_chunk(&compress(&data(i, N, N / 2))).unwrap();
     }
     drop(sc);
-    // consistent: one epoch for the whole test (a second is longer than it takes)
+    // consistent, one epoch for the whole test, however slow the machine
+    b2nd::frame::journal::set_epoch_age_for_this_thread(Some(std::time::Duration::from_secs(3600)));
     let mut sc = SuperChunk::open(&path, filesystem(), true).unwrap();
     sc.set_durability(Durability::Consistent).unwrap();
     let before = offsets(&sc);
@@ -109,6 +110,8 @@ fn a_hole_the_last_checkpoint_holds_is_reused_only_after_the_next_one() {
     sc.sync().unwrap();
     sc.update_chunk(3, &compress(&data(12, N, N / 8))).unwrap();
     assert_eq!(offsets(&sc)[3], before[1], "after a checkpoint the hole is free");
+    drop(sc);
+    b2nd::frame::journal::set_epoch_age_for_this_thread(None);
 }
 
 #[test]
@@ -178,4 +181,40 @@ fn a_reopened_frame_finds_its_holes_from_its_chunks() {
     sc.set_durability(Durability::Off).unwrap();
     sc.append_chunk(&compress(&data(9, N, N / 4))).unwrap();
     assert_eq!(offsets(&sc)[3], before[1], "the deleted chunk's bytes were reused");
+}
+
+#[test]
+fn a_frame_with_a_broken_chunk_header_still_takes_changes_and_reuses_nothing() {
+    let path = scratch("broken.b2frame");
+    let mut sc = new_frame(&path, Durability::Off);
+    let mut want = Vec::new();
+    for i in 0..4 {
+        want.push(data(i, N, N / 2));
+        sc.append_chunk(&compress(&want[i as usize])).unwrap();
+    }
+    let at = sc.frame().unwrap().header_len() as u64 + offsets(&sc)[1] as u64;
+    let end = sc.cbytes();
+    drop(sc);
+    // chunk 1 claims more bytes than the frame holds
+    {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.write_all_at(&i32::MAX.to_le_bytes(), at + 12).unwrap();
+    }
+    let mut sc = SuperChunk::open(&path, filesystem(), true).unwrap();
+    sc.set_durability(Durability::Off).unwrap();
+    // the holes cannot be known: an updated chunk goes at the end, and its
+    // old bytes are not reused
+    let before = offsets(&sc);
+    want[2] = data(10, N, N / 8);
+    sc.update_chunk(2, &compress(&want[2])).unwrap();
+    assert_eq!(offsets(&sc)[2], end);
+    want[3] = data(11, N, N / 8);
+    sc.update_chunk(3, &compress(&want[3])).unwrap();
+    assert!(offsets(&sc)[3] > end, "a hole was reused: {before:?} -> {:?}", offsets(&sc));
+    for i in [0, 2, 3] {
+        let mut out = vec![0u8; N];
+        sc.decompress_chunk(i, &mut out).unwrap();
+        assert!(out == want[i]);
+    }
 }

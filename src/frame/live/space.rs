@@ -260,7 +260,9 @@ impl Frame {
     /// The chunk stored at `off` leaves `layout`: its bytes are a hole once
     /// the change is committed.
     pub(super) fn release_stored(&self, layout: &mut Layout, off: i64) -> Result<()> {
-        if layout.space.is_some() {
+        // a frame that reuses nothing (a chunk there could not be read, or
+        // chunks overlap) frees nothing either, and reads no header for it
+        if layout.space.as_ref().is_some_and(|s| s.reuse) {
             let cb = self.head_in(layout, off)?;
             if let Some(s) = layout.space.as_mut() {
                 s.release(off as u64, cb);
