@@ -15,7 +15,7 @@ struct Frame {
 impl LazySource for Frame {
     fn read(&self, nchunk: i32, chunk_offset: i64, offset: i64, buf: &mut [u8]) -> Result<()> {
         assert_eq!(nchunk, 7);
-        let at = (chunk_offset + offset) as usize;
+        let at = usize::try_from(chunk_offset + offset).map_err(|_| Error::FileRead)?;
         let src = self.bytes.get(at..at + buf.len()).ok_or(Error::FileRead)?;
         buf.copy_from_slice(src);
         self.reads.fetch_add(1, Ordering::Relaxed);

@@ -84,12 +84,13 @@ impl Geometry {
     /// 2 GiB limit) is refused with `TwoGbLimit`: an array whose metalayer asks
     /// for that (a crafted file) opens, but reading or writing it allocates nothing.
     pub fn chunk_bytes(&self, typesize: usize) -> Result<usize> {
-        let n = usize::try_from(self.chunk_items).ok().and_then(|n| n.checked_mul(typesize)).ok_or(Error::InvalidParam)?;
-        if n > crate::chunk::header::MAX_BUFFERSIZE as usize {
+        // (in u64: on 32-bit targets too, a chunk past the limit is `TwoGbLimit`)
+        let n = u64::try_from(self.chunk_items).ok().and_then(|n| n.checked_mul(typesize as u64)).ok_or(Error::InvalidParam)?;
+        if n > crate::chunk::header::MAX_BUFFERSIZE as u64 {
             crate::trace!("a chunk of {n} bytes is more than a chunk can hold");
             return Err(Error::TwoGbLimit);
         }
-        Ok(n)
+        usize::try_from(n).map_err(|_| Error::TwoGbLimit)
     }
 
     /// The block size (bytes) of an array of items of `typesize` bytes.

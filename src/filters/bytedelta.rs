@@ -76,12 +76,14 @@ fn decode_stream(s: &[u8], d: &mut [u8]) {
             unsafe { decode_stream_sse2(s, d) }
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    decode_stream_neon(s, d);
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "aarch64", target_feature = "neon"))))]
     decode_stream_scalar(s, d, 0)
 }
 
 /// The running sum from `prev` on (the oracle of the vector versions).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), allow(dead_code))]
 fn decode_stream_scalar(s: &[u8], d: &mut [u8], mut prev: u8) {
     for (o, &v) in d.iter_mut().zip(s) {
         prev = prev.wrapping_add(v);
@@ -145,6 +147,40 @@ unsafe fn decode_stream_ssse3(s: &[u8], d: &mut [u8]) {
         // SAFETY: as for the load.
         unsafe { _mm_storeu_si128(d.as_mut_ptr().add(i) as *mut __m128i, _mm_add_epi8(x, carry)) };
         carry = _mm_add_epi8(carry, _mm_shuffle_epi8(x, last));
+        i += 16;
+    }
+    let mut prev = if i > 0 { d[i - 1] } else { 0 };
+    for (o, &v) in d[i..n].iter_mut().zip(&s[i..n]) {
+        prev = prev.wrapping_add(v);
+        *o = prev;
+    }
+}
+
+/// As [`decode_stream_sse2`] with NEON (aarch64, where it is part of the
+/// baseline): the prefix sum of 16 bytes in four adds of the group shifted
+/// by 1, 2, 4 and 8 bytes (`vext` against zero), plus the broadcast running
+/// total of the groups before; the group's own total (lane 15) is broadcast
+/// and added to it.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[allow(unused_unsafe)] // arithmetic intrinsics are safe on newer compilers, unsafe on older
+fn decode_stream_neon(s: &[u8], d: &mut [u8]) {
+    use std::arch::aarch64::*;
+    let n = s.len().min(d.len());
+    // SAFETY: register-only; NEON is on (compile-time).
+    let (zero, mut carry) = unsafe { (vdupq_n_u8(0), vdupq_n_u8(0)) };
+    let mut i = 0;
+    while i + 16 <= n {
+        // SAFETY: i + 16 <= n, the length of both slices at least; the
+        // other intrinsics work on registers only.
+        unsafe {
+            let mut x = vld1q_u8(s.as_ptr().add(i));
+            x = vaddq_u8(x, vextq_u8::<15>(zero, x));
+            x = vaddq_u8(x, vextq_u8::<14>(zero, x));
+            x = vaddq_u8(x, vextq_u8::<12>(zero, x));
+            x = vaddq_u8(x, vextq_u8::<8>(zero, x));
+            vst1q_u8(d.as_mut_ptr().add(i), vaddq_u8(x, carry));
+            carry = vaddq_u8(carry, vdupq_laneq_u8::<15>(x));
+        }
         i += 16;
     }
     let mut prev = if i > 0 { d[i - 1] } else { 0 };
@@ -218,6 +254,12 @@ mod tests {
                     unsafe { decode_stream_ssse3(&s[..n], &mut got) };
                     assert_eq!(got, want, "ssse3, {n} bytes");
                 }
+            }
+            #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+            {
+                let mut got = vec![0u8; n];
+                decode_stream_neon(&s[..n], &mut got);
+                assert_eq!(got, want, "neon, {n} bytes");
             }
         }
     }

@@ -1,11 +1,12 @@
 //! The default filesystem I/O backend of `blosc2/blosc2-stdio.h`
 //! (`blosc2_stdio_*`): positioned reads and writes on the descriptor behind
-//! a `FILE*`.
+//! a `FILE*`. The calls are the `*64` ones (`fopen64`, `pread64`, ...), so
+//! that 32-bit Linux reaches files past 2 GiB too.
 
 use super::byte_count;
 use super::types::*;
 use crate::capi::ffi::guard;
-use libc::{c_char, c_int, c_void, off_t, FILE};
+use libc::{c_char, c_int, c_void, off64_t, FILE};
 use std::ptr;
 
 /// Largest transfer handed to one `pread`/`pwrite` call (short transfers loop).
@@ -37,15 +38,15 @@ unsafe fn positioned_io(file: *mut FILE, buf: *mut u8, n: usize, position: i64, 
     let mut done = 0usize;
     while done < n {
         let at = i64::try_from(done).ok().and_then(|d| position.checked_add(d));
-        let Some(offset) = at.and_then(|o| off_t::try_from(o).ok()) else { break };
+        let Some(offset) = at.and_then(|o| off64_t::try_from(o).ok()) else { break };
         let todo = (n - done).min(MAX_TRANSFER);
         // SAFETY: `buf + done .. buf + done + todo` lies within the caller's buffer.
         let got = unsafe {
             let at = buf.add(done).cast::<c_void>();
             if write {
-                libc::pwrite(fd, at, todo, offset)
+                libc::pwrite64(fd, at, todo, offset)
             } else {
-                libc::pread(fd, at, todo, offset)
+                libc::pread64(fd, at, todo, offset)
             }
         };
         if got < 0 {
@@ -85,7 +86,7 @@ pub unsafe extern "C" fn blosc2_stdio_open(urlpath: *const c_char, mode: *const 
             return ptr::null_mut();
         }
         // SAFETY: both are NUL-terminated strings (caller contract).
-        let file = unsafe { libc::fopen(urlpath, mode) };
+        let file = unsafe { libc::fopen64(urlpath, mode) };
         if file.is_null() {
             return ptr::null_mut();
         }
@@ -132,16 +133,16 @@ pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
         let Some(file) = (unsafe { stdio_file(stream) }) else { return -1 };
         // SAFETY: `file` is an open stream; its position is restored afterwards.
         unsafe {
-            let current = libc::ftello(file);
+            let current = libc::ftello64(file);
             if current < 0 {
                 return -1;
             }
-            if libc::fseeko(file, 0, libc::SEEK_END) != 0 {
-                libc::fseeko(file, current, libc::SEEK_SET);
+            if libc::fseeko64(file, 0, libc::SEEK_END) != 0 {
+                libc::fseeko64(file, current, libc::SEEK_SET);
                 return -1;
             }
-            let size = libc::ftello(file);
-            if libc::fseeko(file, current, libc::SEEK_SET) != 0 || size < 0 {
+            let size = libc::ftello64(file);
+            if libc::fseeko64(file, current, libc::SEEK_SET) != 0 || size < 0 {
                 return -1;
             }
             size
@@ -223,11 +224,11 @@ pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -
         }
         // SAFETY: caller contract.
         let Some(file) = (unsafe { stdio_file(stream) }) else { return -1 };
-        let Some(length) = off_t::try_from(size).ok() else { return -1 };
+        let Some(length) = off64_t::try_from(size).ok() else { return -1 };
         // SAFETY: `file` is an open stream.
         unsafe {
             libc::fflush(file);
-            libc::ftruncate(libc::fileno(file), length)
+            libc::ftruncate64(libc::fileno(file), length)
         }
     })
 }

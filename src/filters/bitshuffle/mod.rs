@@ -16,8 +16,10 @@
 //! transpose (one row per item byte), then, for each row, an 8×8 bit
 //! transpose of every group of 8 items combined with a byte transpose
 //! straight into the 8 bit-rows. Unshuffling runs the same steps backwards.
-//! The building blocks come in three versions: `scalar` (portable), `sse2`
-//! and `avx2` (x86_64 only); the best one is chosen on first use and cached.
+//! The building blocks come in four versions: `scalar` (portable), `sse2`
+//! and `avx2` (x86_64 only, chosen at run time) and `neon` (aarch64, where
+//! NEON is part of the baseline); the best one is chosen on first use and
+//! cached.
 //!
 //! Preconditions (checked with `assert!`, a violation is a programming
 //! error and panics): `src.len() == dst.len()` and `typesize >= 1`.
@@ -26,6 +28,8 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+mod neon;
 mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod sse2;
@@ -40,7 +44,7 @@ use super::shuffle::{self, TransposeFn};
 /// building blocks.
 #[derive(Clone, Copy)]
 pub(crate) struct Kernels {
-    /// "scalar", "sse2" or "avx2" (for tests and benchmarks).
+    /// "scalar", "sse2", "avx2" or "neon" (for tests and benchmarks).
     #[cfg_attr(not(test), allow(dead_code))]
     pub name: &'static str,
     ops: Ops,
@@ -75,7 +79,9 @@ const SCALAR: Kernels = Kernels {
 pub(crate) fn available() -> Vec<Kernels> {
     #[cfg(target_arch = "x86_64")]
     let simd = [sse2::kernels(), avx2::kernels()];
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    let simd = [neon::kernels()];
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "aarch64", target_feature = "neon"))))]
     let simd: [Option<Kernels>; 0] = [];
     std::iter::once(SCALAR).chain(simd.into_iter().flatten()).collect()
 }
@@ -86,6 +92,10 @@ fn best() -> &'static Kernels {
     BEST.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         if let Some(k) = avx2::kernels().or_else(sse2::kernels) {
+            return k;
+        }
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        if let Some(k) = neon::kernels() {
             return k;
         }
         SCALAR

@@ -10,9 +10,10 @@
 //! Everything is built on one primitive, a strided byte-matrix transpose
 //! (`TransposeFn`), which the bitshuffle filter reuses. It comes in three
 //! versions: `scalar` (portable, also the SIMD versions' fallback for shapes
-//! smaller than a vector block), `sse2` and `avx2` (x86_64 only, see their
-//! module docs). The best one for the running CPU is chosen on first use
-//! and cached. Nothing allocates.
+//! smaller than a vector block), `sse2` and `avx2` (x86_64 only, chosen at
+//! run time) and `neon` (aarch64, chosen at compile time: NEON is part of
+//! its baseline); see their module docs. The best one for the running CPU is
+//! chosen on first use and cached. Nothing allocates.
 //!
 //! Preconditions (checked with `assert!`, a violation is a programming
 //! error and panics): `src.len() == dst.len()` and `typesize >= 1`.
@@ -21,6 +22,8 @@
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod avx2;
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+pub(crate) mod neon;
 pub(crate) mod scalar;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod sse2;
@@ -43,7 +46,7 @@ pub(crate) type UnshuffleRunsFn = fn(src: &[u8], runs: &[Option<u8>], dst: &mut 
 /// One implementation of the transpose primitive.
 #[derive(Clone, Copy)]
 pub(crate) struct Kernels {
-    /// "scalar", "sse2" or "avx2" (for tests and benchmarks).
+    /// "scalar", "sse2", "avx2" or "neon" (for tests and benchmarks).
     #[cfg_attr(not(test), allow(dead_code))]
     pub name: &'static str,
     /// Panics if either matrix does not fit its slice (see [`fits`]).
@@ -60,7 +63,9 @@ const SCALAR: Kernels = Kernels { name: "scalar", transpose: scalar::transpose, 
 pub(crate) fn available() -> Vec<Kernels> {
     #[cfg(target_arch = "x86_64")]
     let simd = [sse2::kernels(), avx2::kernels()];
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    let simd = [neon::kernels()];
+    #[cfg(not(any(target_arch = "x86_64", all(target_arch = "aarch64", target_feature = "neon"))))]
     let simd: [Option<Kernels>; 0] = [];
     std::iter::once(SCALAR).chain(simd.into_iter().flatten()).collect()
 }
@@ -71,6 +76,10 @@ fn best() -> &'static Kernels {
     BEST.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
         if let Some(k) = avx2::kernels().or_else(sse2::kernels) {
+            return k;
+        }
+        #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+        if let Some(k) = neon::kernels() {
             return k;
         }
         SCALAR
@@ -175,7 +184,7 @@ pub(crate) fn unshuffle_with(k: &Kernels, typesize: usize, src: &[u8], dst: &mut
 /// one is moved back so it ends exactly at `len` (overlapping its
 /// predecessor: SIMD code rewrites a few identical bytes rather than falling
 /// back to scalar code for the tail).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
 pub(crate) fn block_starts(len: usize, b: usize) -> impl Iterator<Item = usize> + Clone {
     debug_assert!(len >= b);
     (0..len).step_by(b).map(move |s| s.min(len - b))

@@ -245,3 +245,10 @@ fn unshuffle_with_run_planes_matches_unshuffling_the_filled_planes() {
         }
     }
 }
+
+#[test]
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+fn neon_is_the_kernel_on_aarch64() {
+    assert_eq!(best().name, "neon");
+    assert_eq!(available().iter().map(|k| k.name).collect::<Vec<_>>(), ["scalar", "neon"]);
+}

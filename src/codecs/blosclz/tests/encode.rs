@@ -219,6 +219,11 @@ fn matches_reference_digests() {
     ];
     let corpus: std::collections::HashMap<_, _> = corpus(48 << 10, 2024).into_iter().collect();
     for (name, clevel, len, digest) in EXPECTED {
+        if cfg!(target_arch = "x86") && name.starts_with("f64") {
+            // These inputs come from libm's `sin`, whose last bits differ
+            // on 32-bit x86 (x87): another input, so another stream.
+            continue;
+        }
         let stream = round_trip(clevel, &corpus[name], name);
         assert_eq!((stream.len(), fnv1a(&stream)), (len, digest), "{name} at clevel {clevel}");
     }
