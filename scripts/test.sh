@@ -55,6 +55,24 @@ cc -std=c11 -Wall -Werror c_tests/test_null_args.c $(pkg-config --cflags --libs 
 cc -std=c11 -Wall -Werror -Ibuild/install/include c_tests/test_null_args.c -Lbuild/install/lib -lblosc2 \
   -Wl,-rpath,"$PWD/build/install/lib" -o build/null_args_lblosc2
 ./build/null_args_lblosc2
+echo "== the thread pool's loom model (scripts/loom.sh)"
+./scripts/loom.sh
+
+echo "== other machines (scripts/cross.sh): i686 built and tested, aarch64 built"
+# (The emulated runs, aarch64 and s390x tests, take longer: scripts/cross.sh
+# TARGET test, results in docs/PORTING.md.) A machine that cannot install a
+# target's toolchain (no network) skips it, and says so.
+if ./scripts/cross.sh i686 setup >build/cross-setup.log 2>&1; then
+  ./scripts/cross.sh i686 test
+else
+  tail -3 build/cross-setup.log; echo "cross: i686 SKIPPED (its toolchain could not be installed)"
+fi
+if ./scripts/cross.sh aarch64 setup-build >build/cross-setup.log 2>&1; then
+  ./scripts/cross.sh aarch64 build
+else
+  tail -3 build/cross-setup.log; echo "cross: aarch64 build SKIPPED (its toolchain could not be installed)"
+fi
+
 echo "== fuzzing, short budget (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS)"
 ./scripts/fuzz.sh --runs 40000
 echo "all tests passed"

@@ -10,7 +10,7 @@ use b2nd::Error;
 
 /// A smooth float32 field.
 fn floats(n: usize) -> Vec<u8> {
-    (0..n).flat_map(|i| (15.0f32 + (i as f32 * 0.01).sin() * 3.0).to_le_bytes()).collect()
+    (0..n).flat_map(|i| (15.0f32 + (i as f32 * 0.01).sin() * 3.0).to_ne_bytes()).collect()
 }
 
 fn params(codec: Codec, typesize: i32, filters: &[(u8, u8)]) -> CParams {
@@ -71,11 +71,11 @@ fn bytedelta_with_meta_0_needs_a_super_chunk() {
 
 #[test]
 fn int_trunc_zeroes_low_bits_and_refuses_bad_metas() {
-    let src: Vec<u8> = (0..50_000u32).flat_map(|i| (i.wrapping_mul(2654435761) >> 7).to_le_bytes()).collect();
+    let src: Vec<u8> = (0..50_000u32).flat_map(|i| (i.wrapping_mul(2654435761) >> 7).to_ne_bytes()).collect();
     let p = params(Codec::Zstd, 4, &[(filter::INT_TRUNC, (-9i8) as u8), (filter::SHUFFLE, 0)]);
     let (back, _) = roundtrip(&p, &src).unwrap();
     for (b, s) in back.chunks_exact(4).zip(src.chunks_exact(4)) {
-        let (b, s) = (u32::from_le_bytes(b.try_into().unwrap()), u32::from_le_bytes(s.try_into().unwrap()));
+        let (b, s) = (u32::from_ne_bytes(b.try_into().unwrap()), u32::from_ne_bytes(s.try_into().unwrap()));
         assert_eq!(b, s & !0x1ff);
     }
     for (meta, ts) in [(0i8, 4), (33, 4), (-32, 4), (8, 3)] {

@@ -23,9 +23,9 @@ fn field(shape: &[i64], typesize: usize) -> Vec<u8> {
             rest /= s;
         }
         if typesize == 8 {
-            out.extend_from_slice(&x.to_le_bytes());
+            out.extend_from_slice(&x.to_ne_bytes());
         } else {
-            out.extend_from_slice(&(x as f32).to_le_bytes());
+            out.extend_from_slice(&(x as f32).to_ne_bytes());
         }
     }
     out
@@ -81,7 +81,7 @@ fn ndmean_averages_cells_and_survives_a_reopen() {
     let a = Array::from_buffer(&ctx, &data).unwrap();
     let got = values(&a);
     // every 4x4 cell holds its mean
-    let at = |buf: &[u8], r: usize, c: usize| f32::from_le_bytes(buf[(r * 48 + c) * 4..][..4].try_into().unwrap());
+    let at = |buf: &[u8], r: usize, c: usize| f32::from_ne_bytes(buf[(r * 48 + c) * 4..][..4].try_into().unwrap());
     let mut sum = 0.0f32;
     for r in 0..4 {
         for c in 0..4 {
@@ -138,9 +138,9 @@ fn zfp_modes_keep_their_promises() {
                 .zip(data.chunks(ts))
                 .map(|(g, d)| {
                     if ts == 8 {
-                        (f64::from_le_bytes(g.try_into().unwrap()) - f64::from_le_bytes(d.try_into().unwrap())).abs()
+                        (f64::from_ne_bytes(g.try_into().unwrap()) - f64::from_ne_bytes(d.try_into().unwrap())).abs()
                     } else {
-                        f64::from((f32::from_le_bytes(g.try_into().unwrap()) - f32::from_le_bytes(d.try_into().unwrap())).abs())
+                        f64::from((f32::from_ne_bytes(g.try_into().unwrap()) - f32::from_ne_bytes(d.try_into().unwrap())).abs())
                     }
                 })
                 .fold(0.0, f64::max)

@@ -84,7 +84,7 @@ fn decode_stream(s: &[u8], d: &mut [u8]) {
 
 /// The running sum from `prev` on (the oracle of the vector versions).
 #[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), allow(dead_code))]
-fn decode_stream_scalar(s: &[u8], d: &mut [u8], mut prev: u8) {
+pub(crate) fn decode_stream_scalar(s: &[u8], d: &mut [u8], mut prev: u8) {
     for (o, &v) in d.iter_mut().zip(s) {
         prev = prev.wrapping_add(v);
         *o = prev;
@@ -163,7 +163,7 @@ unsafe fn decode_stream_ssse3(s: &[u8], d: &mut [u8]) {
 /// and added to it.
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 #[allow(unused_unsafe)] // arithmetic intrinsics are safe on newer compilers, unsafe on older
-fn decode_stream_neon(s: &[u8], d: &mut [u8]) {
+pub(crate) fn decode_stream_neon(s: &[u8], d: &mut [u8]) {
     use std::arch::aarch64::*;
     let n = s.len().min(d.len());
     // SAFETY: register-only; NEON is on (compile-time).

@@ -5,6 +5,8 @@
 //! negative one the number of bits to zero. Keeping no bit (0, or zeroing
 //! all of them) or more bits than an item has is refused, as c-blosc2 does.
 //! Bytes after the last whole item are copied.
+//! Items are integers in the machine's byte order, as c-blosc2 reads them
+//! (see docs/PORTING.md).
 
 use crate::error::{Error, Result};
 
@@ -34,13 +36,13 @@ pub fn encode(meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(
         2 => {
             let k = mask(meta, 16)? as u16;
             for (o, i) in dst.chunks_exact_mut(2).zip(src.chunks_exact(2)) {
-                o.copy_from_slice(&(u16::from_le_bytes([i[0], i[1]]) & k).to_le_bytes());
+                o.copy_from_slice(&(u16::from_ne_bytes([i[0], i[1]]) & k).to_ne_bytes());
             }
         }
         4 => {
             let k = mask(meta, 32)? as u32;
             for (o, i) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
-                o.copy_from_slice(&(u32::from_le_bytes([i[0], i[1], i[2], i[3]]) & k).to_le_bytes());
+                o.copy_from_slice(&(u32::from_ne_bytes([i[0], i[1], i[2], i[3]]) & k).to_ne_bytes());
             }
         }
         8 => {
@@ -48,7 +50,7 @@ pub fn encode(meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(
             for (o, i) in dst.chunks_exact_mut(8).zip(src.chunks_exact(8)) {
                 let mut b = [0u8; 8];
                 b.copy_from_slice(i);
-                o.copy_from_slice(&(u64::from_le_bytes(b) & k).to_le_bytes());
+                o.copy_from_slice(&(u64::from_ne_bytes(b) & k).to_ne_bytes());
             }
         }
         _ => {
@@ -72,8 +74,8 @@ mod tests {
         assert!(out.iter().zip(&src).all(|(o, s)| *o == s & 0xf8));
         encode((-2i8) as u8, 2, &src, &mut out).unwrap();
         for k in 0..8 {
-            let v = u16::from_le_bytes([src[2 * k], src[2 * k + 1]]) & !3;
-            assert_eq!(u16::from_le_bytes([out[2 * k], out[2 * k + 1]]), v);
+            let v = u16::from_ne_bytes([src[2 * k], src[2 * k + 1]]) & !3;
+            assert_eq!(u16::from_ne_bytes([out[2 * k], out[2 * k + 1]]), v);
         }
         assert_eq!(out[16], src[16]);
         encode(1, 8, &src, &mut out).unwrap();

@@ -11,6 +11,8 @@ pub mod ndcell;
 pub mod ndmean;
 pub mod shuffle;
 pub mod trunc_prec;
+#[cfg(test)]
+mod workload;
 
 /// The name of filter `id` (c-blosc2's names: "shuffle", "bytedelta"...), also
 /// of a filter registered by the user; `None` for an unknown id.

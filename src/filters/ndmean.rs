@@ -7,6 +7,8 @@
 //! metalayer of the super-chunk. The means are summed and divided in the
 //! items' own precision, in the order c-blosc2 sums them, so that the bytes
 //! are c-blosc2's.
+//! Items are floats in the machine's byte order, as c-blosc2 reads them
+//! (see docs/PORTING.md).
 
 use super::cells::{block_geometry, Grid, Step, MAX_DIM};
 use crate::error::{Error, Result};

@@ -4,6 +4,9 @@
 //!
 //! `meta` (a signed byte): a positive value is the number of mantissa bits to
 //! keep, a negative one the number of bits to drop.
+//!
+//! Items are numbers in the machine's byte order, as c-blosc2 reads them: on
+//! a big-endian machine, big-endian floats (see docs/PORTING.md).
 
 use crate::error::{Error, Result};
 
@@ -26,8 +29,8 @@ pub fn encode(meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(
         4 => {
             let keep = !((1u32 << mask_bits(meta, 23)?) - 1);
             for (o, i) in dst.chunks_exact_mut(4).zip(src.chunks_exact(4)) {
-                let v = u32::from_le_bytes([i[0], i[1], i[2], i[3]]) & keep;
-                o.copy_from_slice(&v.to_le_bytes());
+                let v = u32::from_ne_bytes([i[0], i[1], i[2], i[3]]) & keep;
+                o.copy_from_slice(&v.to_ne_bytes());
             }
             src.len() / 4 * 4
         }
@@ -36,7 +39,7 @@ pub fn encode(meta: u8, typesize: usize, src: &[u8], dst: &mut [u8]) -> Result<(
             for (o, i) in dst.chunks_exact_mut(8).zip(src.chunks_exact(8)) {
                 let mut b = [0u8; 8];
                 b.copy_from_slice(i);
-                o.copy_from_slice(&(u64::from_le_bytes(b) & keep).to_le_bytes());
+                o.copy_from_slice(&(u64::from_ne_bytes(b) & keep).to_ne_bytes());
             }
             src.len() / 8 * 8
         }
@@ -52,18 +55,18 @@ mod tests {
 
     #[test]
     fn keeps_the_requested_bits() {
-        let x = 1.2345678f32.to_le_bytes();
+        let x = 1.2345678f32.to_ne_bytes();
         let mut out = [0u8; 4];
         encode(10, 4, &x, &mut out).unwrap();
-        let v = u32::from_le_bytes(out);
+        let v = u32::from_ne_bytes(out);
         assert_eq!(v & ((1 << 13) - 1), 0);
-        assert_eq!(v >> 13, u32::from_le_bytes(x) >> 13);
+        assert_eq!(v >> 13, u32::from_ne_bytes(x) >> 13);
         encode((-3i8) as u8, 4, &x, &mut out).unwrap();
-        assert_eq!(u32::from_le_bytes(out), u32::from_le_bytes(x) & !7);
+        assert_eq!(u32::from_ne_bytes(out), u32::from_ne_bytes(x) & !7);
         assert!(encode(24, 4, &x, &mut out).is_err());
         assert!(encode((-23i8) as u8, 4, &x, &mut out).is_err());
         assert!(encode(3, 2, &x, &mut out).is_err());
-        let y = 3.25f64.to_le_bytes();
+        let y = 3.25f64.to_ne_bytes();
         let mut out8 = [0u8; 8];
         encode(52, 8, &y, &mut out8).unwrap();
         assert_eq!(out8, y);

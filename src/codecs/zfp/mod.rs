@@ -17,6 +17,11 @@
 //! left to be stored as they are (size 0), as c-blosc2 does. The errors are
 //! c-blosc2's: no `b2nd` metalayer, more than 4 dimensions, a block side
 //! shorter than zfp's 4-item cells, items that are not 4 or 8 bytes.
+//!
+//! Items are floats in the machine's byte order, and zfp's stream is made of
+//! 64-bit words in that order too (as in c-blosc2): a zfp chunk written on a
+//! little-endian machine does not decode on a big-endian one, nor the other
+//! way round (docs/PORTING.md).
 
 mod ffi;
 

@@ -1,12 +1,17 @@
 //! Worker threads for contexts (pools shared by thread count, created once),
 //! and the per-thread scratch space each context reuses from call to call
-//! (no thread and no allocation per call once warm).
+//! (no thread and no allocation per call once warm). The pool itself is in
+//! `helpers` (checked by the loom model in `loom/`).
+
+mod helpers;
 
 use crate::codecs::CodecState;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+
+use self::helpers::Pool;
 
 /// Something other than the library's own threads that runs a context's jobs
 /// (c-blosc2's `blosc2_set_threads_callback`).
@@ -39,249 +44,17 @@ fn shared_pool(nthreads: usize) -> Result<Arc<Pool>> {
         return Ok(Arc::clone(p));
     }
     // The caller is one of the context's threads: the pool holds the others.
-    let pool = Arc::new(Pool::new(nthreads - 1)?);
+    // Only as many helpers watch for work at once as there are cores beside
+    // the caller's (see `helpers`).
+    let pool = Arc::new(Pool::new(nthreads - 1, watchers(), cores() - 1).map_err(|_| Error::ThreadCreate)?);
     pools.insert(nthreads, Arc::clone(&pool));
     Ok(pool)
 }
 
-/// Helper threads that sleep on a condition variable between jobs (after
-/// watching for the next one for at most [`WATCH`]: they never yield in a loop,
-/// which on a loaded machine hands the core to another process for a whole
-/// time slice) and join a call's job only while it is open: the caller never
-/// waits for a helper that has not started.
-struct Pool {
-    shared: Arc<PoolShared>,
-}
-
-#[derive(Default)]
-struct PoolShared {
-    jobs: Mutex<Jobs>,
-    /// Jobs posted so far: what a helper that just ran out of work watches for
-    /// a short while before it goes to sleep.
-    posts: std::sync::atomic::AtomicU64,
-    /// Helpers wait here for a job to join.
-    posted: Condvar,
-    /// Callers wait here for the helpers inside their job to leave it.
-    left: Condvar,
-    /// Helpers that left a job so far: what a caller done with its share
-    /// watches for a short while before it sleeps on `left`.
-    leaves: std::sync::atomic::AtomicU64,
-}
-
-#[derive(Default)]
-struct Jobs {
-    next_id: u64,
-    open: Vec<Entry>,
-    /// Helpers asleep on `posted` (a post wakes them only if there are some).
-    sleepers: usize,
-}
-
-/// One call's job as the pool sees it.
-struct Entry {
-    id: u64,
-    run: JobRef,
-    /// Helpers that took the job and have not left it.
-    inside: usize,
-    /// Helpers that took it so far (each takes a new number, 1 and up: the
-    /// caller is 0).
-    joined: usize,
-    /// The most helpers the job wants.
-    wanted: usize,
-    /// No helper may join any more: the caller is done with its share.
-    closed: bool,
-    panicked: bool,
-}
-
-/// A call's job, `run(thread_number)`, with its lifetime erased. It is only
-/// used while its entry is in `Jobs::open` and not closed, or by a helper
-/// counted in `inside`; the caller removes the entry, after every helper has
-/// left, before its borrow ends (see [`Pool::run`]).
-#[derive(Clone, Copy)]
-struct JobRef(*const (dyn Fn(usize) + Sync + 'static));
-
-// SAFETY: the pointee is `Sync` and outlives every use (see `JobRef`).
-unsafe impl Send for JobRef {}
-
-impl Pool {
-    fn new(helpers: usize) -> Result<Pool> {
-        let shared = Arc::new(PoolShared::default());
-        // The pool is ready when every helper has started: a thread's own
-        // start-up (its name, thread-local state) allocates, and on a loaded
-        // machine a new thread may start long after `spawn` returns, in the
-        // middle of a later call that should allocate nothing.
-        let started = Arc::new((Mutex::new(0usize), Condvar::new()));
-        for i in 0..helpers {
-            let sh = Arc::clone(&shared);
-            let st = Arc::clone(&started);
-            std::thread::Builder::new()
-                .name(format!("b2nd-worker-{i}"))
-                .spawn(move || {
-                    *st.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-                    st.1.notify_all();
-                    drop(st);
-                    helper(&sh)
-                })
-                .map_err(|_| Error::ThreadCreate)?;
-        }
-        let mut n = started.0.lock().unwrap_or_else(|e| e.into_inner());
-        while *n < helpers {
-            n = started.1.wait(n).unwrap_or_else(|e| e.into_inner());
-        }
-        Ok(Pool { shared })
-    }
-
-    /// Run `job(0)` on the calling thread, and `job(k)` (k = 1, 2, ...) on up to
-    /// `helpers` helpers that are free before the caller is done with its own
-    /// share; return when every helper that joined has left.
-    fn run(&self, helpers: usize, job: &(dyn Fn(usize) + Sync)) {
-        // SAFETY: only the lifetime is erased; `Close` below keeps the job from
-        // being used after this call returns (also when `job(0)` unwinds).
-        let run = JobRef(unsafe { std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync + 'static)>(job) });
-        let sh = &*self.shared;
-        let (id, sleepers) = {
-            let mut jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
-            let id = jobs.next_id;
-            jobs.next_id += 1;
-            jobs.open.push(Entry { id, run, inside: 0, joined: 0, wanted: helpers, closed: false, panicked: false });
-            (id, jobs.sleepers)
-        };
-        sh.posts.fetch_add(1, Ordering::Release);
-        // Wake only as many sleepers as the job wants (a watching helper may
-        // take it first; a sleeper woken for nothing goes back to sleep).
-        for _ in 0..sleepers.min(helpers) {
-            sh.posted.notify_one();
-        }
-        let close = Close { sh, id };
-        job(0);
-        if close.finish() {
-            // A helper panicked inside the job: so does the caller, as when it
-            // runs the blocks itself.
-            panic!("a worker thread panicked");
-        }
-    }
-}
-
-/// Closes a job and waits for its helpers to leave (on drop too, so that an
-/// unwinding caller never leaves its job reachable).
-struct Close<'a> {
-    sh: &'a PoolShared,
-    id: u64,
-}
-
-impl Close<'_> {
-    /// Close the job, wait for its helpers, remove it; whether one panicked.
-    fn finish(&self) -> bool {
-        let mut jobs = self.sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(e) = jobs.open.iter_mut().find(|e| e.id == self.id) {
-            e.closed = true;
-        }
-        let inside = |jobs: &Jobs| jobs.open.iter().any(|e| e.id == self.id && e.inside > 0);
-        // The helpers still inside are on their last piece of work: watch
-        // them leave for a few tens of microseconds, without the lock, before
-        // sleeping (a sleeping caller's wake-up adds its latency to the call).
-        let deadline = std::time::Instant::now() + WATCH;
-        while inside(&jobs) {
-            let seen = self.sh.leaves.load(Ordering::Acquire);
-            drop(jobs);
-            let moved = watch_until(&self.sh.leaves, seen, deadline);
-            jobs = self.sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
-            if !moved {
-                break;
-            }
-        }
-        while inside(&jobs) {
-            jobs = self.sh.left.wait(jobs).unwrap_or_else(|e| e.into_inner());
-        }
-        let at = jobs.open.iter().position(|e| e.id == self.id);
-        at.is_some_and(|i| jobs.open.remove(i).panicked)
-    }
-}
-
-impl Drop for Close<'_> {
-    fn drop(&mut self) {
-        self.finish();
-    }
-}
-
-/// A helper's life: sleep until a job wants help, join it, run its share, leave.
-fn helper(sh: &PoolShared) {
-    let mut jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
-    let mut watched = false;
-    loop {
-        let Some(e) = jobs.open.iter_mut().find(|e| !e.closed && e.joined < e.wanted) else {
-            if !watched && WATCHERS.fetch_add(1, Ordering::AcqRel) < max_watchers() {
-                // Calls often come in runs (a chunk after another): watch for the
-                // next one for a few tens of microseconds, without taking the
-                // lock or yielding, before sleeping; a wake-up from sleep costs
-                // more than a small call's work. Only as many helpers watch as
-                // there are cores beside the caller's: more would spin on cores
-                // the caller and the other helpers need.
-                let seen = sh.posts.load(Ordering::Acquire);
-                drop(jobs);
-                watch_until(&sh.posts, seen, std::time::Instant::now() + WATCH);
-                WATCHERS.fetch_sub(1, Ordering::AcqRel);
-                watched = true;
-                jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
-                continue;
-            }
-            if !watched {
-                WATCHERS.fetch_sub(1, Ordering::AcqRel);
-            }
-            jobs.sleepers += 1;
-            jobs = sh.posted.wait(jobs).unwrap_or_else(|e| e.into_inner());
-            jobs.sleepers -= 1;
-            watched = false;
-            continue;
-        };
-        watched = false;
-        e.joined += 1;
-        e.inside += 1;
-        let (id, run, k) = (e.id, e.run, e.joined);
-        drop(jobs);
-        // SAFETY: the job stays alive while this helper is counted in `inside`.
-        let job = unsafe { &*run.0 };
-        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(k))).is_ok();
-        jobs = sh.jobs.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(e) = jobs.open.iter_mut().find(|e| e.id == id) {
-            e.inside -= 1;
-            e.panicked |= !ok;
-            // Only the last helper out of a closed job has a caller to wake
-            // (a caller waits only once it has closed its job, and then for
-            // `inside` to reach 0): one wake-up per call, not one per helper,
-            // each a system call and a round of the caller on the lock.
-            if e.inside == 0 && e.closed {
-                sh.left.notify_all();
-            }
-        }
-        sh.leaves.fetch_add(1, Ordering::Release);
-    }
-}
-
 /// Helpers watching for a job right now, over all pools.
-static WATCHERS: AtomicUsize = AtomicUsize::new(0);
-
-/// The most helpers that watch at once: one per core beside the caller's.
-fn max_watchers() -> usize {
-    cores() - 1
-}
-
-/// How long a helper out of work watches for the next job before sleeping
-/// (and a caller done with its share, for its helpers to leave).
-const WATCH: std::time::Duration = std::time::Duration::from_micros(50);
-
-/// Return `true` when `count` moves past `seen`, `false` at `deadline`.
-fn watch_until(count: &std::sync::atomic::AtomicU64, seen: u64, deadline: std::time::Instant) -> bool {
-    loop {
-        for _ in 0..64 {
-            if count.load(Ordering::Acquire) != seen {
-                return true;
-            }
-            std::hint::spin_loop();
-        }
-        if std::time::Instant::now() >= deadline {
-            return false;
-        }
-    }
+fn watchers() -> Arc<AtomicUsize> {
+    static WATCHERS: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+    Arc::clone(WATCHERS.get_or_init(|| Arc::new(AtomicUsize::new(0))))
 }
 
 /// The cores this process may run on (its affinity mask and CPU quota).
