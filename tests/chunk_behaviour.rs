@@ -164,13 +164,13 @@ fn dictionaries_round_trip_for_lz4_and_zstd() {
 
 #[test]
 fn trunc_prec_keeps_the_requested_precision() {
-    let src: Vec<u8> = (0..10_000).flat_map(|i| (i as f32 * 0.123).to_le_bytes()).collect();
+    let src: Vec<u8> = (0..10_000).flat_map(|i| (i as f32 * 0.123).to_ne_bytes()).collect();
     let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
     p.filters[0] = filter::TRUNC_PREC;
     p.filters_meta[0] = 10;
     let out = decompress(&compress(p, &src), 1);
     for (a, b) in out.chunks_exact(4).zip(src.chunks_exact(4)) {
-        let (a, b) = (u32::from_le_bytes(a.try_into().unwrap()), u32::from_le_bytes(b.try_into().unwrap()));
+        let (a, b) = (u32::from_ne_bytes(a.try_into().unwrap()), u32::from_ne_bytes(b.try_into().unwrap()));
         assert_eq!(a, b & !((1 << 13) - 1));
     }
 }
