@@ -142,7 +142,7 @@ def thread_word(n):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ours", required=True, help="our library (target/release/libb2nd.so)")
+    ap.add_argument("--ours", required=True, help="our library (target/release/libb2nd_capi.so)")
     ap.add_argument("--ref", required=True, help="the reference libblosc2.so")
     ap.add_argument("--worker", required=True, help="the bench_worker executable")
     ap.add_argument("--data", required=True, help="directory holding de421.f64 (or de421.bsp)")

@@ -58,5 +58,5 @@ if [[ ${1:-} == --prepare-only ]]; then
   echo "$ref/lib/libblosc2.so"
   exit 0
 fi
-exec "$venv/bin/python" scripts/bench.py --ours "$PWD/target/release/libb2nd.so" --ref "$ref/lib/libblosc2.so" \
+exec "$venv/bin/python" scripts/bench.py --ours "$PWD/target/release/libb2nd_capi.so" --ref "$ref/lib/libblosc2.so" \
   --worker build/bench_worker --data build/bench-data --rainfall tests/data/raw/rainfall-grid-150x150.bin "$@"

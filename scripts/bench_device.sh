@@ -17,7 +17,7 @@ prepare)
   ref=$(./scripts/bench.sh --prepare-only)
   rm -rf "$kit" && mkdir -p "$kit/data"
   cp build/bench_worker "$kit/"
-  cp target/release/libb2nd.so "$kit/"
+  cp target/release/libb2nd_capi.so "$kit/libb2nd.so"
   cp "$ref" "$kit/libblosc2.so"
   cp build/bench-data/de421.f64 "$kit/data/"
   du -sh "$kit"

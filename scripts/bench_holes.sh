@@ -13,7 +13,7 @@ shift 2 || shift $# || true
 sizes=${*:-64 1024}
 venv=$(./scripts/setup.sh)
 refdir=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
-ours=$PWD/target/release/libb2nd.so
+ours=$PWD/target/release/libb2nd_capi.so
 ref=$refdir/lib/libblosc2.so
 cargo build --release --lib >&2
 mkdir -p build

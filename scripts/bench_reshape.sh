@@ -13,7 +13,7 @@ reps=${2:-3}
 venv=$(./scripts/setup.sh)
 export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 refdir=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
-declare -A lib=([ours]="$PWD/target/release/libb2nd.so" [ref]="$refdir/lib/libblosc2.so")
+declare -A lib=([ours]="$PWD/target/release/libb2nd_capi.so" [ref]="$refdir/lib/libblosc2.so")
 cargo build --release --lib >&2
 mkdir -p build
 cc -O2 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Iinclude benches/bench_reshape.c -ldl \

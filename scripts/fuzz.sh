@@ -58,11 +58,11 @@ RUSTFLAGS="-C passes=sancov-module -C llvm-args=-sanitizer-coverage-level=3 \
 cargo build --release --lib --target x86_64-unknown-linux-gnu --target-dir target/fuzz >"$out/build.log" 2>&1 \
     || { tail -20 "$out/build.log" >&2; exit 2; }
 # (an explicit --target keeps the flags off build scripts)
-lib=target/fuzz/x86_64-unknown-linux-gnu/release/libb2nd.a
+lib=target/fuzz/x86_64-unknown-linux-gnu/release/libb2nd_capi.a
 
 # seeds: generated with the normal build of the library
 cargo build --release --lib >>"$out/build.log" 2>&1 || { tail -20 "$out/build.log" >&2; exit 2; }
-cc -O1 -std=c11 -D_DEFAULT_SOURCE -Iinclude fuzz/seedgen.c target/release/libb2nd.a -lpthread -ldl -lm -o "$out/seedgen" \
+cc -O1 -std=c11 -D_DEFAULT_SOURCE -Iinclude fuzz/seedgen.c target/release/libb2nd_capi.a -lpthread -ldl -lm -o "$out/seedgen" \
     || exit 2
 rm -rf "$out/seeds" && mkdir -p "$out"/seeds/{chunk,frame,b2nd,mutate}
 # mutate: a few sequences of changes

@@ -6,12 +6,13 @@
 set -euo pipefail
 prefix=${1:?usage: scripts/install.sh PREFIX}
 cd "$(dirname "$0")/.."
-cargo build --release --lib --bin b2nd
+# The C library (crates/capi, built as libb2nd_capi) and the tool (crates/cli).
+cargo build --release -p b2nd-capi -p b2nd-cli
 mkdir -p "$prefix/lib/cmake/Blosc2" "$prefix/lib/cmake/B2nd" "$prefix/lib/pkgconfig" "$prefix/include" "$prefix/bin"
 install -m 755 target/release/b2nd "$prefix/bin/b2nd"
 prefix=$(cd "$prefix" && pwd)
-install -m 755 target/release/libb2nd.so "$prefix/lib/libb2nd.so.0"
-install -m 644 target/release/libb2nd.a "$prefix/lib/libb2nd.a"
+install -m 755 target/release/libb2nd_capi.so "$prefix/lib/libb2nd.so.0"
+install -m 644 target/release/libb2nd_capi.a "$prefix/lib/libb2nd.a"
 ln -sf libb2nd.so.0 "$prefix/lib/libb2nd.so"
 ln -sf libb2nd.so.0 "$prefix/lib/libblosc2.so"
 ln -sf libb2nd.so.0 "$prefix/lib/libblosc2.so.9"

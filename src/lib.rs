@@ -1,12 +1,32 @@
-//! libb2nd: the Blosc2 formats in safe Rust, with c-blosc2 3.3's C API on top.
+//! b2nd: the Blosc2 formats in safe Rust — chunks, frames (contiguous and
+//! sparse), super-chunks and n-dimensional b2nd arrays — readable and
+//! writable by c-blosc2 and python-blosc2.
+//!
+//! The types most programs need are at the top: [`Array`] and its
+//! [`Context`] (the b2nd format), [`SuperChunk`] (a sequence of chunks in a
+//! frame), [`Error`]. Chunk-level work (compressing one buffer, its
+//! parameters) is in [`chunk`].
+//!
+//! ```
+//! use b2nd::chunk::CParams;
+//! use b2nd::{Array, Context};
+//!
+//! let data: Vec<u8> = (0..100u32).flat_map(|i| (i as f64).to_ne_bytes()).collect();
+//! let ctx = Context::new(&[10, 10], &[5, 5], &[5, 5], CParams { typesize: 8, ..CParams::default() });
+//! let a = Array::from_buffer(&ctx, &data)?;
+//! assert_eq!(a.to_vec()?, data);
+//! # Ok::<(), b2nd::Error>(())
+//! ```
+//!
+//! This crate is safe Rust over the vendored C codecs; it exports no C
+//! symbols. c-blosc2's C API is the `b2nd-capi` crate over it
+//! (`crates/capi`), and the `b2nd` tool is `b2nd-cli` (`crates/cli`).
 //!
 //! Layers, data flowing down, each module importing only those below it:
-//! [`capi`] (the only home of raw pointers) → [`b2nd`] → [`schunk`] →
-//! [`frame`] → [`chunk`] → [`filters`] → [`plugins`] → [`params`] →
-//! [`codecs`], [`io`].
+//! [`array`](mod@array) → [`schunk`] → [`frame`] → [`chunk`] → [`filters`] →
+//! [`plugins`] → [`params`] → [`codecs`], [`io`].
 
-pub mod b2nd;
-pub mod capi;
+pub mod array;
 pub mod chunk;
 pub mod codecs;
 pub mod error;
@@ -19,4 +39,6 @@ pub mod plugins;
 pub mod schunk;
 pub mod trace;
 
+pub use array::{Array, Context};
 pub use error::{Error, Result};
+pub use schunk::SuperChunk;

@@ -1,7 +1,7 @@
 //! n-dimensional arrays: the testdata files written by python-blosc2, and
 //! slices read and written against a plain C-order model.
 
-use b2nd::b2nd::{Array, Context, Fill, Meta};
+use b2nd::array::{Array, Context, Fill, Meta};
 use b2nd::chunk::CParams;
 use b2nd::codecs::Codec;
 use b2nd::io::filesystem;

@@ -15,7 +15,7 @@
 //! chunks + 24 MB: an operation that decompresses the whole array (128 MB)
 //! fails clearly.
 
-use b2nd::b2nd::{Array, Context, Fill};
+use b2nd::array::{Array, Context, Fill};
 use b2nd::chunk::CParams;
 use b2nd::codecs::Codec;
 use std::path::{Path, PathBuf};

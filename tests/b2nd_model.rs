@@ -1,4 +1,4 @@
-//! Model-based test of `b2nd::b2nd::Array`: random sequences of operations
+//! Model-based test of `b2nd::array::Array`: random sequences of operations
 //! run both on a real array and on a plain model (an n-d C-order `Vec<i32>`
 //! with its shape), and after every step the whole array is compared with the
 //! model.
@@ -33,7 +33,7 @@
 //! (`bug_*`, now passing): empty ranges and selections along a dimension that
 //! `expand_dims` added, and `get_points` on 0-dimensional views.
 
-use b2nd::b2nd::{Array, Context, Fill};
+use b2nd::array::{Array, Context, Fill};
 use b2nd::chunk::CParams;
 use b2nd::codecs::Codec;
 use b2nd::schunk::Storage;

@@ -661,7 +661,7 @@ fn a_change_larger_than_memory_killed_is_put_back_within_bounded_memory() {
 
 // ------------------------------------------------------------------ b2nd arrays
 
-use b2nd::b2nd::{Array, Context, Fill};
+use b2nd::array::{Array, Context, Fill};
 
 const B2ND_CHANGES: &[&str] = &["set_slice", "resize_grow", "resize_shrink", "insert", "append", "delete"];
 

@@ -20,7 +20,7 @@
 //! `B2ND_CROSS_WRITE=DIR` it writes a set to `DIR`; with
 //! `B2ND_CROSS_CHECK=DIR` it checks the set in `DIR` (made elsewhere).
 
-use b2nd::b2nd::{Array, Context};
+use b2nd::{Array, Context};
 use b2nd::chunk::{CParams, DParams};
 use b2nd::params::filter;
 use b2nd::io::filesystem;

@@ -130,7 +130,7 @@ fn scratch(name: &str) -> String {
 
 fn warm_super_chunk_and_array_reads_without_allocating() {
     let _busy = Busy::start(2);
-    use b2nd::b2nd::{Array, Context};
+    use b2nd::array::{Array, Context};
     use b2nd::codecs::Codec;
     use b2nd::schunk::{Storage, SuperChunk};
     let chunk: Vec<u8> = (0u32..1 << 16).flat_map(|i| (i / 3).to_le_bytes()).collect();

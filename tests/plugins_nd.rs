@@ -2,7 +2,7 @@
 //! through the safe API: b2nd arrays in memory and on disk, slices, reopening.
 //! (Byte identity with c-blosc2 and the cross-reading are in c_tests/xnd.c.)
 
-use b2nd::b2nd::{Array, Context};
+use b2nd::{Array, Context};
 use b2nd::chunk::header::filter;
 use b2nd::chunk::{CParams, SplitMode};
 use b2nd::Error;

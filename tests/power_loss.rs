@@ -17,7 +17,7 @@
 //! `B2ND_POWER_DUMP=SUBSTRING` prints the recorded operations of the cases
 //! whose name holds it (the numbers failures name).
 
-use b2nd::b2nd::{Array, Context};
+use b2nd::{Array, Context};
 use b2nd::chunk::{CParams, Compressor, DParams, Special};
 use b2nd::codecs::Codec;
 use b2nd::frame::journal::{set_boot_id_for_this_thread, set_epoch_age_for_this_thread};

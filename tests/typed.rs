@@ -2,7 +2,7 @@
 //! out) against the byte API, on every element type: the same items in the
 //! same places, dtypes checked both ways.
 
-use b2nd::b2nd::{Array, Context, Element, TypedError};
+use b2nd::array::{Array, Context, Element, TypedError};
 use b2nd::chunk::CParams;
 
 /// Items `i` of `T` made from the bytes `i * 7 + k` (so every byte differs).

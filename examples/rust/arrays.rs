@@ -4,7 +4,7 @@
 //!
 //!     cargo run --release --example arrays [DIR]
 
-use b2nd::b2nd::{Array, Context};
+use b2nd::{Array, Context};
 use b2nd::chunk::CParams;
 use b2nd::codecs::Codec;
 

@@ -186,7 +186,7 @@ impl Stream for MmapStream {
 /// An open file and its mapping: `mapping_size` bytes at `addr`, of which
 /// the first `file_size` are the file's. Unmapped (and flushed, for a shared
 /// writable mapping) when dropped.
-pub(crate) struct MmapFile {
+pub struct MmapFile {
     /// The mapped file (`None` for parts given without a descriptor, through
     /// the C API: then the mapping can be written but not extended).
     file: Option<File>,
@@ -204,7 +204,7 @@ unsafe impl Sync for MmapFile {}
 
 /// The parts of an open [`MmapFile`], for a caller that keeps them in a
 /// struct of its own between calls (the C API's `blosc2_stdio_mmap`).
-pub(crate) struct RawMmap {
+pub struct RawMmap {
     pub fd: RawFd,
     pub addr: *mut u8,
     pub mapping_size: usize,
@@ -217,7 +217,7 @@ impl MmapFile {
     /// Open `path` and map it. The mapping is `initial_mapping_size` bytes in
     /// the writable modes and the file's size in mode `Read`, but never less
     /// than the file, nor empty. Fails with `FileOpen`.
-    pub(crate) fn open(path: impl AsRef<Path>, mode: MmapMode, initial_mapping_size: usize) -> Result<MmapFile> {
+    pub fn open(path: impl AsRef<Path>, mode: MmapMode, initial_mapping_size: usize) -> Result<MmapFile> {
         let mut o = OpenOptions::new();
         match mode {
             MmapMode::Read | MmapMode::CopyOnWrite => o.read(true),
@@ -249,13 +249,13 @@ impl MmapFile {
     }
 
     /// The file's size.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.file_size
     }
 
     /// Copy the bytes at `pos` into `buf`; how many were copied (fewer than
     /// `buf.len()` only at the end of the file).
-    pub(crate) fn read_at(&self, pos: usize, buf: &mut [u8]) -> usize {
+    pub fn read_at(&self, pos: usize, buf: &mut [u8]) -> usize {
         let n = self.file_size.saturating_sub(pos).min(buf.len());
         if n > 0 {
             // SAFETY: `pos + n <= file_size <= mapping_size`: inside the live
@@ -267,7 +267,7 @@ impl MmapFile {
 
     /// Where the `len` bytes at `pos` lie in the mapping, when they lie within
     /// the file. The pointer is good until the mapping grows (it may move) or goes.
-    pub(crate) fn ptr_at(&self, pos: usize, len: usize) -> Option<*mut u8> {
+    pub fn ptr_at(&self, pos: usize, len: usize) -> Option<*mut u8> {
         let end = pos.checked_add(len)?;
         (end <= self.file_size && end <= self.mapping_size).then(|| self.addr.wrapping_add(pos))
     }
@@ -275,7 +275,7 @@ impl MmapFile {
     /// Write `data` at `pos`. Past the end of the file, the file grows (on
     /// disk too, unless copy-on-write), and the mapping grows to twice the new
     /// size when it is too small. Fails with `FileWrite` in mode `Read`.
-    pub(crate) fn write_at(&mut self, pos: usize, data: &[u8]) -> Result<()> {
+    pub fn write_at(&mut self, pos: usize, data: &[u8]) -> Result<()> {
         // SAFETY: `data` is readable for its length, and not part of the
         // mapping (no safe borrow of the mapping exists).
         unsafe { self.write_raw(pos, data.as_ptr(), data.len()) }
@@ -288,7 +288,7 @@ impl MmapFile {
     /// `src` must be readable for `len` bytes after the mapping has grown as
     /// this write needs (a pointer into a mapping that moves dangles: the C
     /// API's contract, as in c-blosc2).
-    pub(crate) unsafe fn write_raw(&mut self, pos: usize, src: *const u8, len: usize) -> Result<()> {
+    pub unsafe fn write_raw(&mut self, pos: usize, src: *const u8, len: usize) -> Result<()> {
         if len == 0 {
             return Ok(());
         }
@@ -320,7 +320,7 @@ impl MmapFile {
     /// Set the file's size to `len` bytes (on disk too, unless copy-on-write),
     /// growing the mapping to `len` when it is smaller, so that the whole file
     /// stays readable. Fails with `FileTruncate` in mode `Read`.
-    pub(crate) fn set_len(&mut self, len: usize) -> Result<()> {
+    pub fn set_len(&mut self, len: usize) -> Result<()> {
         if self.file_size == len {
             return Ok(());
         }
@@ -342,13 +342,13 @@ impl MmapFile {
     }
 
     /// Flush a shared writable mapping to disk, unmap it and close the file.
-    pub(crate) fn close(mut self) -> Result<()> {
+    pub fn close(mut self) -> Result<()> {
         self.unmap()
     }
 
     /// Give the file and its mapping up as parts, neither unmapped nor closed,
     /// to be taken back by [`from_raw`](Self::from_raw).
-    pub(crate) fn into_raw(self) -> RawMmap {
+    pub fn into_raw(self) -> RawMmap {
         let this = std::mem::ManuallyDrop::new(self);
         RawMmap { fd: this.file.as_ref().map_or(-1, |f| f.as_raw_fd()), addr: this.addr, mapping_size: this.mapping_size, file_size: this.file_size, mode: this.mode }
     }
@@ -358,7 +358,7 @@ impl MmapFile {
     /// # Safety
     /// `raw` must hold the parts that `into_raw` gave, unchanged, and be taken
     /// back once (the result owns the descriptor and the mapping).
-    pub(crate) unsafe fn from_raw(raw: RawMmap) -> MmapFile {
+    pub unsafe fn from_raw(raw: RawMmap) -> MmapFile {
         // SAFETY: caller contract: an open descriptor (or -1: none), owned by these parts.
         let file = (raw.fd >= 0).then(|| unsafe { File::from_raw_fd(raw.fd) });
         MmapFile { file, mode: raw.mode, addr: raw.addr, mapping_size: raw.mapping_size, file_size: raw.file_size }

@@ -10,7 +10,7 @@
 mod mmap;
 
 pub use mmap::{mmap, Mmap, MmapMode, DEFAULT_INITIAL_MAPPING_SIZE};
-pub(crate) use mmap::{MmapFile, RawMmap};
+pub use mmap::{MmapFile, RawMmap};
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};

@@ -1,0 +1,15 @@
+//! b2nd-capi: c-blosc2 3.3.5's C API (exported functions and `repr(C)` structs),
+//! thin wrappers over the safe `b2nd` crate. The only home of `#[no_mangle]`, raw
+//! pointers and C mirrors; every export runs inside [`ffi::guard`].
+//!
+//! One folder per header that cbindgen generates from it (see `build.rs`):
+//! [`blosc2`] for `blosc2.h`, [`b2nd`] for `b2nd.h`, [`stdio`] for
+//! `blosc2/blosc2-stdio.h` and [`registry`] for the `blosc2/*-registry.h`
+//! headers; [`ffi`] holds the helpers they share.
+#![allow(non_camel_case_types, clippy::missing_safety_doc)]
+
+pub mod b2nd;
+pub mod blosc2;
+pub mod ffi;
+pub mod registry;
+pub mod stdio;
