@@ -34,8 +34,10 @@ rm -rf build/install build/c_tests build/c_tests_asan
 ./scripts/install.sh build/install
 
 echo "== C tests (ctest)"
+# A shared library on the core crate alone, for the core_cdylib_* tests.
+cargo build --release -p b2nd-core-cdylib 2>&1 | tail -1
 "$venv/bin/cmake" -S c_tests -B build/c_tests -DCMAKE_PREFIX_PATH="$PWD/build/install" \
-  -DREF_BLOSC2_PREFIX="$ref" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  -DREF_BLOSC2_PREFIX="$ref" -DCORE_CDYLIB="$PWD/target/release/libb2nd_embed.so" -DCMAKE_BUILD_TYPE=Release >/dev/null
 "$venv/bin/cmake" --build build/c_tests -j2 >/dev/null
 (cd build/c_tests && "$venv/bin/ctest" --output-on-failure -j2)
 
