@@ -253,6 +253,11 @@ impl MmapFile {
         self.file_size
     }
 
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.file_size == 0
+    }
+
     /// Copy the bytes at `pos` into `buf`; how many were copied (fewer than
     /// `buf.len()` only at the end of the file).
     pub fn read_at(&self, pos: usize, buf: &mut [u8]) -> usize {

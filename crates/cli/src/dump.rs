@@ -109,7 +109,7 @@ pub fn run(src: &Source, slice: Option<&str>) -> Result<i32, String> {
     let width = text.iter().map(|s| s.chars().count()).max().unwrap_or(0);
     let mut out = String::new();
     print_array(&text, &out_counts, &cut, width, 0, 0, &mut out);
-    println!("{out}");
+    outln!("{out}");
     Ok(0)
 }
 

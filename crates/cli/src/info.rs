@@ -1,6 +1,6 @@
 //! `b2nd info FILE`: what the frame header, the metalayers and the vlmetalayers say.
 
-use crate::json::{self, Json};
+use crate::json::{self, Value};
 use crate::source::{codec_text, explain, filters_text, Source};
 use b2nd::array::Meta;
 use b2nd::chunk::CParams;
@@ -16,7 +16,7 @@ struct Facts<'a> {
     ratio: f64,
     b2nd: Option<Result<Meta, b2nd::Error>>,
     metalayers: Vec<(String, usize)>,
-    vlmeta: Vec<(String, Result<Json, String>)>,
+    vlmeta: Vec<(String, Result<Value, String>)>,
 }
 
 pub fn run(src: &Source, as_json: bool) -> Result<i32, String> {
@@ -30,7 +30,7 @@ pub fn run(src: &Source, as_json: bool) -> Result<i32, String> {
             let v = sc
                 .vlmeta_get(&m.name)
                 .map_err(explain)
-                .map(|bytes| json::from_msgpack(&bytes).unwrap_or_else(|| Json::obj(vec![("hex", json::hex(&bytes).into())])));
+                .map(|bytes| json::from_msgpack(&bytes).unwrap_or_else(|| json::obj([("hex", json::hex(&bytes).into())])));
             (m.name.clone(), v)
         })
         .collect();
@@ -56,9 +56,9 @@ pub fn run(src: &Source, as_json: bool) -> Result<i32, String> {
 fn print_json(x: Facts) {
     let (h, cp) = (&x.h, &x.cp);
     let filters = cp.filters.iter().zip(&cp.filters_meta).filter(|(f, _)| **f != 0).map(|(&f, &m)| {
-        Json::obj(vec![("name", b2nd::filters::name(f).unwrap_or_else(|| format!("filter {f}")).into()), ("id", f.into()), ("meta", m.into())])
+        json::obj([("name", b2nd::filters::name(f).unwrap_or_else(|| format!("filter {f}")).into()), ("id", f.into()), ("meta", m.into())])
     });
-    let mut f: Vec<(&str, Json)> = vec![
+    let mut f: Vec<(&str, Value)> = vec![
         ("file", x.src.path.clone().into()),
         ("kind", x.src.kind().into()),
         ("frame_version", h.version().into()),
@@ -69,7 +69,7 @@ fn print_json(x: Facts) {
         ("compcode", cp.compcode.into()),
         ("compcode_meta", cp.compcode_meta.into()),
         ("clevel", cp.clevel.into()),
-        ("filters", Json::Arr(filters.collect())),
+        ("filters", Value::Array(filters.collect())),
         ("splitmode", h.splitmode().into()),
         ("use_dict", h.use_dict().into()),
         ("blocksize", h.blocksize.into()),
@@ -83,7 +83,7 @@ fn print_json(x: Facts) {
     match &x.b2nd {
         Some(Ok(m)) => f.push((
             "b2nd",
-            Json::obj(vec![
+            json::obj([
                 ("shape", m.shape.clone().into()),
                 ("chunkshape", m.chunkshape.clone().into()),
                 ("blockshape", m.blockshape.clone().into()),
@@ -91,15 +91,15 @@ fn print_json(x: Facts) {
                 ("dtype_format", m.dtype_format.into()),
             ]),
         )),
-        Some(Err(e)) => f.push(("b2nd", Json::obj(vec![("error", explain(*e).into())]))),
+        Some(Err(e)) => f.push(("b2nd", json::obj([("error", explain(*e).into())]))),
         None => {}
     }
-    f.push(("metalayers", Json::Arr(x.metalayers.iter().map(|(n, l)| Json::obj(vec![("name", n.clone().into()), ("bytes", (*l).into())])).collect())));
+    f.push(("metalayers", Value::Array(x.metalayers.iter().map(|(n, l)| json::obj([("name", n.clone().into()), ("bytes", (*l).into())])).collect())));
     f.push((
         "vlmetalayers",
-        Json::Obj(x.vlmeta.into_iter().map(|(n, v)| (n, v.unwrap_or_else(|e| Json::obj(vec![("error", e.into())])))).collect()),
+        Value::Object(x.vlmeta.into_iter().map(|(n, v)| (n, v.unwrap_or_else(|e| json::obj([("error", e.into())])))).collect()),
     ));
-    println!("{}", Json::obj(f));
+    outln!("{}", json::text(&json::obj(f)));
 }
 
 fn print_text(x: Facts) {
@@ -109,34 +109,34 @@ fn print_text(x: Facts) {
         0 => "variable".to_string(),
         n => n.to_string(),
     };
-    println!("file:          {} ({})", x.src.path, x.src.kind());
-    println!("frame:         format version {}, {} bytes, header {} bytes", h.version(), h.frame_len, h.header_len);
-    println!("typesize:      {}", cp.typesize);
+    outln!("file:          {} ({})", x.src.path, x.src.kind());
+    outln!("frame:         format version {}, {} bytes, header {} bytes", h.version(), h.frame_len, h.header_len);
+    outln!("typesize:      {}", cp.typesize);
     let meta = if cp.compcode_meta != 0 { format!(", meta {}", cp.compcode_meta) } else { String::new() };
-    println!("codec:         {} (level {}{meta})", codec_text(cp.compcode), cp.clevel);
-    println!("filters:       {}", filters_text(&cp.filters, &cp.filters_meta));
+    outln!("codec:         {} (level {}{meta})", codec_text(cp.compcode), cp.clevel);
+    outln!("filters:       {}", filters_text(&cp.filters, &cp.filters_meta));
     let blocksize = if h.blocksize == 0 { "automatic".to_string() } else { h.blocksize.to_string() };
-    println!("chunk size:    {chunksize}, block size {blocksize}{}", if h.vl_blocks() { ", variable-length blocks" } else { "" });
-    println!("chunks:        {}", x.src.sc.nchunks());
-    println!("nbytes:        {} ({})", x.nbytes, human(x.nbytes));
-    println!("cbytes:        {} ({})", x.cbytes, human(x.cbytes));
-    println!("ratio:         {:.2}x", x.ratio);
+    outln!("chunk size:    {chunksize}, block size {blocksize}{}", if h.vl_blocks() { ", variable-length blocks" } else { "" });
+    outln!("chunks:        {}", x.src.sc.nchunks());
+    outln!("nbytes:        {} ({})", x.nbytes, human(x.nbytes));
+    outln!("cbytes:        {} ({})", x.cbytes, human(x.cbytes));
+    outln!("ratio:         {:.2}x", x.ratio);
     match &x.b2nd {
         Some(Ok(m)) => {
-            println!("b2nd:          shape {}, dtype {}", tuple(&m.shape), m.dtype);
-            println!("               chunks {}, blocks {}", tuple(&m.chunkshape), tuple(&m.blockshape));
+            outln!("b2nd:          shape {}, dtype {}", tuple(&m.shape), m.dtype);
+            outln!("               chunks {}, blocks {}", tuple(&m.chunkshape), tuple(&m.blockshape));
         }
-        Some(Err(e)) => println!("b2nd:          unreadable metalayer: {}", explain(*e)),
+        Some(Err(e)) => outln!("b2nd:          unreadable metalayer: {}", explain(*e)),
         None => {}
     }
     if !x.metalayers.is_empty() {
         let v: Vec<String> = x.metalayers.iter().map(|(n, l)| format!("{n} ({l} bytes)")).collect();
-        println!("metalayers:    {}", v.join(", "));
+        outln!("metalayers:    {}", v.join(", "));
     }
     for (n, v) in x.vlmeta {
         match v {
-            Ok(j) => println!("vlmeta {}: {j}", json::quote(&n)),
-            Err(e) => println!("vlmeta {}: unreadable: {e}", json::quote(&n)),
+            Ok(j) => outln!("vlmeta {}: {}", json::quote(&n), json::text(&j)),
+            Err(e) => outln!("vlmeta {}: unreadable: {e}", json::quote(&n)),
         }
     }
 }

@@ -57,7 +57,7 @@ pub fn run(input: &str, output: &str, offset: u64, w: &Wanted, threads: usize, j
     })
 }
 
-type Fields = Vec<(&'static str, crate::json::Json)>;
+type Fields = Vec<(&'static str, crate::json::Value)>;
 
 fn explain(e: b2nd::Error) -> String {
     crate::source::explain(e)

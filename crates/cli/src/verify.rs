@@ -2,7 +2,7 @@
 //! frame does), the metalayers, and decodes every chunk, on several threads.
 //! Reports each problem with where it is; the exit code is 1 when there is one.
 
-use crate::json::Json;
+use crate::json::{self, Value};
 use crate::source::{chunk_info, explain, Source};
 use b2nd::array::Geometry;
 use b2nd::chunk::view::ChunkView;
@@ -156,16 +156,16 @@ fn check_extents(src: &Source, mut ext: Vec<Extent>) -> Vec<(usize, Problem)> {
 
 fn print_report(src: &Source, n: usize, problems: &[Problem], total: i64, as_json: bool) {
     if as_json {
-        let list = problems.iter().map(|p| Json::obj(vec![("where", p.place.clone().into()), ("problem", p.what.clone().into())])).collect();
-        println!("{}", Json::obj(vec![("file", src.path.clone().into()), ("chunks", n.into()), ("ok", problems.is_empty().into()), ("problems", Json::Arr(list))]));
+        let list = problems.iter().map(|p| json::obj([("where", p.place.clone().into()), ("problem", p.what.clone().into())])).collect();
+        outln!("{}", json::text(&json::obj([("file", src.path.clone().into()), ("chunks", n.into()), ("ok", problems.is_empty().into()), ("problems", Value::Array(list))])));
         return;
     }
     for p in problems {
-        println!("{}: {}: {}", src.path, p.place, p.what);
+        outln!("{}: {}: {}", src.path, p.place, p.what);
     }
     if problems.is_empty() {
-        println!("{}: ok ({n} chunks, {} bytes decoded)", src.path, total);
+        outln!("{}: ok ({n} chunks, {} bytes decoded)", src.path, total);
     } else {
-        println!("{}: {} problem(s)", src.path, problems.len());
+        outln!("{}: {} problem(s)", src.path, problems.len());
     }
 }

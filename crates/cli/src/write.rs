@@ -2,10 +2,9 @@
 //! line, an output written under a temporary name and renamed into place
 //! only once it is whole, the progress bar and the summary.
 
-use crate::json::Json;
+use crate::json::{self, Value};
 use b2nd::chunk::CParams;
-use std::io::{IsTerminal, Write};
-use std::time::{Duration, Instant};
+use std::io::IsTerminal;
 
 /// Parameters asked for; `None` keeps the input's (repack) or python-blosc2's
 /// choice (convert).
@@ -196,41 +195,31 @@ fn sync_tree(path: &std::path::Path) -> std::io::Result<()> {
     std::fs::File::open(path)?.sync_all()
 }
 
-/// A progress bar on stderr, drawn only when stderr is a terminal.
-pub struct Bar {
-    label: &'static str,
-    on: bool,
-    start: Instant,
-    last: Option<Instant>,
-}
+/// A progress bar on stderr (indicatif's), drawn only when stderr is a
+/// terminal and no `--json` summary is asked for.
+pub struct Bar(indicatif::ProgressBar);
 
 impl Bar {
     pub fn new(label: &'static str, quiet: bool) -> Bar {
-        Bar { label, on: !quiet && std::io::stderr().is_terminal(), start: Instant::now(), last: None }
+        if quiet || !std::io::stderr().is_terminal() {
+            return Bar(indicatif::ProgressBar::hidden());
+        }
+        let style = indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {percent:>3}%  {binary_bytes_per_sec:>12}  {eta} left")
+            .expect("a valid template")
+            .progress_chars("#>.");
+        let bar = indicatif::ProgressBar::new(0).with_style(style).with_prefix(label);
+        Bar(bar)
     }
 
+    /// `done` of `total` bytes.
     pub fn update(&mut self, done: u64, total: u64) {
-        if !self.on || self.last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
-            return;
-        }
-        self.last = Some(Instant::now());
-        let frac = if total == 0 { 1.0 } else { done as f64 / total as f64 };
-        let secs = self.start.elapsed().as_secs_f64();
-        let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
-        let left = if rate > 0.0 { ((total - done.min(total)) as f64 / rate) as u64 } else { 0 };
-        let filled = (frac * 30.0) as usize;
-        let bar = format!("{}{}", "#".repeat(filled.min(30)), ".".repeat(30 - filled.min(30)));
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r{} [{bar}] {:3.0}%  {:7.1} MB/s  {}:{:02} left ", self.label, frac * 100.0, rate / 1e6, left / 60, left % 60);
-        let _ = err.flush();
+        self.0.set_length(total);
+        self.0.set_position(done.min(total));
     }
 
+    /// Take the bar off the terminal.
     pub fn finish(&mut self) {
-        if self.on && self.last.is_some() {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K");
-            let _ = err.flush();
-        }
+        self.0.finish_and_clear();
     }
 }
 
@@ -240,7 +229,7 @@ pub struct Summary {
     pub input: String,
     pub output: String,
     pub format: String,
-    pub fields: Vec<(&'static str, Json)>,
+    pub fields: Vec<(&'static str, Value)>,
     pub nbytes: u64,
     pub out_bytes: u64,
     pub seconds: f64,
@@ -249,7 +238,7 @@ pub struct Summary {
 impl Summary {
     pub fn print(&self, as_json: bool) {
         if as_json {
-            let mut fields: Vec<(&str, Json)> = vec![
+            let mut fields: Vec<(&str, Value)> = vec![
                 ("command", self.command.into()),
                 ("input", self.input.as_str().into()),
                 ("output", self.output.as_str().into()),
@@ -259,7 +248,7 @@ impl Summary {
             fields.push(("nbytes", self.nbytes.into()));
             fields.push(("output_bytes", self.out_bytes.into()));
             fields.push(("seconds", ((self.seconds * 1000.0).round() / 1000.0).into()));
-            println!("{}", Json::obj(fields));
+            outln!("{}", json::text(&json::obj(fields)));
         }
     }
 }
@@ -274,6 +263,6 @@ pub fn disk_bytes(path: &str) -> u64 {
     }
 }
 
-pub fn filters_json(f: &[u8; 6], m: &[u8; 6]) -> Json {
+pub fn filters_json(f: &[u8; 6], m: &[u8; 6]) -> Value {
     crate::source::filters_text(f, m).into()
 }

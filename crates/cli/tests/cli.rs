@@ -553,3 +553,75 @@ fn outputs_are_synced_before_and_after_their_rename() {
     }
     no_partial_files(&dir);
 }
+
+// ------------------------------------------------------------ a reader that goes away
+
+/// Run the tool with its stdout a pipe whose reading end is already closed, as
+/// after `| head -1` has read its line: every write fails with EPIPE.
+fn to_closed_pipe(args: &[&str]) -> (i32, String) {
+    use std::process::Stdio;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_b2nd"))
+        .args(args)
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run b2nd");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for b2nd");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn every_command_stops_quietly_when_its_reader_goes() {
+    let arr = &scratch("pipe.b2nd");
+    f8_array(arr, &[300, 200], &[100, 100], &[50, 50]);
+    let frame = "tests/data/frames/frame_simple-zstd.b2frame";
+    let npy = scratch("pipe.npy");
+    let repacked = scratch("pipe-repacked.b2nd");
+    let cases: &[&[&str]] = &[
+        &["--help"],
+        &["--version"],
+        &["info", "--help"],
+        &["dump", "--help"],
+        &["info", arr],
+        &["info", "--json", frame],
+        &["chunks", arr],
+        &["chunks", "--json", frame],
+        &["dump", arr],
+        &["dump", "--slice", "0,:", arr],
+        &["verify", arr],
+        &["verify", "--json", frame],
+        &["convert", "--force", "--json", arr, &npy],
+        &["repack", "--force", "--json", "--codec", "lz4", arr, &repacked],
+        &["completions", "bash"],
+    ];
+    for args in cases {
+        let (rc, err) = to_closed_pipe(args);
+        assert_eq!((rc, err.as_str()), (0, ""), "{args:?}");
+    }
+    // The conversions were done all the same.
+    assert!(std::path::Path::new(&npy).exists() && std::path::Path::new(&repacked).exists());
+    // And as a shell runs it.
+    let line = format!("'{}' dump '{arr}' | head -1", env!("CARGO_BIN_EXE_b2nd"));
+    let out = Command::new("sh").args(["-c", &line]).current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).output().unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+}
+
+#[test]
+fn help_per_command_and_completions() {
+    for cmd in ["info", "chunks", "dump", "verify", "convert", "repack"] {
+        let (rc, out, err) = tool(&[cmd, "--help"]);
+        assert_eq!((rc, err.as_str()), (0, ""), "{cmd}");
+        assert!(out.contains(&format!("Usage: b2nd {cmd}")), "{cmd}: {out}");
+    }
+    let (_, out, _) = tool(&["repack", "--help"]);
+    assert!(out.contains("--codec") && out.contains("--filters") && !out.contains("--slice"), "{out}");
+    let (rc, _, err) = tool(&["repack", "--codex", "lz4", "a", "b"]);
+    assert_eq!(rc, 2);
+    assert!(err.starts_with("b2nd: ") && err.contains("--codec"), "a suggestion: {err}");
+    let (rc, out, _) = tool(&["completions", "bash"]);
+    assert!(rc == 0 && out.contains("_b2nd()") && out.contains("repack"), "{out}");
+}
