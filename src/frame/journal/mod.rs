@@ -395,81 +395,11 @@ impl Journal {
     fn save_inner(&mut self, pre_len: u64, regions: &[(u64, Vec<u8>)]) -> Result<()> {
         let mut out = Vec::new();
         if self.epoch.is_none() {
-            let identity = self.frame_identity();
-            let nonce = new_nonce();
-            out.extend_from_slice(MAGIC);
-            put_record(&mut out, TAG_EPOCH, |v| {
-                v.extend_from_slice(&boot_id().unwrap_or_default());
-                v.extend_from_slice(&nonce.to_le_bytes());
-                v.extend_from_slice(&identity.0.to_le_bytes());
-                v.extend_from_slice(&identity.1.to_le_bytes());
-                v.extend_from_slice(&pre_len.to_le_bytes());
-            });
-            self.stream()?.truncate(0)?;
-            self.epoch = Some(Epoch {
-                nonce,
-                base_len: pre_len,
-                saved: Vec::new(),
-                seq: 1,
-                len: 0,
-                started: Instant::now(),
-                change_start: 0,
-                change_wrote: false,
-                change_base: false,
-            });
+            self.start_epoch(pre_len, &mut out)?;
         }
         let e = self.epoch.as_mut().ok_or(Error::Failure)?;
-        // split each region into its base parts and the rest
-        let mut pieces: Vec<(u64, &[u8], bool)> = Vec::new();
-        let mut new_base = Vec::new();
-        for (pos, bytes) in regions {
-            let end = pos + bytes.len() as u64;
-            let mut at = *pos;
-            let limit = e.base_len.min(pre_len);
-            // base ranges: [pos, min(end, limit)) minus what is saved
-            let gaps = if at < end.min(limit) { ranges_gaps(&e.saved, at, end.min(limit)) } else { Vec::new() };
-            for (a, b) in gaps {
-                if a > at {
-                    pieces.push((at, &bytes[(at - pos) as usize..(a - pos) as usize], false));
-                }
-                pieces.push((a, &bytes[(a - pos) as usize..(b - pos) as usize], true));
-                new_base.push((a, b));
-                at = b;
-            }
-            if at < end {
-                pieces.push((at, &bytes[(at - pos) as usize..], false));
-            }
-        }
-        // records of at most RECORD_MAX payload (a region longer is split)
-        let mut i = 0;
-        let mut split: Vec<(u64, &[u8], bool)> = Vec::new();
-        for (p, b, base) in pieces {
-            for (k, part) in b.chunks(RECORD_MAX / 2).enumerate() {
-                split.push((p + (k * (RECORD_MAX / 2)) as u64, part, base));
-            }
-        }
-        while i < split.len() {
-            let mut j = i;
-            let mut size = 28;
-            while j < split.len() && (j == i || size + 13 + split[j].1.len() <= RECORD_MAX) {
-                size += 13 + split[j].1.len();
-                j += 1;
-            }
-            let group = &split[i..j];
-            put_record(&mut out, TAG_REGIONS, |v| {
-                v.extend_from_slice(&e.nonce.to_le_bytes());
-                v.extend_from_slice(&e.seq.to_le_bytes());
-                v.extend_from_slice(&pre_len.to_le_bytes());
-                v.extend_from_slice(&(group.len() as u32).to_le_bytes());
-                for (p, b, base) in group {
-                    v.extend_from_slice(&p.to_le_bytes());
-                    v.extend_from_slice(&(b.len() as u32).to_le_bytes());
-                    v.push(u8::from(*base));
-                    v.extend_from_slice(b);
-                }
-            });
-            i = j;
-        }
+        let (pieces, new_base) = split_regions(&e.saved, e.base_len.min(pre_len), regions);
+        put_region_records(&mut out, e.nonce, e.seq, pre_len, &pieces);
         let at = e.len;
         let stream = self.stream.as_deref().ok_or(Error::Failure)?;
         stream.write_at(at, &out)?;
@@ -489,6 +419,34 @@ impl Journal {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// A new epoch for a frame of `pre_len` bytes: the journal emptied, and
+    /// its magic and epoch record put in `out`, to be written first.
+    fn start_epoch(&mut self, pre_len: u64, out: &mut Vec<u8>) -> Result<()> {
+        let identity = self.frame_identity();
+        let nonce = new_nonce();
+        out.extend_from_slice(MAGIC);
+        put_record(out, TAG_EPOCH, |v| {
+            v.extend_from_slice(&boot_id().unwrap_or_default());
+            v.extend_from_slice(&nonce.to_le_bytes());
+            v.extend_from_slice(&identity.0.to_le_bytes());
+            v.extend_from_slice(&identity.1.to_le_bytes());
+            v.extend_from_slice(&pre_len.to_le_bytes());
+        });
+        self.stream()?.truncate(0)?;
+        self.epoch = Some(Epoch {
+            nonce,
+            base_len: pre_len,
+            saved: Vec::new(),
+            seq: 1,
+            len: 0,
+            started: Instant::now(),
+            change_start: 0,
+            change_wrote: false,
+            change_base: false,
+        });
         Ok(())
     }
 
@@ -665,6 +623,68 @@ fn read_file_at(f: &File, pos: u64, buf: &mut [u8]) -> Result<usize> {
         }
     }
 }
+
+/// The regions to save, split into pieces `(position, bytes, base)`: `base`
+/// for the bytes below `limit` (the frame's length when the epoch began) that
+/// no earlier record of the epoch has saved, which undo restores; and those
+/// newly saved base ranges.
+fn split_regions<'a>(saved: &[(u64, u64)], limit: u64, regions: &'a [(u64, Vec<u8>)]) -> (Vec<(u64, &'a [u8], bool)>, Vec<(u64, u64)>) {
+    let mut pieces: Vec<(u64, &[u8], bool)> = Vec::new();
+    let mut new_base = Vec::new();
+    for (pos, bytes) in regions {
+        let end = pos + bytes.len() as u64;
+        let mut at = *pos;
+        // base ranges: [pos, min(end, limit)) minus what is saved
+        let gaps = if at < end.min(limit) { ranges_gaps(saved, at, end.min(limit)) } else { Vec::new() };
+        for (a, b) in gaps {
+            if a > at {
+                pieces.push((at, &bytes[(at - pos) as usize..(a - pos) as usize], false));
+            }
+            pieces.push((a, &bytes[(a - pos) as usize..(b - pos) as usize], true));
+            new_base.push((a, b));
+            at = b;
+        }
+        if at < end {
+            pieces.push((at, &bytes[(at - pos) as usize..], false));
+        }
+    }
+    (pieces, new_base)
+}
+
+/// Put `pieces` into `out` as region records of at most `RECORD_MAX` bytes of
+/// payload (a piece longer than half of it is split).
+fn put_region_records(out: &mut Vec<u8>, nonce: u64, seq: u64, pre_len: u64, pieces: &[(u64, &[u8], bool)]) {
+    let mut split: Vec<(u64, &[u8], bool)> = Vec::new();
+    for &(p, b, base) in pieces {
+        for (k, part) in b.chunks(RECORD_MAX / 2).enumerate() {
+            split.push((p + (k * (RECORD_MAX / 2)) as u64, part, base));
+        }
+    }
+    let mut i = 0;
+    while i < split.len() {
+        let mut j = i;
+        let mut size = 28;
+        while j < split.len() && (j == i || size + 13 + split[j].1.len() <= RECORD_MAX) {
+            size += 13 + split[j].1.len();
+            j += 1;
+        }
+        let group = &split[i..j];
+        put_record(out, TAG_REGIONS, |v| {
+            v.extend_from_slice(&nonce.to_le_bytes());
+            v.extend_from_slice(&seq.to_le_bytes());
+            v.extend_from_slice(&pre_len.to_le_bytes());
+            v.extend_from_slice(&(group.len() as u32).to_le_bytes());
+            for (p, b, base) in group {
+                v.extend_from_slice(&p.to_le_bytes());
+                v.extend_from_slice(&(b.len() as u32).to_le_bytes());
+                v.push(u8::from(*base));
+                v.extend_from_slice(b);
+            }
+        });
+        i = j;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
