@@ -57,31 +57,7 @@ fn zlib_ng(root: &Path) {
     println!("cargo:rerun-if-changed=vendor/zlib-ng");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("zlib-ng");
     std::fs::create_dir_all(&out).expect("create OUT_DIR/zlib-ng");
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("vendor/zlib-ng/{name}: {e}"));
-    let unix = std::env::var("CARGO_CFG_UNIX").is_ok();
-    // The two configure-time switches of zconf-ng.h, as zlib-ng's CMake resolves them.
-    let zconf: String = read("zconf-ng.h.in")
-        .lines()
-        .map(|l| {
-            if l.starts_with("#ifdef HAVE_UNISTD_H") {
-                if unix { "#if 1" } else { "#if 0" }.to_string()
-            } else if l.starts_with("#ifdef NEED_PTRDIFF_T") {
-                "#if 0".to_string()
-            } else {
-                l.to_string()
-            }
-        })
-        .map(|l| l + "\n")
-        .collect();
-    let header = read("zlib-ng.h.in").replace("@ZLIB_SYMBOL_PREFIX@", "");
-    for (name, text) in
-        [("zconf-ng.h", zconf), ("zlib-ng.h", header), ("zlib_name_mangling-ng.h", read("zlib_name_mangling.h.empty"))]
-    {
-        let path = out.join(name);
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(&text[..]) {
-            std::fs::write(&path, text).expect("write zlib-ng header");
-        }
-    }
+    configured_headers(&dir, &out);
 
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
@@ -147,6 +123,37 @@ fn zlib_ng(root: &Path) {
         core.objects(k.files(files).compile_intermediates());
     }
     core.compile("b2nd_zlibng");
+}
+
+/// zlib-ng's configured headers in `out`: zconf-ng.h with the two switches
+/// its CMake resolves at configure time, zlib-ng.h without a symbol prefix.
+/// Files are rewritten only when their content changes.
+fn configured_headers(dir: &Path, out: &Path) {
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("vendor/zlib-ng/{name}: {e}"));
+    let unix = std::env::var("CARGO_CFG_UNIX").is_ok();
+    // The two configure-time switches of zconf-ng.h, as zlib-ng's CMake resolves them.
+    let zconf: String = read("zconf-ng.h.in")
+        .lines()
+        .map(|l| {
+            if l.starts_with("#ifdef HAVE_UNISTD_H") {
+                if unix { "#if 1" } else { "#if 0" }.to_string()
+            } else if l.starts_with("#ifdef NEED_PTRDIFF_T") {
+                "#if 0".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .map(|l| l + "\n")
+        .collect();
+    let header = read("zlib-ng.h.in").replace("@ZLIB_SYMBOL_PREFIX@", "");
+    for (name, text) in
+        [("zconf-ng.h", zconf), ("zlib-ng.h", header), ("zlib_name_mangling-ng.h", read("zlib_name_mangling.h.empty"))]
+    {
+        let path = out.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(&text[..]) {
+            std::fs::write(&path, text).expect("write zlib-ng header");
+        }
+    }
 }
 
 /// Build zfp 1.0.1 (vendor/zfp: the library's C sources, as c-blosc2 3.3.5
