@@ -16,7 +16,7 @@ triple=aarch64-unknown-linux-gnu
 export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
 export CARGO_TERM_COLOR=never
 
-bin=$(cargo test --release --target "$triple" --lib --no-run --message-format=json 2>/dev/null | python3 -c '
+bin=$(cargo test --release -p b2nd --target "$triple" --lib --no-run --message-format=json 2>/dev/null | python3 -c '
 import json, sys
 for line in sys.stdin:
     j = json.loads(line)
