@@ -79,7 +79,26 @@ enum Store {
     Frame(Frame),
 }
 
-/// A super-chunk.
+/// A super-chunk: a sequence of chunks of the same parameters, with
+/// metalayers and variable-length metalayers, in memory or in a frame
+/// (contiguous: one file; sparse: a directory of chunk files).
+///
+/// ```
+/// use b2nd::chunk::{CParams, DParams};
+/// use b2nd::schunk::{Storage, SuperChunk};
+///
+/// let cp = CParams { typesize: 4, ..CParams::default() };
+/// let mut sc = SuperChunk::new(cp, DParams::default(), Storage::default())?;
+/// let data: Vec<u8> = (0..10_000u32).flat_map(|i| i.to_ne_bytes()).collect();
+/// sc.append_buffer(&data)?;
+/// sc.append_buffer(&data)?;
+/// sc.vlmeta_add("note", b"\xa5hello", None)?;
+/// assert_eq!(sc.nchunks(), 2);
+/// let mut back = vec![0u8; data.len()];
+/// sc.decompress_chunk(1, &mut back)?;
+/// assert_eq!(back, data);
+/// # Ok::<(), b2nd::Error>(())
+/// ```
 pub struct SuperChunk {
     info: Info,
     dparams: DParams,
