@@ -75,8 +75,17 @@ fn main() -> ExitCode {
         // --help and --version go to stdout (a closed pipe is no error there);
         // usage errors to stderr, with the tool's prefix and status 2.
         Err(e) if !e.use_stderr() => {
-            out::bytes(e.render().to_string().as_bytes());
+            let mut text = e.render().to_string();
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            out::bytes(text.as_bytes());
             return ExitCode::SUCCESS;
+        }
+        // No command at all: the help, on stderr.
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprint!("{}", e.render());
+            return ExitCode::from(2);
         }
         Err(e) => {
             let text = e.render().to_string();

@@ -622,6 +622,10 @@ fn help_per_command_and_completions() {
     let (rc, _, err) = tool(&["repack", "--codex", "lz4", "a", "b"]);
     assert_eq!(rc, 2);
     assert!(err.starts_with("b2nd: ") && err.contains("--codec"), "a suggestion: {err}");
+    let (rc, out, _) = tool(&["--version"]);
+    assert!(rc == 0 && out.starts_with("b2nd ") && out.ends_with(")\n"), "{out:?}");
+    let (rc, out, err) = tool(&[]);
+    assert!(rc == 2 && out.is_empty() && err.contains("Usage: b2nd <COMMAND>"), "{err}");
     let (rc, out, _) = tool(&["completions", "bash"]);
     assert!(rc == 0 && out.contains("_b2nd()") && out.contains("repack"), "{out}");
 }
