@@ -7,7 +7,8 @@
 # x86-64 kernel), s390x (big-endian, under qemu), or the full Rust triple.
 #
 # setup  installs what the target needs: the Rust standard library (rustup),
-#        the target's gcc and libc (Debian), and (not for build) qemu-user 10 from
+#        the target's gcc and libc (Debian; to run i686 tests, also the 32-bit loader
+#        and libgcc_s), and (not for build) qemu-user 10 from
 #        bookworm-backports (Debian 12's qemu 7.2 hangs on the first thread)
 #        registered with binfmt_misc, so that the tests' own child processes
 #        run too. Needs root for apt and binfmt_misc.
@@ -42,6 +43,9 @@ setup() { # emulate: also qemu and binfmt_misc (to run the tests)
   echo "== setup $triple"
   rustup target add "$triple" >/dev/null
   local pkgs=("gcc-$gnu" "libc6-dev-$deb-cross")
+  # i686 programs run natively: the 32-bit loader (/lib/ld-linux.so.2) and
+  # libgcc_s (unwinding), which a fresh x86-64 Debian lacks
+  [ "$emulate" = yes ] && [ "$deb" = i386 ] && pkgs+=(libc6-i386 lib32gcc-s1)
   local need=()
   for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
   [ "$emulate" = yes ] || qemu=
