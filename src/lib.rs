@@ -34,6 +34,7 @@ pub mod filters;
 pub mod frame;
 pub mod io;
 pub mod ndmeta;
+pub mod os;
 pub mod params;
 pub mod plugins;
 pub mod schunk;

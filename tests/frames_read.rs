@@ -1,7 +1,7 @@
 //! Every frame in tests/data (written by c-blosc2 and python-blosc2)
 //! parses, and its chunks decode to the content its README gives.
 
-use b2nd::chunk::{DParams, Decompressor, Header};
+use b2nd::chunk::{CParams, DParams, Decompressor, Header, Special};
 use b2nd::frame::{ChunkRef, FrameView};
 use std::path::PathBuf;
 
@@ -112,5 +112,44 @@ fn corrupted_frames_fail_without_panicking() {
                 let _ = f.chunk_bytes(i);
             }
         }
+    }
+}
+
+/// Whether every item of `bytes` (floats of `typesize` bytes, as this
+/// machine stores them) is a NaN.
+fn all_nan(bytes: &[u8], typesize: usize) -> bool {
+    match typesize {
+        4 => bytes.chunks_exact(4).all(|b| f32::from_ne_bytes(b.try_into().unwrap()).is_nan()),
+        8 => bytes.chunks_exact(8).all(|b| f64::from_ne_bytes(b.try_into().unwrap()).is_nan()),
+        _ => unreachable!(),
+    }
+}
+
+/// NaN special chunks, written by c-blosc2 3.3.5 (python-blosc2's
+/// `SChunk.fill_special`, see tests/data/README.md) and by us, decode to
+/// NaNs as this machine reads floats (on a big-endian machine too), whole
+/// and from any item on.
+#[test]
+fn nan_chunks_decode_to_the_machines_nans() {
+    for (name, ts) in [("nan-f4", 4usize), ("nan-f8", 8)] {
+        let bytes = testdata(&format!("golden/{name}.b2frame"));
+        let f = FrameView::parse(&bytes).unwrap();
+        assert_eq!((f.nchunks(), f.header.typesize as usize), (3, ts), "{name}");
+        let data = decode_all(&f);
+        assert_eq!(data.len(), 2500 * ts, "{name}");
+        assert!(all_nan(&data, ts), "{name}: not NaN as this machine reads it: {:02x?}", &data[..ts]);
+        let chunk = f.chunk_bytes(1).unwrap();
+        let mut d = Decompressor::new(DParams::default());
+        let mut part = vec![0u8; 7 * ts];
+        assert_eq!(d.getitem(&chunk, 3, 7, &mut part).unwrap(), 7 * ts);
+        assert!(all_nan(&part, ts), "{name}: getitem");
+
+        let p = CParams { typesize: ts as i32, ..CParams::default() };
+        let mut ours = vec![0u8; 64];
+        let n = b2nd::chunk::special::make(&p, Special::Nan, (1000 * ts) as i32, None, &mut ours).unwrap();
+        assert_eq!(&ours[..n], &chunk[..], "typesize {ts}: c-blosc2's NaN chunk, byte for byte");
+        let mut back = vec![0u8; 1000 * ts];
+        assert_eq!(d.decompress(&ours[..n], &mut back).unwrap(), 1000 * ts);
+        assert!(all_nan(&back, ts), "typesize {ts}: our NaN chunk");
     }
 }

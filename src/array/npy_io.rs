@@ -11,7 +11,6 @@ use super::npy::{header_bytes, FormatError, Header};
 use super::{Array, Context, Fill};
 use std::fmt;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// The least memory a slab may take.
@@ -76,14 +75,16 @@ pub fn read_header(path: &Path) -> Result<(Header, File), NpyError> {
 }
 
 fn read_all_at(f: &File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read_at(&mut buf[n..], n as u64)? {
-            0 => break,
-            k => n += k,
-        }
+    crate::os::read_at(f, 0, buf)
+}
+
+/// Read exactly `buf.len()` bytes of `f` at `pos`.
+fn read_exact_at(f: &File, pos: u64, buf: &mut [u8]) -> std::io::Result<()> {
+    if crate::os::read_at(f, pos, buf)? == buf.len() {
+        Ok(())
+    } else {
+        Err(std::io::ErrorKind::UnexpectedEof.into())
     }
-    Ok(n)
 }
 
 /// A new array made as `ctx` says, holding the items of the `.npy` file at
@@ -111,7 +112,7 @@ pub fn import(path: &Path, ctx: &Context, progress: Progress) -> Result<Array, N
         let n = plan.box_bytes(&start, &stop);
         buf.resize(n, 0);
         for (file_off, at, len) in plan.runs(&start, &stop) {
-            file.read_exact_at(&mut buf[at..at + len], h.data_offset + file_off)?;
+            read_exact_at(&file, h.data_offset + file_off, &mut buf[at..at + len])?;
         }
         let items = if h.fortran_order {
             c_order.resize(n, 0);
@@ -139,7 +140,7 @@ pub fn export(array: &Array, path: &Path, fortran_order: bool, progress: Progres
     array.geometry().chunk_bytes(itemsize)?;
     let header = header_bytes(array.dtype(), fortran_order, array.shape())?;
     let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
-    file.write_all_at(&header, 0)?;
+    crate::os::write_all_at(&file, 0, &header)?;
     let total = array.shape().iter().try_fold(itemsize as u64, |acc, &d| acc.checked_mul(d as u64)).ok_or(crate::Error::InvalidParam)?;
     file.set_len(header.len() as u64 + total)?;
     let plan = Slabs::new(array.shape(), array.chunkshape(), itemsize, fortran_order);
@@ -159,7 +160,7 @@ pub fn export(array: &Array, path: &Path, fortran_order: bool, progress: Progres
             &buf
         };
         for (file_off, at, len) in plan.runs(&start, &stop) {
-            file.write_all_at(&items[at..at + len], header.len() as u64 + file_off)?;
+            crate::os::write_all_at(&file, header.len() as u64 + file_off, &items[at..at + len])?;
         }
         done += n as u64;
         progress(done, total);

@@ -77,8 +77,11 @@ pub fn fill_range(view: &ChunkView, start: usize, dst: &mut [u8]) -> Result<()> 
     }
 }
 
-const NAN32: [u8; 4] = 0x7FC0_0000u32.to_le_bytes();
-const NAN64: [u8; 8] = 0x7FF8_0000_0000_0000u64.to_le_bytes();
+/// The quiet NaNs of a NaN chunk, in the machine's byte order: the items are
+/// the program's floats, as c-blosc2 fills them (a big-endian machine reads
+/// NaN from them, not the bytes of a little-endian NaN).
+const NAN32: [u8; 4] = 0x7FC0_0000u32.to_ne_bytes();
+const NAN64: [u8; 8] = 0x7FF8_0000_0000_0000u64.to_ne_bytes();
 
 /// Tile `item` over `dst` as if the tiling started `start` bytes earlier.
 fn repeat(item: &[u8], start: usize, dst: &mut [u8]) -> Result<()> {

@@ -153,7 +153,8 @@ impl Directory {
     pub(super) fn sync_written(&self) -> Result<()> {
         let (ids, entries) = std::mem::take(&mut *self.unsynced());
         for &id in &ids {
-            match self.backend.open(&self.chunk_path(id), Mode::Read) {
+            // (For writing: a sync needs it on some systems, e.g. Windows.)
+            match self.backend.open(&self.chunk_path(id), Mode::Update) {
                 Ok(s) => s.sync()?,
                 Err(_) => {} // removed since
             }

@@ -13,14 +13,14 @@
 //! written, growth included, stays in memory.
 //!
 //! As with any mapping, another process that cuts the file under a shared
-//! mapping makes reads of the lost pages fault (`SIGBUS`). All the unsafe code
-//! of the mapping is in this file.
+//! mapping makes reads of the lost pages fault (`SIGBUS`). The system calls
+//! are in `crate::os::map`; the rest of the unsafe code of the mapping is in
+//! this file.
 
 use super::{Backend, Mode, Stream};
 use crate::error::{Error, Result};
-use libc::c_void;
+use crate::os::{self, map, RawFile};
 use std::fs::{File, OpenOptions};
-use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 use std::path::Path;
 use std::ptr;
 use std::str::FromStr;
@@ -205,7 +205,8 @@ unsafe impl Sync for MmapFile {}
 /// The parts of an open [`MmapFile`], for a caller that keeps them in a
 /// struct of its own between calls (the C API's `blosc2_stdio_mmap`).
 pub struct RawMmap {
-    pub fd: RawFd,
+    /// The file ([`os::NO_RAW_FILE`] for none).
+    pub fd: RawFile,
     pub addr: *mut u8,
     pub mapping_size: usize,
     pub file_size: usize,
@@ -228,24 +229,18 @@ impl MmapFile {
         let file_size = file.metadata().ok().and_then(|m| usize::try_from(m.len()).ok()).ok_or(Error::FileOpen)?;
         let wanted = if mode == MmapMode::Read { file_size } else { initial_mapping_size };
         let mapping_size = wanted.max(file_size).max(1);
-        let fd = file.as_raw_fd();
         let addr = if mode == MmapMode::CopyOnWrite {
-            // SAFETY: `fd` is open for reading; the mapping is new.
-            unsafe { map_copy_on_write(fd, mapping_size, file_size) }
+            map::map_private(&file, mapping_size, file_size)
         } else {
-            let prot = if mode.writable() { libc::PROT_READ | libc::PROT_WRITE } else { libc::PROT_READ };
-            // SAFETY: a new shared mapping of `fd`, whose access allows `prot`.
-            unsafe { libc::mmap(ptr::null_mut(), mapping_size, prot, libc::MAP_SHARED, fd, 0) }
+            map::map_shared(&file, mapping_size, mode.writable())
         };
-        if addr == libc::MAP_FAILED {
-            return Err(Error::FileOpen);
-        }
+        let addr = addr.map_err(|_| Error::FileOpen)?;
         crate::info!(
             "Opened memory-mapped file {} in mode {} with an mapping size of {mapping_size} bytes.",
             path.as_ref().display(),
             mode.as_str()
         );
-        Ok(MmapFile { file: Some(file), mode, addr: addr.cast(), mapping_size, file_size })
+        Ok(MmapFile { file: Some(file), mode, addr, mapping_size, file_size })
     }
 
     /// The file's size.
@@ -331,6 +326,7 @@ impl MmapFile {
         }
         match self.mode {
             MmapMode::Read => return Err(Error::FileTruncate),
+            MmapMode::Update | MmapMode::Create if map::CUT_NEEDS_UNMAP && len < self.file_size => return self.cut_unmapped(len),
             MmapMode::Update | MmapMode::Create => self.file.as_ref().ok_or(Error::FileTruncate)?.set_len(len as u64).map_err(|_| Error::FileTruncate)?,
             MmapMode::CopyOnWrite => {}
         }
@@ -346,6 +342,34 @@ impl MmapFile {
         Ok(())
     }
 
+    /// The open file, borrowed as a plain value ([`os::NO_RAW_FILE`] for none).
+    pub fn raw_file(&self) -> RawFile {
+        self.file.as_ref().map_or(os::NO_RAW_FILE, os::raw_file_of)
+    }
+
+    /// Cut the file to `len` bytes where a mapped file cannot be cut
+    /// (Windows): unmap, cut, map the same size again.
+    fn cut_unmapped(&mut self, len: usize) -> Result<()> {
+        if self.file.is_none() {
+            return Err(Error::FileTruncate);
+        }
+        self.unmap().map_err(|_| Error::FileTruncate)?;
+        let file = self.file.as_ref().ok_or(Error::FileTruncate)?;
+        let cut = file.set_len(len as u64);
+        // Mapped again whatever the cut gave: the handle stays usable.
+        match map::map_shared(file, self.mapping_size, true) {
+            Ok(addr) => self.addr = addr,
+            Err(_) => {
+                // Nothing mapped: the file reads as empty from now on.
+                (self.mapping_size, self.file_size) = (0, 0);
+                return Err(Error::FileTruncate);
+            }
+        }
+        cut.map_err(|_| Error::FileTruncate)?;
+        self.file_size = len;
+        Ok(())
+    }
+
     /// Flush a shared writable mapping to disk, unmap it and close the file.
     pub fn close(mut self) -> Result<()> {
         self.unmap()
@@ -355,7 +379,9 @@ impl MmapFile {
     /// to be taken back by [`from_raw`](Self::from_raw).
     pub fn into_raw(self) -> RawMmap {
         let this = std::mem::ManuallyDrop::new(self);
-        RawMmap { fd: this.file.as_ref().map_or(-1, |f| f.as_raw_fd()), addr: this.addr, mapping_size: this.mapping_size, file_size: this.file_size, mode: this.mode }
+        // SAFETY: the file is moved out of a value that is never dropped.
+        let file = unsafe { ptr::read(&this.file) };
+        RawMmap { fd: file.map_or(os::NO_RAW_FILE, os::file_into_raw), addr: this.addr, mapping_size: this.mapping_size, file_size: this.file_size, mode: this.mode }
     }
 
     /// Take back the parts of [`into_raw`](Self::into_raw).
@@ -364,68 +390,27 @@ impl MmapFile {
     /// `raw` must hold the parts that `into_raw` gave, unchanged, and be taken
     /// back once (the result owns the descriptor and the mapping).
     pub unsafe fn from_raw(raw: RawMmap) -> MmapFile {
-        // SAFETY: caller contract: an open descriptor (or -1: none), owned by these parts.
-        let file = (raw.fd >= 0).then(|| unsafe { File::from_raw_fd(raw.fd) });
+        // SAFETY: caller contract: an open file (or none), owned by these parts.
+        let file = unsafe { os::file_from_raw(raw.fd) };
         MmapFile { file, mode: raw.mode, addr: raw.addr, mapping_size: raw.mapping_size, file_size: raw.file_size }
     }
 
     /// Grow the mapping to `new_len` bytes; it may move.
     fn grow(&mut self, new_len: usize) -> Result<()> {
-        if self.mode == MmapMode::CopyOnWrite {
-            return self.grow_copy_on_write(new_len);
-        }
-        // SAFETY: `addr`/`mapping_size` describe the live shared mapping,
-        // which mremap resizes in place or moves whole.
-        let new = unsafe { libc::mremap(self.addr.cast(), self.mapping_size, new_len, libc::MREMAP_MAYMOVE) };
-        if new == libc::MAP_FAILED {
-            return Err(Error::MemoryAlloc);
-        }
-        self.addr = new.cast();
-        self.mapping_size = new_len;
-        Ok(())
-    }
-
-    /// Move the pages of a copy-on-write mapping (the file's part, then the
-    /// anonymous part) into a new, larger anonymous reservation: the pages
-    /// written so far move along without a copy.
-    fn grow_copy_on_write(&mut self, new_len: usize) -> Result<()> {
-        let page = page_size();
-        let old_len = round_up(self.mapping_size, page).ok_or(Error::MemoryAlloc)?;
-        let file_len = self.file.as_ref().and_then(|f| f.metadata().ok()).and_then(|m| usize::try_from(m.len()).ok());
-        let file_len = file_len.and_then(|n| round_up(n, page)).ok_or(Error::MemoryAlloc)?;
-        if file_len > old_len {
-            return Err(Error::MemoryAlloc);
-        }
-        let prot = libc::PROT_READ | libc::PROT_WRITE;
-        let flags = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
-        let old = self.addr.cast::<c_void>();
-        // SAFETY: a fresh anonymous reservation; the moves below target it
-        // only, and the ranges moved are the old mapping's two parts (its file
-        // pages, `file_len`, and the anonymous rest, up to `old_len`).
-        unsafe {
-            let new = libc::mmap(ptr::null_mut(), new_len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0);
-            if new == libc::MAP_FAILED {
-                return Err(Error::MemoryAlloc);
-            }
-            if file_len > 0 && libc::mremap(old, file_len, file_len, flags, new) == libc::MAP_FAILED {
-                libc::munmap(new, new_len);
-                return Err(Error::MemoryAlloc);
-            }
-            let tail = old_len - file_len;
-            if tail > 0 {
-                let from = old.cast::<u8>().add(file_len).cast::<c_void>();
-                let to = new.cast::<u8>().add(file_len).cast::<c_void>();
-                if libc::mremap(from, tail, tail, flags, to) == libc::MAP_FAILED {
-                    if file_len > 0 {
-                        // Put the file part back where it was.
-                        libc::mremap(new, file_len, file_len, flags, old);
-                    }
-                    libc::munmap(new, new_len);
-                    return Err(Error::MemoryAlloc);
-                }
-            }
-            self.addr = new.cast();
-        }
+        let new = if self.mode == MmapMode::CopyOnWrite {
+            // The file's part: the file as mapped (this mode never changes it).
+            let file_len = self.file.as_ref().and_then(|f| f.metadata().ok()).and_then(|m| usize::try_from(m.len()).ok());
+            let file_len = file_len.filter(|&n| n <= self.mapping_size).ok_or(Error::MemoryAlloc)?;
+            // SAFETY: `addr`/`mapping_size` describe the live private mapping,
+            // replaced by the one returned.
+            unsafe { map::grow_private(self.addr, self.mapping_size, file_len, new_len) }
+        } else {
+            let file = self.file.as_ref().ok_or(Error::MemoryAlloc)?;
+            // SAFETY: `addr`/`mapping_size` describe the live shared mapping of
+            // `file`, replaced by the one returned.
+            unsafe { map::grow_shared(file, self.addr, self.mapping_size, new_len) }
+        };
+        self.addr = new.map_err(|_| Error::MemoryAlloc)?;
         self.mapping_size = new_len;
         Ok(())
     }
@@ -437,7 +422,7 @@ impl MmapFile {
             return Ok(());
         }
         // SAFETY: `addr`/`file_size` lie inside the live mapping.
-        if self.mode.shared_writes() && self.file_size > 0 && unsafe { libc::msync(self.addr.cast(), self.file_size, libc::MS_SYNC) } < 0 {
+        if self.mode.shared_writes() && self.file_size > 0 && unsafe { map::flush(self.addr, self.file_size) }.is_err() {
             return Err(Error::FileWrite);
         }
         match &self.file {
@@ -455,10 +440,10 @@ impl MmapFile {
         // SAFETY: `addr`/`mapping_size` describe the live mapping, released
         // here once (`addr` is cleared below); `file_size <= mapping_size`.
         unsafe {
-            if self.mode.shared_writes() && libc::msync(self.addr.cast(), self.file_size, libc::MS_SYNC) < 0 {
+            if self.mode.shared_writes() && self.file_size > 0 && map::flush(self.addr, self.file_size).is_err() {
                 r = Err(Error::FileWrite);
             }
-            if libc::munmap(self.addr.cast(), self.mapping_size) < 0 {
+            if map::unmap(self.addr, self.mapping_size, self.mode == MmapMode::CopyOnWrite).is_err() {
                 r = Err(Error::FileWrite);
             }
         }
@@ -467,49 +452,10 @@ impl MmapFile {
     }
 }
 
-impl AsRawFd for MmapFile {
-    fn as_raw_fd(&self) -> RawFd {
-        self.file.as_ref().map_or(-1, |f| f.as_raw_fd())
-    }
-}
-
 impl Drop for MmapFile {
     fn drop(&mut self) {
         let _ = self.unmap();
     }
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(page).ok().filter(|&p| p > 0).unwrap_or(4096)
-}
-
-fn round_up(n: usize, page: usize) -> Option<usize> {
-    n.checked_add(page - 1).map(|x| x / page * page)
-}
-
-/// Map `len` bytes of copy-on-write memory over the file `fd` (`file_len`
-/// bytes long): the file's pages first, then anonymous zero pages, so that
-/// writes past the end of the file land in memory instead of faulting (SIGBUS).
-///
-/// # Safety
-/// `fd` must be an open, mappable descriptor, and `file_len <= len`.
-unsafe fn map_copy_on_write(fd: RawFd, len: usize, file_len: usize) -> *mut c_void {
-    let prot = libc::PROT_READ | libc::PROT_WRITE;
-    // SAFETY: a fresh anonymous mapping.
-    let base = unsafe { libc::mmap(ptr::null_mut(), len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
-    if base == libc::MAP_FAILED || file_len == 0 {
-        return base;
-    }
-    // SAFETY: the file pages replace the start of the reservation made above
-    // (file_len <= len, so its rounding up stays inside it).
-    let at = unsafe { libc::mmap(base, file_len, prot, libc::MAP_PRIVATE | libc::MAP_FIXED, fd, 0) };
-    if at == libc::MAP_FAILED {
-        // SAFETY: `base` was mapped above with `len` bytes.
-        unsafe { libc::munmap(base, len) };
-    }
-    at
 }
 
 #[cfg(test)]

@@ -14,7 +14,6 @@ pub use mmap::{MmapFile, RawMmap};
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 /// How a stream is opened (c-blosc2's `"rb"`, `"r+b"`, `"w+b"` modes).
@@ -154,19 +153,15 @@ pub trait Backend: Send + Sync {
     }
 }
 
-/// `fsync` of the directory `dir` (`""` is the current one).
+/// Make the entries of directory `dir` durable (`""` is the current one):
+/// `fsync` of the directory (see `crate::os::sync_dir` for other systems).
 pub fn sync_dir(dir: &str) -> Result<()> {
-    let dir = if dir.is_empty() { "." } else { dir };
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|_| Error::FileWrite)
+    crate::os::sync_dir(dir).map_err(|_| Error::FileWrite)
 }
 
 /// The directory that holds `path` (`""` for a bare name).
 pub fn parent_dir(path: &str) -> &str {
-    match path.trim_end_matches('/').rfind('/') {
-        Some(0) => "/",
-        Some(i) => &path[..i],
-        None => "",
-    }
+    crate::os::parent_dir(path)
 }
 
 /// Files through the operating system, read and written with `pread`/`pwrite`.
@@ -182,20 +177,11 @@ struct OsFile(File);
 
 impl Stream for OsFile {
     fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
-        let mut done = 0;
-        while done < buf.len() {
-            match self.0.read_at(&mut buf[done..], pos + done as u64) {
-                Ok(0) => break,
-                Ok(n) => done += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return Err(Error::FileRead),
-            }
-        }
-        Ok(done)
+        crate::os::read_at(&self.0, pos, buf).map_err(|_| Error::FileRead)
     }
 
     fn write_at(&self, pos: u64, data: &[u8]) -> Result<()> {
-        self.0.write_all_at(data, pos).map_err(|_| Error::FileWrite)
+        crate::os::write_all_at(&self.0, pos, data).map_err(|_| Error::FileWrite)
     }
 
     fn size(&self) -> Result<u64> {
@@ -207,8 +193,7 @@ impl Stream for OsFile {
     }
 
     fn identity(&self) -> Option<(u64, u64)> {
-        use std::os::unix::fs::MetadataExt;
-        self.0.metadata().ok().map(|m| (m.dev(), m.ino()))
+        crate::os::identity(&self.0)
     }
 
     fn sync(&self) -> Result<()> {
@@ -244,8 +229,7 @@ impl Backend for FileSystem {
 
 /// The identity (device, inode) of the file at `path`, if any.
 pub fn path_identity(path: &str) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+    crate::os::path_identity(path)
 }
 
 #[cfg(test)]

@@ -1,14 +1,18 @@
 //! Inter-process locking of an on-disk frame, compatible with c-blosc2 3.3:
-//! `flock` on a sidecar file (`<file>.b2lock`, or `<dir>/.b2lock` for sparse
+//! a lock (`flock` on unix; `LockFileEx` of byte 0 on Windows, see
+//! `crate::os::lock`) on a sidecar file (`<file>.b2lock`, or `<dir>/.b2lock` for sparse
 //! frames), shared for reads and exclusive for writes, and a generation
 //! counter (u64 at byte 8 of the sidecar) that every writer bumps, so that
 //! readers notice changes even when the frame length stays the same.
 
 use crate::error::{Error, Result};
+use crate::os::Lock;
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::FileExt;
 
+/// Where the generation counter is: past the byte Windows locks.
 const SEQ_OFFSET: u64 = 8;
+/// The byte locked where locks are of byte ranges (c-blosc2's `[0, 1)`).
+const LOCK_OFFSET: u64 = 0;
 
 /// The lock of one handle on one frame (re-entrant on that handle).
 pub struct FrameLock {
@@ -49,7 +53,7 @@ impl FrameLock {
 
     fn read_seq(&self) -> Result<u64> {
         let mut b = [0u8; 8];
-        match self.file.read_at(&mut b, SEQ_OFFSET) {
+        match crate::os::read_at(&self.file, SEQ_OFFSET, &mut b) {
             Ok(8) => Ok(u64::from_ne_bytes(b)),
             Ok(_) => Ok(0),
             Err(_) => Err(Error::Lock),
@@ -71,17 +75,17 @@ impl FrameLock {
             self.depth += 1;
             return Ok(self.held != self.seen);
         }
-        let r = if exclusive { self.file.lock() } else { self.file.lock_shared() };
-        r.map_err(|_| Error::Lock)?;
+        let kind = if exclusive { Lock::Exclusive } else { Lock::Shared };
+        crate::os::lock(&self.file, LOCK_OFFSET, kind, true).map_err(|_| Error::Lock)?;
         let seq = match self.read_seq() {
             Ok(s) => s,
             Err(e) => {
-                let _ = self.file.unlock();
+                let _ = crate::os::unlock(&self.file, LOCK_OFFSET);
                 return Err(e);
             }
         };
-        if exclusive && self.file.write_at(&(seq + 1).to_ne_bytes(), SEQ_OFFSET).is_err() {
-            let _ = self.file.unlock();
+        if exclusive && crate::os::write_all_at(&self.file, SEQ_OFFSET, &(seq + 1).to_ne_bytes()).is_err() {
+            let _ = crate::os::unlock(&self.file, LOCK_OFFSET);
             return Err(Error::Lock);
         }
         let changed = seq != self.seen;
@@ -107,7 +111,7 @@ impl FrameLock {
             0 => Ok(()),
             1 => {
                 self.depth = 0;
-                self.file.unlock().map_err(|_| Error::Lock)
+                crate::os::unlock(&self.file, LOCK_OFFSET).map_err(|_| Error::Lock)
             }
             _ => {
                 self.depth -= 1;

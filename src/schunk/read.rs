@@ -77,13 +77,12 @@ impl SuperChunk {
     /// file than the one this handle reads (the frame was replaced, e.g. by a
     /// rename): one `stat`.
     pub(super) fn replaced(&self) -> bool {
-        use std::os::unix::fs::MetadataExt;
         let (Store::Frame(f), Some(path)) = (&self.store, &self.storage.urlpath) else { return false };
         if !self.storage.backend.is_filesystem() {
             return false;
         }
         let Some(id) = f.stream_origin().and_then(|o| o.identity) else { return false };
-        std::fs::metadata(path).is_ok_and(|m| (m.dev(), m.ino()) != id)
+        crate::io::path_identity(path).is_some_and(|now| now != id)
     }
 
     /// Hold the shared frame lock while reading, and say whether another

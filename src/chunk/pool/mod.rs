@@ -9,6 +9,7 @@ use crate::codecs::CodecState;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use crate::os::{fork_generation, PerProcess};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use self::helpers::Pool;
@@ -35,26 +36,32 @@ fn executor() -> Option<Arc<dyn Executor>> {
 
 /// Pools (of `nthreads - 1` helpers) shared by every context with the same
 /// number of threads: creating a context (or many) never spawns threads once
-/// a pool of that size exists.
+/// a pool of that size exists. A forked child starts with none: the parent's
+/// helpers do not exist there, and one of them may have held a pool's lock at
+/// the fork (see `crate::os::process`).
 fn shared_pool(nthreads: usize) -> Result<Arc<Pool>> {
     let nthreads = nthreads.min(max_threads()).min(cores()).max(2);
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<Pool>>>> = OnceLock::new();
-    let mut pools = POOLS.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
+    static POOLS: PerProcess<Pools> = PerProcess::new(Pools::default);
+    let shared = POOLS.get();
+    let mut pools = shared.pools.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = pools.get(&nthreads) {
         return Ok(Arc::clone(p));
     }
     // The caller is one of the context's threads: the pool holds the others.
     // Only as many helpers watch for work at once as there are cores beside
     // the caller's (see `helpers`).
-    let pool = Arc::new(Pool::new(nthreads - 1, watchers(), cores() - 1).map_err(|_| Error::ThreadCreate)?);
+    let pool = Pool::new(nthreads - 1, Arc::clone(&shared.watchers), cores() - 1).map_err(|_| Error::ThreadCreate)?;
+    let pool = Arc::new(pool);
     pools.insert(nthreads, Arc::clone(&pool));
     Ok(pool)
 }
 
-/// Helpers watching for a job right now, over all pools.
-fn watchers() -> Arc<AtomicUsize> {
-    static WATCHERS: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
-    Arc::clone(WATCHERS.get_or_init(|| Arc::new(AtomicUsize::new(0))))
+/// The pools of this process, and the count of their helpers watching for a
+/// job right now.
+#[derive(Default)]
+struct Pools {
+    pools: Mutex<HashMap<usize, Arc<Pool>>>,
+    watchers: Arc<AtomicUsize>,
 }
 
 /// The cores this process may run on (its affinity mask and CPU quota).
@@ -160,14 +167,16 @@ impl Scratch {
 /// scratch per thread (index 0 is the calling thread's).
 pub struct Workers {
     nthreads: usize,
-    pool: Option<Arc<Pool>>,
+    /// The shared pool, and the fork generation it belongs to.
+    pool: Option<(u64, Arc<Pool>)>,
     scratch: Vec<Mutex<Scratch>>,
 }
 
 /// The scratch lists of contexts that were dropped, kept warm for the next
 /// ones (programs, and the super-chunk reads, often create a context per
 /// call): a new context takes a whole list, so making one allocates nothing.
-static SPARE: Mutex<Spare> = Mutex::new(Spare { lists: Vec::new(), scratches: 0 });
+/// (Per process: a forked child may find the parent's locked.)
+static SPARE: PerProcess<Mutex<Spare>> = PerProcess::new(|| Mutex::new(Spare { lists: Vec::new(), scratches: 0 }));
 /// Most scratch spaces kept aside, over all lists: enough for a few contexts
 /// of every thread count the cores can run at once.
 fn max_spare() -> usize {
@@ -184,7 +193,7 @@ struct Spare {
 /// some: the shortest list that is long enough, else the longest.
 fn take_spare(n: usize) -> Vec<Mutex<Scratch>> {
     let mut list = {
-        let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut spare = SPARE.get().lock().unwrap_or_else(|e| e.into_inner());
         let lens = spare.lists.iter().map(Vec::len);
         let fit = lens.clone().enumerate().filter(|&(_, l)| l >= n).min_by_key(|&(_, l)| l);
         let pick = fit.or_else(|| lens.enumerate().max_by_key(|&(_, l)| l)).map(|(i, _)| i);
@@ -212,7 +221,7 @@ fn slots(nthreads: usize) -> usize {
 impl Drop for Workers {
     fn drop(&mut self) {
         let list = std::mem::take(&mut self.scratch);
-        let mut spare = SPARE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut spare = SPARE.get().lock().unwrap_or_else(|e| e.into_inner());
         if spare.scratches + list.len() <= max_spare() {
             spare.scratches += list.len();
             spare.lists.push(list);
@@ -238,12 +247,30 @@ impl Workers {
         }
     }
 
-    /// Create the pool if the context is multi-threaded and it does not exist yet.
+    /// Create the pool if the context is multi-threaded and it does not exist
+    /// yet, or belongs to the parent of this forked process.
     pub fn ready(&mut self) -> Result<()> {
-        if self.nthreads > 1 && self.pool.is_none() {
-            self.pool = Some(shared_pool(self.nthreads)?);
+        if self.nthreads > 1 {
+            let generation = fork_generation();
+            match self.pool.take() {
+                Some((g, pool)) if g == generation => self.pool = Some((g, pool)),
+                stale => {
+                    // A parent's pool is never dropped here (its helpers are not
+                    // in this process, and its lock may be held).
+                    std::mem::forget(stale);
+                    self.pool = Some((generation, shared_pool(self.nthreads)?));
+                }
+            }
         }
         Ok(())
+    }
+
+    /// The pool, if the context has one of this process.
+    fn pool(&self) -> Option<&Pool> {
+        match &self.pool {
+            Some((g, pool)) if *g == fork_generation() => Some(pool),
+            _ => None,
+        }
     }
 
 
@@ -254,7 +281,7 @@ impl Workers {
         if executor().is_some() {
             return self.nthreads.min(njobs).max(1);
         }
-        if self.pool.is_none() {
+        if self.pool().is_none() {
             return 1;
         }
         self.nthreads.min(njobs).min(cores()).min(bytes / min_bytes_per_thread()).max(1)
@@ -290,7 +317,7 @@ impl Workers {
             work(0);
             return;
         }
-        match self.pool.as_deref() {
+        match self.pool() {
             // The calling thread works too, beside the helpers, and every thread
             // takes the next job when it is done with one: no thread waits while
             // there is work, a helper the system does not schedule (a loaded

@@ -55,8 +55,7 @@ use crate::error::{Error, Result};
 use crate::io::{Backend, Durability, Mode, Stream};
 use std::cell::Cell;
 use std::fs::File;
-use std::os::unix::io::AsRawFd;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const MAGIC_V1: &[u8; 8] = b"B2NDJNL1";
@@ -128,25 +127,13 @@ pub fn set_boot_id_for_this_thread(id: Option<Option<[u8; 16]>>) {
     BOOT_OVERRIDE.with(|b| b.set(id));
 }
 
-/// The id of this boot of the machine (Linux: `/proc/sys/kernel/random/boot_id`),
-/// or `None` when unknown.
+/// The id of this boot of the machine, or `None` when unknown (see
+/// `crate::os::boot_id`).
 pub fn boot_id() -> Option<[u8; 16]> {
     if let Some(o) = BOOT_OVERRIDE.with(|b| b.get()) {
         return o;
     }
-    static ID: OnceLock<Option<[u8; 16]>> = OnceLock::new();
-    *ID.get_or_init(|| {
-        let text = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
-        let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
-        if digits.len() != 32 {
-            return None;
-        }
-        let mut id = [0u8; 16];
-        for (i, pair) in digits.chunks(2).enumerate() {
-            id[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
-        }
-        Some(id)
-    })
+    crate::os::boot_id()
 }
 
 fn new_nonce() -> u64 {
@@ -159,22 +146,23 @@ fn new_nonce() -> u64 {
     h.finish() | 1
 }
 
-fn flock(f: &File, op: libc::c_int) -> bool {
-    loop {
-        // SAFETY: flock on an open descriptor.
-        if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
-            return true;
-        }
-        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            return false;
-        }
-    }
+/// The journal's lock: the byte it takes on systems whose locks are of byte
+/// ranges and keep other handles from writing them (Windows): one far past
+/// any record, which the journal's own writes never reach.
+const LOCK_BYTE: u64 = 1 << 62;
+
+/// Lock the journal exclusively, waiting (`wait`) or not; whether it is held.
+fn lock_journal(f: &File, wait: bool) -> bool {
+    crate::os::lock(f, LOCK_BYTE, crate::os::Lock::Exclusive, wait).unwrap_or(false)
+}
+
+fn unlock_journal(f: &File) {
+    let _ = crate::os::unlock(f, LOCK_BYTE);
 }
 
 fn same_file(f: &File, path: &str) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (f.metadata(), std::fs::metadata(path)) {
-        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+    match (crate::os::identity(f), crate::os::path_identity(path)) {
+        (Some(a), Some(b)) => a == b,
         _ => false,
     }
 }
@@ -289,7 +277,7 @@ impl Journal {
                 self.dir_synced = false;
             }
             let f = self.lock.as_ref().ok_or(Error::Failure)?;
-            if !flock(f, libc::LOCK_EX) {
+            if !lock_journal(f, true) {
                 return Err(Error::Lock);
             }
             if same_file(f, &self.path) {
@@ -297,7 +285,7 @@ impl Journal {
                     match self.backend.open(&self.path, Mode::Append) {
                         Ok(s) => self.stream = Some(s),
                         Err(e) => {
-                            flock(f, libc::LOCK_UN);
+                            unlock_journal(f);
                             return Err(e);
                         }
                     }
@@ -305,7 +293,7 @@ impl Journal {
                 return Ok(());
             }
             // removed (by a handle that closed) after we opened it: open it again
-            flock(f, libc::LOCK_UN);
+            unlock_journal(f);
             self.lock = None;
         }
         Err(Error::Lock)
@@ -554,7 +542,7 @@ impl Journal {
 
     pub fn unlock(&mut self) {
         if let Some(f) = &self.lock {
-            flock(f, libc::LOCK_UN);
+            unlock_journal(f);
         }
     }
 }
@@ -565,11 +553,11 @@ impl Drop for Journal {
         // through user callbacks stays, empty: they cannot remove files).
         self.stream = None;
         if let Some(f) = self.lock.take() {
-            if flock(&f, libc::LOCK_EX | libc::LOCK_NB) {
+            if lock_journal(&f, false) {
                 if same_file(&f, &self.path) && f.metadata().is_ok_and(|m| m.len() == 0) {
                     let _ = self.backend.remove(&self.path);
                 }
-                flock(&f, libc::LOCK_UN);
+                unlock_journal(&f);
             }
         }
     }
@@ -595,7 +583,7 @@ impl Pending {
             return Ok(None);
         }
         let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else { return Ok(None) };
-        if !flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
+        if !lock_journal(&file, false) {
             return Ok(None); // its writer is at work
         }
         let size = file.metadata().map_err(|_| Error::FileRead)?.len();
@@ -609,19 +597,12 @@ impl Pending {
         let _ = self.file.set_len(0);
         let _ = self.file.sync_data();
         let _ = std::fs::remove_file(&self.path);
-        flock(&self.file, libc::LOCK_UN);
+        unlock_journal(&self.file);
     }
 }
 
 fn read_file_at(f: &File, pos: u64, buf: &mut [u8]) -> Result<usize> {
-    use std::os::unix::fs::FileExt;
-    loop {
-        match f.read_at(buf, pos) {
-            Ok(n) => return Ok(n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return Err(Error::FileRead),
-        }
-    }
+    crate::os::read_at(f, pos, buf).map_err(|_| Error::FileRead)
 }
 
 /// The regions to save, split into pieces `(position, bytes, base)`: `base`

@@ -47,10 +47,7 @@ impl Overlay {
         src.each_region(&restore, |pos, bytes| {
             match &mut kept {
                 Kept::Memory(v) => v.extend_from_slice(bytes),
-                Kept::File(f) => {
-                    use std::os::unix::fs::FileExt;
-                    f.write_all_at(bytes, off).map_err(|_| Error::FileWrite)?;
-                }
+                Kept::File(f) => crate::os::write_all_at(f, off, bytes).map_err(|_| Error::FileWrite)?,
             }
             match regions.last_mut() {
                 // the next piece of the same region
@@ -69,10 +66,10 @@ impl Overlay {
                 dst.copy_from_slice(&v[off as usize..off as usize + dst.len()]);
                 Ok(())
             }
-            Kept::File(f) => {
-                use std::os::unix::fs::FileExt;
-                f.read_exact_at(dst, off).map_err(|_| Error::FileRead)
-            }
+            Kept::File(f) => match crate::os::read_at(f, off, dst) {
+                Ok(n) if n == dst.len() => Ok(()),
+                _ => Err(Error::FileRead),
+            },
         }
     }
 }
@@ -162,7 +159,7 @@ pub fn sync_chunk_files(dir: &str) -> Result<()> {
     let entries = std::fs::read_dir(dir).map_err(|_| Error::FileOpen)?;
     for entry in entries.flatten() {
         if entry.file_name().to_string_lossy().ends_with(".chunk") {
-            File::open(entry.path()).and_then(|f| f.sync_data()).map_err(|_| Error::FileWrite)?;
+            crate::os::sync_file(&entry.path()).map_err(|_| Error::FileWrite)?;
         }
     }
     crate::io::sync_dir(dir)

@@ -10,6 +10,8 @@ use b2nd::codecs::{Codec, Library, ALL};
 use b2nd::error::Error;
 use libc::{c_char, c_int};
 use std::ffi::{CStr, CString};
+use b2nd::os::PerProcess;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// What the global API uses when it builds its parameters.
@@ -37,10 +39,70 @@ impl Default for Globals {
     }
 }
 
-static GLOBALS: OnceLock<Mutex<Globals>> = OnceLock::new();
+/// The global state of this process. A forked child gets its own (the
+/// parent's lock may be held by a thread the child does not have, in the
+/// middle of a global call): the settings as the parent last left them, and
+/// contexts of its own.
+static GLOBALS: PerProcess<Mutex<Globals>> = PerProcess::new(|| Mutex::new(Globals::inherited()));
 
-pub(crate) fn globals() -> MutexGuard<'static, Globals> {
-    GLOBALS.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner())
+/// The settings as of the last global call that returned, read without a
+/// lock (by a forked child).
+static SETTINGS: [AtomicI64; 5] = [const { AtomicI64::new(-1) }; 5];
+
+impl Globals {
+    /// The defaults, with the settings a forked child's parent had.
+    fn inherited() -> Globals {
+        let mut g = Globals::default();
+        let [compressor, nthreads, blocksize, splitmode, delta] = SETTINGS.each_ref().map(|a| a.load(Ordering::Relaxed));
+        if compressor < 0 {
+            return g; // nothing published yet
+        }
+        g.compressor = ALL.iter().copied().find(|c| i64::from(c.compcode()) == compressor).unwrap_or(g.compressor);
+        g.nthreads = nthreads as i16;
+        g.blocksize = blocksize as i32;
+        g.splitmode = SplitMode::from_code(splitmode as c_int);
+        g.delta = delta != 0;
+        g
+    }
+
+    fn publish(&self) {
+        let values = [
+            i64::from(self.compressor.compcode()),
+            i64::from(self.nthreads),
+            i64::from(self.blocksize),
+            self.splitmode as i64,
+            i64::from(self.delta),
+        ];
+        for (a, v) in SETTINGS.iter().zip(values) {
+            a.store(v, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The locked global state; publishes the settings when released.
+pub(crate) struct GlobalsGuard(MutexGuard<'static, Globals>);
+
+impl std::ops::Deref for GlobalsGuard {
+    type Target = Globals;
+    fn deref(&self) -> &Globals {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for GlobalsGuard {
+    fn deref_mut(&mut self) -> &mut Globals {
+        &mut self.0
+    }
+}
+
+impl Drop for GlobalsGuard {
+    fn drop(&mut self) {
+        self.0.publish();
+    }
+}
+
+pub(crate) fn globals() -> GlobalsGuard {
+    GlobalsGuard(GLOBALS.get().lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 fn env(name: &str) -> Option<String> {

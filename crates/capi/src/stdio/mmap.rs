@@ -13,7 +13,7 @@ use b2nd::io::{MmapFile, MmapMode, RawMmap};
 use libc::{c_char, c_int, c_void, FILE};
 use std::ffi::{CStr, OsStr};
 use std::mem::ManuallyDrop;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::ptr;
 
@@ -154,7 +154,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *c
         let Ok(opened) = MmapFile::open(OsStr::from_bytes(path.to_bytes()), wanted, m.initial_mapping_size) else {
             return fail(m);
         };
-        let file = stdio_file_on(opened.as_raw_fd(), matches!(wanted, MmapMode::Update | MmapMode::Create));
+        let file = stdio_file_on(opened.raw_file(), matches!(wanted, MmapMode::Update | MmapMode::Create));
         if file.is_null() {
             return fail(m); // `opened` is unmapped and closed
         }

@@ -1,0 +1,179 @@
+//! The one place the core calls the operating system. Each system has its
+//! side in a file of its own with the same functions (`unix.rs`,
+//! `windows.rs`), as std's `sys` does; nothing above this module names an OS.
+//!
+//! - files: positioned reads and writes ([`read_at`], [`write_all_at`]),
+//!   their identity ([`identity`], [`path_identity`]), directory syncs
+//!   ([`sync_dir`]), the one-byte advisory locks ([`lock`], [`unlock`]);
+//! - [`boot_id`]: which boot of the machine this is;
+//! - [`parent_dir`]: the directory part of a path;
+//! - [`map`]: memory mappings of files (shared, copy-on-write), grown,
+//!   flushed and unmapped;
+//! - [`process`]: fork generations and per-process state;
+//! - [`RawFile`]: an open file as a plain value, for the C API's structs.
+//!
+//! What differs between the systems, for callers (docs/PORTING.md):
+//! - locks: on unix a [`lock`] is `flock` of the whole file (as c-blosc2's);
+//!   on Windows `LockFileEx` of the one byte at its offset, which other
+//!   handles (even of the same process) can then not write;
+//! - a file removed while open: gone from its directory at once on unix; on
+//!   Windows the name stays, "delete pending", until the last handle closes;
+//! - [`sync_dir`]: `fsync` of the directory on unix; nothing on Windows,
+//!   where NTFS journals its directory changes itself.
+
+use std::fs::File;
+use std::io;
+
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod sys;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod sys;
+
+pub mod map;
+pub mod process;
+
+pub use process::{fork_generation, PerProcess};
+pub use sys::{file_from_raw, file_into_raw, raw_file_of, RawFile, NO_RAW_FILE};
+
+/// Read up to `buf.len()` bytes of `f` at `pos` (fewer only at the end of
+/// the file); the file's position, if it has one, is not used.
+pub fn read_at(f: &File, pos: u64, buf: &mut [u8]) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match sys::read_at(f, pos + done as u64, &mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// Write all of `data` into `f` at `pos`, extending the file as needed.
+pub fn write_all_at(f: &File, pos: u64, data: &[u8]) -> io::Result<()> {
+    let mut done = 0;
+    while done < data.len() {
+        match sys::write_at(f, pos + done as u64, &data[done..]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The identity of an open file: (device or volume, file number). Two
+/// handles of the same file have the same.
+pub fn identity(f: &File) -> Option<(u64, u64)> {
+    sys::identity(f)
+}
+
+/// The identity of the file at `path`, if there is one.
+pub fn path_identity(path: &str) -> Option<(u64, u64)> {
+    sys::path_identity(path)
+}
+
+/// Make the data of the file at `path` durable (it is opened as the system
+/// needs for that: read-only on unix, for writing on Windows).
+pub fn sync_file(path: &std::path::Path) -> io::Result<()> {
+    sys::open_for_sync(path)?.sync_data()
+}
+
+/// Make the entries of directory `dir` durable (`""`: the current one).
+pub fn sync_dir(dir: &str) -> io::Result<()> {
+    sys::sync_dir(if dir.is_empty() { "." } else { dir })
+}
+
+/// How a lock is shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lock {
+    Shared,
+    Exclusive,
+}
+
+/// Take `kind` of lock of `f` at byte `at`, waiting for it (`wait`) or not:
+/// `Ok(false)` when another holder keeps it and `wait` is false. See the
+/// module documentation for what the lock covers on each system.
+pub fn lock(f: &File, at: u64, kind: Lock, wait: bool) -> io::Result<bool> {
+    loop {
+        match sys::lock(f, at, kind, wait) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
+}
+
+/// Release the lock [`lock`] took at byte `at`.
+pub fn unlock(f: &File, at: u64) -> io::Result<()> {
+    sys::unlock(f, at)
+}
+
+/// The id of this boot of the machine, or `None` when the system gives none.
+pub fn boot_id() -> Option<[u8; 16]> {
+    sys::boot_id()
+}
+
+/// The directory that holds `path` (`""` for a bare name), for the
+/// separators of this system (`/`; and `\` and drive letters on Windows).
+pub fn parent_dir(path: &str) -> &str {
+    let is_sep = |c: char| c == '/' || (sys::BACKSLASH_SEPARATES && c == '\\');
+    let trimmed = path.trim_end_matches(is_sep);
+    // The root of a drive (`C:`, `C:\`) on Windows.
+    let drive = if sys::BACKSLASH_SEPARATES && trimmed.len() >= 2 && trimmed.as_bytes()[1] == b':' { 2 } else { 0 };
+    match trimmed[drive..].rfind(is_sep) {
+        Some(0) => &path[..drive + 1],
+        Some(i) => &path[..drive + i],
+        None if drive > 0 => &path[..drive],
+        None => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parent_dirs() {
+        assert_eq!(parent_dir("a/b/c.b2frame"), "a/b");
+        assert_eq!(parent_dir("/c.b2frame"), "/");
+        assert_eq!(parent_dir("c.b2frame"), "");
+        assert_eq!(parent_dir("a/dir.b2frame/"), "a");
+        if sys::BACKSLASH_SEPARATES {
+            assert_eq!(parent_dir(r"C:\data\x.b2frame"), r"C:\data");
+            assert_eq!(parent_dir(r"C:\x.b2frame"), r"C:\");
+            assert_eq!(parent_dir(r"C:x.b2frame"), "C:");
+            assert_eq!(parent_dir(r"d\x.b2frame"), "d");
+        } else {
+            assert_eq!(parent_dir(r"d\x.b2frame"), "");
+        }
+    }
+
+    #[test]
+    fn positioned_io_identity_and_locks() {
+        let path = std::env::temp_dir().join(format!("b2nd-os-{}.bin", std::process::id()));
+        let f = File::options().read(true).write(true).create(true).truncate(true).open(&path).unwrap();
+        write_all_at(&f, 3, b"abc").unwrap();
+        let mut b = [9u8; 8];
+        assert_eq!(read_at(&f, 0, &mut b).unwrap(), 6);
+        assert_eq!(&b[..6], b"\0\0\0abc");
+        let g = File::options().read(true).write(true).open(&path).unwrap();
+        assert_eq!(identity(&f), identity(&g));
+        assert_eq!(identity(&f), path_identity(path.to_str().unwrap()));
+        assert!(identity(&f).is_some());
+        assert!(lock(&f, 0, Lock::Exclusive, true).unwrap());
+        assert!(!lock(&g, 0, Lock::Shared, false).unwrap(), "held by the other handle");
+        unlock(&f, 0).unwrap();
+        assert!(lock(&g, 0, Lock::Shared, false).unwrap());
+        assert!(lock(&f, 0, Lock::Shared, false).unwrap(), "shared locks share");
+        unlock(&g, 0).unwrap();
+        unlock(&f, 0).unwrap();
+        drop((f, g));
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(path_identity(path.to_str().unwrap()), None);
+        sync_dir(std::env::temp_dir().to_str().unwrap()).unwrap();
+    }
+}

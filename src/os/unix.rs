@@ -1,0 +1,275 @@
+//! The unix side of [`crate::os`] (Linux first; what differs on other unix
+//! systems is marked).
+
+use super::Lock;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::io::AsRawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+
+/// Paths separate with `/` only.
+pub(super) const BACKSLASH_SEPARATES: bool = false;
+
+pub(super) fn read_at(f: &File, pos: u64, buf: &mut [u8]) -> io::Result<usize> {
+    f.read_at(buf, pos)
+}
+
+pub(super) fn write_at(f: &File, pos: u64, data: &[u8]) -> io::Result<usize> {
+    f.write_at(data, pos)
+}
+
+pub(super) fn identity(f: &File) -> Option<(u64, u64)> {
+    f.metadata().ok().map(|m| (m.dev(), m.ino()))
+}
+
+pub(super) fn path_identity(path: &str) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// A file opened so that it can be synced: read-only is enough.
+pub(super) fn open_for_sync(path: &std::path::Path) -> io::Result<File> {
+    File::open(path)
+}
+
+/// `fsync` of the directory (on macOS std makes it `F_FULLFSYNC`).
+pub(super) fn sync_dir(dir: &str) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// `flock` of the whole file (`at` is for Windows, whose locks are of byte
+/// ranges): the lock c-blosc2 takes, shared with it.
+pub(super) fn lock(f: &File, _at: u64, kind: Lock, wait: bool) -> io::Result<bool> {
+    let op = match kind {
+        Lock::Shared => libc::LOCK_SH,
+        Lock::Exclusive => libc::LOCK_EX,
+    } | if wait { 0 } else { libc::LOCK_NB };
+    // SAFETY: flock on an open descriptor.
+    if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
+        return Ok(true);
+    }
+    let e = io::Error::last_os_error();
+    if !wait && e.kind() == io::ErrorKind::WouldBlock {
+        return Ok(false);
+    }
+    Err(e)
+}
+
+pub(super) fn unlock(f: &File, _at: u64) -> io::Result<()> {
+    // SAFETY: flock on an open descriptor.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_UN) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Linux: `/proc/sys/kernel/random/boot_id` (other systems: none yet, so
+/// the journal checkpoints every change). Cached without a lock (a forked
+/// child never waits for a thread it does not have).
+pub(super) fn boot_id() -> Option<[u8; 16]> {
+    static STATE: AtomicU8 = AtomicU8::new(0); // 0: not read yet, 1: none, 2: ID
+    static ID: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+    match STATE.load(Ordering::Acquire) {
+        1 => return None,
+        2 => {
+            let [a, b] = ID.each_ref().map(|w| w.load(Ordering::Relaxed).to_be_bytes());
+            let mut id = [0u8; 16];
+            id[..8].copy_from_slice(&a);
+            id[8..].copy_from_slice(&b);
+            return Some(id);
+        }
+        _ => {}
+    }
+    let id = read_boot_id();
+    if let Some(id) = id {
+        for (w, half) in ID.iter().zip(id.chunks_exact(8)) {
+            w.store(u64::from_be_bytes(half.try_into().unwrap_or_default()), Ordering::Relaxed);
+        }
+    }
+    STATE.store(if id.is_some() { 2 } else { 1 }, Ordering::Release);
+    id
+}
+
+fn read_boot_id() -> Option<[u8; 16]> {
+    let text = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
+    if digits.len() != 32 {
+        return None;
+    }
+    let mut id = [0u8; 16];
+    for (i, pair) in digits.chunks(2).enumerate() {
+        id[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(id)
+}
+
+/// Register the fork handler, once (see [`super::process`]). No lock and no
+/// `Once`: a fork while another thread registers must not leave the child
+/// waiting for a thread it does not have.
+pub(super) fn watch_forks() {
+    static WATCHING: AtomicBool = AtomicBool::new(false);
+    if !WATCHING.load(Ordering::Acquire) && WATCHING.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+        // SAFETY: registers a handler that only bumps an atomic.
+        unsafe { libc::pthread_atfork(None, None, Some(super::process::forked_child)) };
+    }
+}
+
+/// An open file as a plain value (its descriptor), for C structs.
+pub type RawFile = std::os::fd::RawFd;
+/// No file.
+pub const NO_RAW_FILE: RawFile = -1;
+
+/// Give `f` up as its descriptor (not closed).
+pub fn file_into_raw(f: File) -> RawFile {
+    std::os::fd::IntoRawFd::into_raw_fd(f)
+}
+
+/// The descriptor of `f`, borrowed.
+pub fn raw_file_of(f: &File) -> RawFile {
+    f.as_raw_fd()
+}
+
+/// Take a descriptor back as a file (`None` for [`NO_RAW_FILE`]).
+///
+/// # Safety
+/// `raw` must be an open descriptor that nothing else owns, or [`NO_RAW_FILE`].
+pub unsafe fn file_from_raw(raw: RawFile) -> Option<File> {
+    // SAFETY: caller contract.
+    (raw >= 0).then(|| unsafe { std::os::fd::FromRawFd::from_raw_fd(raw) })
+}
+
+// ---- memory mappings (see `super::map`)
+
+pub(super) const CUT_NEEDS_UNMAP: bool = false;
+
+pub(super) fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(page).ok().filter(|&p| p > 0).unwrap_or(4096)
+}
+
+fn mapped(addr: *mut libc::c_void) -> io::Result<*mut u8> {
+    if addr == libc::MAP_FAILED {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(addr.cast())
+    }
+}
+
+pub(super) fn map_shared(f: &File, len: usize, writable: bool) -> io::Result<*mut u8> {
+    let prot = if writable { libc::PROT_READ | libc::PROT_WRITE } else { libc::PROT_READ };
+    // SAFETY: a new shared mapping of an open descriptor, whose access allows `prot`.
+    mapped(unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, f.as_raw_fd(), 0) })
+}
+
+/// Anonymous zero pages, then the file's pages mapped over the start of
+/// them: writes past the end of the file land in memory instead of faulting
+/// (`SIGBUS`).
+pub(super) fn map_private(f: &File, len: usize, file_len: usize) -> io::Result<*mut u8> {
+    let prot = libc::PROT_READ | libc::PROT_WRITE;
+    // SAFETY: a fresh anonymous mapping.
+    let base = mapped(unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) })?;
+    if file_len == 0 {
+        return Ok(base);
+    }
+    // SAFETY: the file pages replace the start of the reservation made above
+    // (file_len <= len, so its rounding up stays inside it).
+    let at = mapped(unsafe { libc::mmap(base.cast(), file_len, prot, libc::MAP_PRIVATE | libc::MAP_FIXED, f.as_raw_fd(), 0) });
+    if at.is_err() {
+        // SAFETY: `base` was mapped above with `len` bytes.
+        unsafe { libc::munmap(base.cast(), len) };
+    }
+    at
+}
+
+/// Linux: `mremap`, in place or moved whole.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(super) unsafe fn grow_shared(_f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    // SAFETY: caller contract: a live shared mapping.
+    mapped(unsafe { libc::mremap(addr.cast(), old_len, new_len, libc::MREMAP_MAYMOVE) })
+}
+
+/// Without `mremap`: a new mapping, then the old one unmapped (the file
+/// holds what was written through it).
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(super) unsafe fn grow_shared(f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    let new = map_shared(f, new_len, true)?;
+    // SAFETY: caller contract: the old mapping is not used again.
+    unsafe { libc::munmap(addr.cast(), old_len) };
+    Ok(new)
+}
+
+/// Linux: move the pages of the private mapping (the file's part, then the
+/// anonymous part) into a new, larger anonymous reservation, without a copy.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    let page = page_size();
+    let too_big = || io::Error::from(io::ErrorKind::OutOfMemory);
+    let old_len = super::map::round_up(old_len, page).ok_or_else(too_big)?;
+    let file_len = super::map::round_up(file_len, page).ok_or_else(too_big)?;
+    if file_len > old_len {
+        return Err(too_big());
+    }
+    let prot = libc::PROT_READ | libc::PROT_WRITE;
+    let flags = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED;
+    let old = addr.cast::<libc::c_void>();
+    // SAFETY: a fresh anonymous reservation; the moves below target it
+    // only, and the ranges moved are the old mapping's two parts (its file
+    // pages, `file_len`, and the anonymous rest, up to `old_len`).
+    unsafe {
+        let new = mapped(libc::mmap(std::ptr::null_mut(), new_len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0))?.cast::<libc::c_void>();
+        if file_len > 0 && libc::mremap(old, file_len, file_len, flags, new) == libc::MAP_FAILED {
+            let e = io::Error::last_os_error();
+            libc::munmap(new, new_len);
+            return Err(e);
+        }
+        let tail = old_len - file_len;
+        if tail > 0 {
+            let from = old.cast::<u8>().add(file_len).cast::<libc::c_void>();
+            let to = new.cast::<u8>().add(file_len).cast::<libc::c_void>();
+            if libc::mremap(from, tail, tail, flags, to) == libc::MAP_FAILED {
+                let e = io::Error::last_os_error();
+                if file_len > 0 {
+                    // Put the file part back where it was.
+                    libc::mremap(new, file_len, file_len, flags, old);
+                }
+                libc::munmap(new, new_len);
+                return Err(e);
+            }
+        }
+        Ok(new.cast())
+    }
+}
+
+/// Without `mremap`: a new private mapping, the old one's bytes copied in.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, _file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    let prot = libc::PROT_READ | libc::PROT_WRITE;
+    // SAFETY: a fresh anonymous mapping, then a copy of the live old one
+    // (old_len < new_len), which is unmapped.
+    unsafe {
+        let new = mapped(libc::mmap(std::ptr::null_mut(), new_len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0))?;
+        std::ptr::copy_nonoverlapping(addr, new, old_len);
+        libc::munmap(addr.cast(), old_len);
+        Ok(new)
+    }
+}
+
+pub(super) unsafe fn flush(addr: *mut u8, len: usize) -> io::Result<()> {
+    // SAFETY: caller contract.
+    if unsafe { libc::msync(addr.cast(), len, libc::MS_SYNC) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+pub(super) unsafe fn unmap(addr: *mut u8, len: usize, _private: bool) -> io::Result<()> {
+    // SAFETY: caller contract.
+    if unsafe { libc::munmap(addr.cast(), len) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
