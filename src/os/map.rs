@@ -81,6 +81,7 @@ pub unsafe fn unmap(addr: *mut u8, len: usize, private: bool) -> io::Result<()> 
 }
 
 /// `n` rounded up to a multiple of `page`.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub(super) fn round_up(n: usize, page: usize) -> Option<usize> {
     n.checked_add(page - 1).map(|x| x / page * page)
 }

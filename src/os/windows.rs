@@ -5,7 +5,12 @@ use std::fs::File;
 use std::io;
 use std::os::windows::fs::FileExt;
 use std::os::windows::io::AsRawHandle;
-use windows_sys::Win32::Foundation::{ERROR_LOCK_VIOLATION, HANDLE};
+use windows_sys::Win32::Foundation::{CloseHandle, ERROR_LOCK_VIOLATION, HANDLE};
+use windows_sys::Win32::System::Memory::{
+    CreateFileMappingW, FlushViewOfFile, MapViewOfFile, UnmapViewOfFile, VirtualAlloc, VirtualFree, FILE_MAP_READ, FILE_MAP_WRITE,
+    MEMORY_MAPPED_VIEW_ADDRESS, MEM_COMMIT, MEM_RELEASE, MEM_RESERVE, PAGE_READONLY, PAGE_READWRITE,
+};
+use windows_sys::Win32::System::SystemInformation::{GetSystemInfo, SYSTEM_INFO};
 use windows_sys::Win32::Storage::FileSystem::{
     GetFileInformationByHandle, LockFileEx, UnlockFileEx, BY_HANDLE_FILE_INFORMATION, LOCKFILE_EXCLUSIVE_LOCK,
     LOCKFILE_FAIL_IMMEDIATELY,
@@ -120,3 +125,135 @@ pub(super) fn boot_id() -> Option<[u8; 16]> {
 
 /// Windows has no `fork`: a process's state is its own.
 pub(super) fn watch_forks() {}
+
+/// An open file as a plain value (its handle), for C structs.
+pub type RawFile = std::os::windows::io::RawHandle;
+/// No file.
+pub const NO_RAW_FILE: RawFile = std::ptr::null_mut();
+
+/// Give `f` up as its handle (not closed).
+pub fn file_into_raw(f: File) -> RawFile {
+    std::os::windows::io::IntoRawHandle::into_raw_handle(f)
+}
+
+/// The handle of `f`, borrowed.
+pub fn raw_file_of(f: &File) -> RawFile {
+    f.as_raw_handle()
+}
+
+/// Take a handle back as a file (`None` for [`NO_RAW_FILE`]).
+///
+/// # Safety
+/// `raw` must be an open handle that nothing else owns, or [`NO_RAW_FILE`].
+pub unsafe fn file_from_raw(raw: RawFile) -> Option<File> {
+    // SAFETY: caller contract.
+    (!raw.is_null()).then(|| unsafe { std::os::windows::io::FromRawHandle::from_raw_handle(raw) })
+}
+
+// ---- memory mappings (see `super::map`)
+
+/// A mapped file cannot be cut (`ERROR_USER_MAPPED_FILE`).
+pub(super) const CUT_NEEDS_UNMAP: bool = true;
+
+pub(super) fn page_size() -> usize {
+    // SAFETY: a structure to fill.
+    let mut info: SYSTEM_INFO = unsafe { std::mem::zeroed() };
+    unsafe { GetSystemInfo(&mut info) };
+    (info.dwPageSize as usize).max(4096)
+}
+
+/// A view of a new mapping object of `f`, `len` bytes long (which extends
+/// the file to `len` when writable); the object is closed at once (the view
+/// keeps it alive).
+pub(super) fn map_shared(f: &File, len: usize, writable: bool) -> io::Result<*mut u8> {
+    let (protect, access) = if writable { (PAGE_READWRITE, FILE_MAP_WRITE) } else { (PAGE_READONLY, FILE_MAP_READ) };
+    let size = len as u64;
+    // SAFETY: an open handle; the mapping object is closed below, whatever happens.
+    unsafe {
+        let object = CreateFileMappingW(handle(f), std::ptr::null(), protect, (size >> 32) as u32, size as u32, std::ptr::null());
+        if object.is_null() {
+            return Err(io::Error::last_os_error());
+        }
+        let view = MapViewOfFile(object, access, 0, 0, len);
+        let e = io::Error::last_os_error();
+        CloseHandle(object);
+        if view.Value.is_null() {
+            return Err(e);
+        }
+        Ok(view.Value.cast())
+    }
+}
+
+/// Private memory, committed, the file's first `file_len` bytes read into it
+/// (Windows cannot put a file's pages and zero pages in one private view).
+pub(super) fn map_private(f: &File, len: usize, file_len: usize) -> io::Result<*mut u8> {
+    let mem = alloc(len)?;
+    // SAFETY: `mem` is `len >= file_len` bytes of fresh memory.
+    let buf = unsafe { std::slice::from_raw_parts_mut(mem, file_len) };
+    match super::read_at(f, 0, buf) {
+        Ok(n) if n == file_len => Ok(mem),
+        r => {
+            // SAFETY: freeing what `alloc` gave.
+            unsafe { VirtualFree(mem.cast(), 0, MEM_RELEASE) };
+            Err(r.err().unwrap_or_else(|| io::ErrorKind::UnexpectedEof.into()))
+        }
+    }
+}
+
+fn alloc(len: usize) -> io::Result<*mut u8> {
+    // SAFETY: a fresh allocation of committed, zeroed pages.
+    let mem = unsafe { VirtualAlloc(std::ptr::null(), len, MEM_RESERVE | MEM_COMMIT, PAGE_READWRITE) };
+    if mem.is_null() {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(mem.cast())
+    }
+}
+
+/// A new, longer view (extending the file), then the old one flushed and
+/// unmapped.
+pub(super) unsafe fn grow_shared(f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    let new = map_shared(f, new_len, true)?;
+    // SAFETY: caller contract: the old view is live and not used again.
+    unsafe {
+        flush(addr, old_len)?;
+        unmap(addr, old_len, false)?;
+    }
+    Ok(new)
+}
+
+/// New private memory, the old bytes copied in.
+pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, _file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    let new = alloc(new_len)?;
+    // SAFETY: caller contract: `addr` holds `old_len < new_len` live bytes, freed after the copy.
+    unsafe {
+        std::ptr::copy_nonoverlapping(addr, new, old_len.min(new_len));
+        VirtualFree(addr.cast(), 0, MEM_RELEASE);
+    }
+    Ok(new)
+}
+
+pub(super) unsafe fn flush(addr: *mut u8, len: usize) -> io::Result<()> {
+    // SAFETY: caller contract.
+    if unsafe { FlushViewOfFile(addr.cast(), len) } == 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+pub(super) unsafe fn unmap(addr: *mut u8, _len: usize, private: bool) -> io::Result<()> {
+    // SAFETY: caller contract.
+    let ok = unsafe {
+        if private {
+            VirtualFree(addr.cast(), 0, MEM_RELEASE)
+        } else {
+            UnmapViewOfFile(MEMORY_MAPPED_VIEW_ADDRESS { Value: addr.cast() })
+        }
+    };
+    if ok == 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}

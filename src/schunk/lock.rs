@@ -155,6 +155,8 @@ mod tests {
         assert!(!writer.acquire(true).unwrap());
         writer.release().unwrap();
         assert!(reader.changed_elsewhere());
+        // (Closed first: Windows removes no directory with files open in it.)
+        drop((reader, writer));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
