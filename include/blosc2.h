@@ -7,6 +7,13 @@
 #include "blosc2/blosc2-common.h"
 #include "blosc2/blosc2-stdio.h"
 
+#if defined(_WIN32) && !defined(__MINGW32__)
+#include <windows.h>
+#include <malloc.h>
+#include <process.h>
+#define getpid _getpid
+#endif
+
 #include <limits.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -115,7 +122,12 @@ typedef struct blosc2_context_s blosc2_context;
 /** Opaque frame of a super-chunk. */
 typedef struct blosc2_frame_s blosc2_frame;
 /** The system timestamp. */
+#if defined(_WIN32)
+#include <windows.h>
+typedef LARGE_INTEGER blosc_timestamp_t;
+#else
 typedef struct timespec blosc_timestamp_t;
+#endif
 
 
 /**
@@ -1187,7 +1199,8 @@ BLOSC_EXPORT int32_t blosc2_bitshuffle(int32_t typesize, int32_t blocksize, cons
 BLOSC_EXPORT int32_t blosc2_bitunshuffle(int32_t typesize, int32_t blocksize, const void *src, void *dest);
 
 /**
- * Store the current time (CLOCK_MONOTONIC) in `timestamp`.
+ * Store the current time (unix: `CLOCK_MONOTONIC`; Windows:
+ * `QueryPerformanceCounter`) in `timestamp`.
  *
  * # Safety
  * `timestamp` must be NULL or writable.

@@ -14,6 +14,8 @@
 //! checks that peak minus baseline is under the operation's own buffers + 8
 //! chunks + 24 MB: an operation that decompresses the whole array (128 MB)
 //! fails clearly.
+// Linux only: it reads /proc/self/statm and getrusage.
+#![cfg(target_os = "linux")]
 
 use b2nd::array::{Array, Context, Fill};
 use b2nd::chunk::CParams;

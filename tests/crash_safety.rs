@@ -548,6 +548,8 @@ fn a_handle_open_while_another_process_dies_in_a_change_puts_the_frame_back() {
 
 /// Peak resident memory of this process image so far (bytes): VmHWM, which
 /// an exec starts again (getrusage's maximum keeps the parent's, from before the exec).
+/// (Linux: the memory test and its children are Linux-only.)
+#[cfg(target_os = "linux")]
 fn peak_rss() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap();
     let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).unwrap();
@@ -555,6 +557,7 @@ fn peak_rss() -> u64 {
 }
 
 /// Resident memory now (bytes).
+#[cfg(target_os = "linux")]
 fn current_rss() -> u64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
     let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
@@ -582,6 +585,7 @@ const SPILL_COLS: i64 = 1 << 20;
 /// array to no rows (a change that journals every chunk) through a backend
 /// that aborts at write AT; `open|PATH|rw` (or
 /// `ro`) opens it, prints how much its resident memory grew, and checks it.
+#[cfg(target_os = "linux")]
 #[test]
 fn spill_child() {
     let Ok(spec) = std::env::var("B2ND_SPILL_CHILD") else { return };
@@ -615,6 +619,7 @@ fn spill_child() {
 /// than a few chunks (a 48 MiB array of noise, in 4 MiB chunks, resized to
 /// no rows): the next open, read-only or not, puts the array back while its
 /// memory grows by a few chunks, not by what the journal holds.
+#[cfg(target_os = "linux")]
 #[test]
 fn a_change_larger_than_memory_killed_is_put_back_within_bounded_memory() {
     let dir = scratch("spill-kill");

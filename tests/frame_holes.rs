@@ -197,9 +197,8 @@ fn a_frame_with_a_broken_chunk_header_still_takes_changes_and_reuses_nothing() {
     drop(sc);
     // chunk 1 claims more bytes than the frame holds
     {
-        use std::os::unix::fs::FileExt;
         let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        f.write_all_at(&i32::MAX.to_le_bytes(), at + 12).unwrap();
+        b2nd::os::write_all_at(&f, at + 12, &i32::MAX.to_le_bytes()).unwrap();
     }
     let mut sc = SuperChunk::open(&path, filesystem(), true).unwrap();
     sc.set_durability(Durability::Off).unwrap();

@@ -25,7 +25,6 @@ use b2nd::io::{filesystem, Backend, Durability, Mode, Stream};
 use b2nd::schunk::{Storage, SuperChunk};
 use b2nd::Error;
 use std::collections::{HashMap, HashSet};
-use std::os::unix::fs::FileExt;
 use std::sync::{Arc, Mutex};
 
 const PAGE: u64 = 4096;
@@ -329,7 +328,7 @@ fn materialize(paths: &[String], image: &[Option<Vec<u8>>]) {
             Some(c) => {
                 let f = std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(p).unwrap();
                 f.set_len(c.len() as u64).unwrap();
-                f.write_all_at(c, 0).unwrap();
+                b2nd::os::write_all_at(&f, 0, c).unwrap();
             }
             None => {
                 let _ = std::fs::remove_file(p);

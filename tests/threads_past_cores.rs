@@ -3,6 +3,8 @@
 //! for as many as there are cores, and its calls give no more helpers work
 //! (python-blosc2 sets nthreads to the machine's cores: a container or a
 //! taskset often allows fewer). Counts, not timings.
+// Linux only: it counts the threads of /proc/self/task.
+#![cfg(target_os = "linux")]
 
 use b2nd::chunk::{CParams, Compressor, DParams, Decompressor};
 use b2nd::codecs::Codec;

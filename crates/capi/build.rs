@@ -112,6 +112,12 @@ fn main() {
             std::fs::write(&out, &text).expect("write header");
         }
     }
-    // The shared library carries a soname so that programs record libb2nd.so.0.
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libb2nd.so.0");
+    // The shared library carries a soname so that programs record libb2nd.so.0
+    // (ELF only: a Windows DLL is known by its file name, libblosc2.dll, given
+    // at install by scripts/cross.sh windows).
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let unix = std::env::var("CARGO_CFG_TARGET_FAMILY").is_ok_and(|f| f.split(',').any(|f| f == "unix"));
+    if unix && !matches!(os.as_str(), "macos" | "ios") {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libb2nd.so.0");
+    }
 }

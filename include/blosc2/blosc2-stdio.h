@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#if defined(_WIN32)
+#include <windows.h>
+#endif
 
 
 /**
@@ -32,6 +35,7 @@ typedef struct blosc2_stdio_params {
   bool locking;
 } blosc2_stdio_params;
 
+#if !defined(_WIN32)
 /**
  * State and parameters of the memory-mapped I/O backend.
  */
@@ -49,6 +53,36 @@ typedef struct blosc2_stdio_mmap {
   int64_t access_flags;
   int64_t map_flags;
 } blosc2_stdio_mmap;
+#endif
+
+#if defined(_WIN32)
+/**
+ * State and parameters of the memory-mapped I/O backend (Windows: one
+ * field more, as in c-blosc2).
+ */
+typedef struct blosc2_stdio_mmap {
+  const char *mode;
+  size_t initial_mapping_size;
+  bool needs_free;
+  char *addr;
+  char *urlpath;
+  size_t file_size;
+  size_t mapping_size;
+  bool is_memory_only;
+  FILE *file;
+  /**
+   * The file's handle, kept to its 32 significant bits.
+   */
+  int fd;
+  int64_t access_flags;
+  int64_t map_flags;
+  /**
+   * The mapping object (c-blosc2's `HANDLE`; libb2nd closes its own once
+   * mapped, so this stays `INVALID_HANDLE_VALUE`).
+   */
+  void *mmap_handle;
+} blosc2_stdio_mmap;
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -227,6 +261,9 @@ static const blosc2_stdio_params BLOSC2_STDIO_PARAMS_DEFAULTS = {false};
 /** Default parameters of the memory-mapped I/O backend (read-only, 1 GiB initial mapping). */
 static const blosc2_stdio_mmap BLOSC2_STDIO_MMAP_DEFAULTS = {
   "r", ((size_t)1 << 30), false, NULL, NULL, 0, 0, false, NULL, -1, -1, -1
+#if defined(_WIN32)
+  , INVALID_HANDLE_VALUE
+#endif
 };
 
 #endif  /* BLOSC_BLOSC2_BLOSC2_STDIO_H */

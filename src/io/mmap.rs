@@ -202,6 +202,14 @@ pub struct MmapFile {
 unsafe impl Send for MmapFile {}
 unsafe impl Sync for MmapFile {}
 
+/// Whether the mapping of a file in `mode` is kept exactly as long as the
+/// file: where a shared view longer than its file lengthens the file
+/// (Windows), so that the file on disk is never longer than what was
+/// written. Elsewhere the mapping is a write buffer, longer than the file.
+fn exact_length(mode: MmapMode) -> bool {
+    map::SHARED_EXTENDS_FILE && mode != MmapMode::CopyOnWrite
+}
+
 /// The parts of an open [`MmapFile`], for a caller that keeps them in a
 /// struct of its own between calls (the C API's `blosc2_stdio_mmap`).
 pub struct RawMmap {
@@ -228,8 +236,12 @@ impl MmapFile {
         let file = o.open(path.as_ref()).map_err(|_| Error::FileOpen)?;
         let file_size = file.metadata().ok().and_then(|m| usize::try_from(m.len()).ok()).ok_or(Error::FileOpen)?;
         let wanted = if mode == MmapMode::Read { file_size } else { initial_mapping_size };
-        let mapping_size = wanted.max(file_size).max(1);
-        let addr = if mode == MmapMode::CopyOnWrite {
+        let mapping_size = if exact_length(mode) { file_size } else { wanted.max(file_size).max(1) };
+        let addr = if mapping_size == 0 {
+            // An empty file where shared views are its length: mapped when it
+            // grows. (Not null: null is an unmapped, closed file.)
+            Ok(ptr::NonNull::dangling().as_ptr())
+        } else if mode == MmapMode::CopyOnWrite {
             map::map_private(&file, mapping_size, file_size)
         } else {
             map::map_shared(&file, mapping_size, mode.writable())
@@ -303,7 +315,10 @@ impl MmapFile {
             self.file.as_ref().ok_or(Error::FileWrite)?.set_len(new_size as u64).map_err(|_| Error::FileWrite)?;
         }
         if self.mapping_size < new_size {
-            if let Err(e) = self.grow(new_size.checked_mul(2).unwrap_or(new_size)) {
+            // Twice the new size, as a write buffer; exactly it where a view
+            // longer than the file would lengthen the file (Windows).
+            let target = if exact_length(self.mode) { new_size } else { new_size.checked_mul(2).unwrap_or(new_size) };
+            if let Err(e) = self.grow(target) {
                 if let (true, Some(f)) = (extend_file, self.file.as_ref()) {
                     let _ = f.set_len(old_size as u64);
                 }
@@ -357,8 +372,13 @@ impl MmapFile {
         let file = self.file.as_ref().ok_or(Error::FileTruncate)?;
         let cut = file.set_len(len as u64);
         // Mapped again whatever the cut gave: the handle stays usable.
-        match map::map_shared(file, self.mapping_size, true) {
-            Ok(addr) => self.addr = addr,
+        let size = if cut.is_ok() && exact_length(self.mode) { len } else { self.mapping_size };
+        if size == 0 {
+            (self.addr, self.mapping_size, self.file_size) = (ptr::NonNull::dangling().as_ptr(), 0, 0);
+            return cut.map_err(|_| Error::FileTruncate);
+        }
+        match map::map_shared(file, size, true) {
+            Ok(addr) => (self.addr, self.mapping_size) = (addr, size),
             Err(_) => {
                 // Nothing mapped: the file reads as empty from now on.
                 (self.mapping_size, self.file_size) = (0, 0);
@@ -406,9 +426,14 @@ impl MmapFile {
             unsafe { map::grow_private(self.addr, self.mapping_size, file_len, new_len) }
         } else {
             let file = self.file.as_ref().ok_or(Error::MemoryAlloc)?;
-            // SAFETY: `addr`/`mapping_size` describe the live shared mapping of
-            // `file`, replaced by the one returned.
-            unsafe { map::grow_shared(file, self.addr, self.mapping_size, new_len) }
+            if self.mapping_size == 0 {
+                // Nothing mapped yet (an empty file, see `exact_length`).
+                map::map_shared(file, new_len, true)
+            } else {
+                // SAFETY: `addr`/`mapping_size` describe the live shared mapping
+                // of `file`, replaced by the one returned.
+                unsafe { map::grow_shared(file, self.addr, self.mapping_size, new_len) }
+            }
         };
         self.addr = new.map_err(|_| Error::MemoryAlloc)?;
         self.mapping_size = new_len;
@@ -434,6 +459,10 @@ impl MmapFile {
     /// Flush (shared writable mappings) and unmap, once.
     fn unmap(&mut self) -> Result<()> {
         if self.addr.is_null() {
+            return Ok(());
+        }
+        if self.mapping_size == 0 {
+            self.addr = ptr::null_mut(); // nothing was mapped (see `exact_length`)
             return Ok(());
         }
         let mut r = Ok(());
@@ -547,7 +576,9 @@ mod tests {
         let mut f = MmapFile::open(&path, MmapMode::Create, 64).unwrap();
         f.write_at(0, b"mapped").unwrap();
         let raw = f.into_raw();
-        assert_eq!((raw.file_size, raw.mapping_size), (6, 64));
+        // (exactly the file where a longer view would lengthen it: Windows)
+        let mapped = if map::SHARED_EXTENDS_FILE { 6 } else { 64 };
+        assert_eq!((raw.file_size, raw.mapping_size), (6, mapped));
         // SAFETY: the parts just given, taken back once.
         let mut f = unsafe { MmapFile::from_raw(raw) };
         let p = f.ptr_at(0, 6).unwrap();

@@ -18,6 +18,8 @@ use std::io;
 
 /// Whether a file must be unmapped before it is cut shorter (Windows).
 pub const CUT_NEEDS_UNMAP: bool = sys::CUT_NEEDS_UNMAP;
+/// Whether a shared view longer than its file lengthens the file (Windows).
+pub const SHARED_EXTENDS_FILE: bool = sys::CUT_NEEDS_UNMAP;
 
 /// The system's page size.
 pub fn page_size() -> usize {

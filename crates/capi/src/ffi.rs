@@ -93,7 +93,7 @@ pub unsafe fn reference_mut<'a, T>(ptr: *mut T) -> Result<&'a mut T, Error> {
 ///
 /// # Safety
 /// When non-NULL, `ptr` must point to a NUL-terminated string valid for `'a`.
-pub unsafe fn c_str<'a>(ptr: *const libc::c_char) -> Option<&'a str> {
+pub unsafe fn c_str<'a>(ptr: *const crate::os::c_char) -> Option<&'a str> {
     if ptr.is_null() {
         return None;
     }

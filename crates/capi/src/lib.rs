@@ -11,5 +11,6 @@
 pub mod b2nd;
 pub mod blosc2;
 pub mod ffi;
+pub mod os;
 pub mod registry;
 pub mod stdio;

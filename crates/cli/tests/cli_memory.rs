@@ -2,6 +2,8 @@
 //! than the memory they may use (256 MB of items, against a bound of 8
 //! chunks of 1 MiB + 64 MB), the tool's peak resident memory, read from the
 //! kernel's accounting of the child process (`wait4`), stays within the bound.
+// Linux only: it reads the child's getrusage through wait4.
+#![cfg(target_os = "linux")]
 
 use b2nd::array::npy::header_bytes;
 use std::io::{Read, Write};

@@ -16,7 +16,7 @@ use crate::blosc2::schunk::{adopt, free_handle, from_buffer_handle, malloc_copy,
 use crate::blosc2::types::*;
 use crate::ffi::{c_str, guard, guard_code, slice, slice_mut};
 use b2nd::error::{Error, Result};
-use libc::{c_char, c_int, c_void};
+use crate::os::{c_char, c_int, c_void};
 use std::ffi::CString;
 
 /// Hand a core array to C: `sc` is its super-chunk handle (owned or not).

@@ -11,7 +11,7 @@ use crate::blosc2::types::*;
 use crate::ffi::{c_str, guard, guard_code, slice, slice_mut, write_opt};
 use b2nd::error::{Error, Result};
 use b2nd::frame::Metalayer;
-use libc::{c_char, c_int, c_void};
+use crate::os::{c_char, c_int, c_void};
 use std::ffi::CString;
 
 /// A context as C sees it, and the memory its pointers point to.
@@ -205,7 +205,7 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
         };
         let bytes = meta.serialize()?;
         // SAFETY: plain allocation of the metalayer's size.
-        let p = unsafe { libc::malloc(bytes.len()) }.cast::<u8>();
+        let p = unsafe { crate::os::malloc(bytes.len()) }.cast::<u8>();
         if p.is_null() {
             return Err(Error::MemoryAlloc);
         }

@@ -2,7 +2,7 @@
 #![allow(non_camel_case_types)]
 
 use crate::blosc2::types::{blosc2_metalayer, blosc2_schunk, blosc2_storage, BLOSC2_MAX_METALAYERS};
-use libc::c_char;
+use crate::os::c_char;
 
 /// Version of the b2nd metalayer format.
 pub const B2ND_METALAYER_VERSION: i32 = 0;

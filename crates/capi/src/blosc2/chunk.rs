@@ -11,7 +11,7 @@ use b2nd::chunk::header::MIN_HEADER_LENGTH;
 use b2nd::chunk::{special, CParams, Header, Special};
 use b2nd::codecs::Library;
 use b2nd::error::Error;
-use libc::{c_char, c_int, c_void, size_t};
+use crate::os::{c_char, c_int, c_void, size_t};
 
 fn len32(n: usize) -> Result<i32, Error> {
     i32::try_from(n).map_err(|_| Error::MaxBufsizeExceeded)

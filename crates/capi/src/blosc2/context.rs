@@ -9,7 +9,7 @@ use super::types::*;
 use crate::ffi::{guard, guard_code, reference, reference_mut, slice};
 use b2nd::chunk::{Compressor, DParams, Decompressor};
 use b2nd::error::Error;
-use libc::{c_int, c_void};
+use crate::os::{c_int, c_void};
 
 impl blosc2_context {
     pub(crate) fn compressor(&mut self) -> Result<&mut Compressor, Error> {

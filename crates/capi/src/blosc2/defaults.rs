@@ -41,5 +41,7 @@ pub extern "C" fn blosc2_get_blosc2_stdio_mmap_defaults() -> blosc2_stdio_mmap {
         fd: -1,
         access_flags: -1,
         map_flags: -1,
+        #[cfg(target_os = "windows")]
+        mmap_handle: usize::MAX as *mut crate::os::c_void, // INVALID_HANDLE_VALUE
     }
 }

@@ -9,12 +9,13 @@
 //! stay loaded for the life of the process, as in c-blosc2.
 
 use b2nd::error::{Error, Result};
-use libc::{c_char, c_void};
-use std::ffi::{CStr, CString};
+use crate::os::{c_char, c_void};
+use crate::os::Library;
+use std::ffi::CStr;
 use std::sync::Mutex;
 
 /// Libraries loaded so far, by plugin name (handles as addresses).
-static LOADED: Mutex<Vec<(String, usize)>> = Mutex::new(Vec::new());
+static LOADED: Mutex<Vec<(String, Library)>> = Mutex::new(Vec::new());
 
 /// Plugin names are letters, digits and underscores (they go into a file
 /// name and a Python statement).
@@ -23,21 +24,11 @@ pub(crate) fn valid_name(name: &str) -> bool {
 }
 
 fn dl_error() -> String {
-    // SAFETY: dlerror returns NULL or a C string valid until the next dl call on this thread.
-    let e = unsafe { libc::dlerror() };
-    if e.is_null() {
-        String::new()
-    } else {
-        // SAFETY: non-NULL, NUL-terminated.
-        unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
-    }
+    Library::last_error()
 }
 
-fn dlopen(path: &str) -> Option<usize> {
-    let c = CString::new(path).ok()?;
-    // SAFETY: a NUL-terminated path; RTLD_LAZY as c-blosc2 opens plugins.
-    let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_LAZY) };
-    (!h.is_null()).then_some(h as usize)
+fn dlopen(path: &str) -> Option<Library> {
+    Library::open(path).ok()
 }
 
 /// Where the Python package `blosc2_<name>` says its library is.
@@ -59,7 +50,7 @@ fn python_libpath(name: &str) -> Option<String> {
 }
 
 /// The library of plugin `name`, loaded once.
-fn library(name: &str) -> Result<usize> {
+fn library(name: &str) -> Result<Library> {
     if !valid_name(name) {
         b2nd::trace!("invalid plugin name `{name}`");
         return Err(Error::InvalidParam);
@@ -68,7 +59,7 @@ fn library(name: &str) -> Result<usize> {
     if let Some(&(_, h)) = loaded.iter().find(|(n, _)| n == name) {
         return Ok(h);
     }
-    let file = format!("libblosc2_{name}.so");
+    let file = format!("{}{name}{}", crate::os::PLUGIN_PREFIX, crate::os::PLUGIN_SUFFIX);
     let handle = match dlopen(&file) {
         Some(h) => {
             b2nd::info!("loaded {file}");
@@ -90,9 +81,8 @@ fn library(name: &str) -> Result<usize> {
     Ok(handle)
 }
 
-fn symbol(handle: usize, name: &CStr) -> *mut c_void {
-    // SAFETY: a handle from dlopen, never closed; a NUL-terminated name.
-    unsafe { libc::dlsym(handle as *mut c_void, name.as_ptr()) }
+fn symbol(handle: Library, name: &CStr) -> *mut c_void {
+    handle.symbol(name)
 }
 
 /// The `N` functions plugin `name` names in its `info` record (a struct of

@@ -8,7 +8,7 @@ use crate::ffi::{c_str, guard, guard_code, write_opt};
 use b2nd::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 use b2nd::codecs::{Codec, Library, ALL};
 use b2nd::error::Error;
-use libc::{c_char, c_int};
+use crate::os::{c_char, c_int};
 use std::ffi::{CStr, CString};
 use b2nd::os::PerProcess;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -283,7 +283,7 @@ struct ThreadJob<'a> {
 }
 
 /// What a threads callback calls for each job.
-unsafe extern "C" fn run_thread_job(jobdata: *mut libc::c_void) {
+unsafe extern "C" fn run_thread_job(jobdata: *mut crate::os::c_void) {
     // SAFETY: `jobdata` points at one ThreadJob of the array `CallbackExecutor::run`
     // handed to the callback, alive until the callback returns.
     if let Some(j) = unsafe { jobdata.cast::<ThreadJob>().as_ref() } {
@@ -293,7 +293,7 @@ unsafe extern "C" fn run_thread_job(jobdata: *mut libc::c_void) {
 
 /// Runs contexts' jobs through the caller's threads callback.
 struct CallbackExecutor {
-    callback: unsafe extern "C" fn(*mut libc::c_void, Option<unsafe extern "C" fn(*mut libc::c_void)>, c_int, libc::size_t, *mut libc::c_void),
+    callback: unsafe extern "C" fn(*mut crate::os::c_void, Option<unsafe extern "C" fn(*mut crate::os::c_void)>, c_int, crate::os::size_t, *mut crate::os::c_void),
     data: usize,
 }
 
@@ -303,7 +303,7 @@ impl b2nd::chunk::Executor for CallbackExecutor {
         // SAFETY: the caller's callback, given jobs that stay alive until it returns.
         unsafe {
             (self.callback)(
-                self.data as *mut libc::c_void,
+                self.data as *mut crate::os::c_void,
                 Some(run_thread_job),
                 njobs as c_int,
                 std::mem::size_of::<ThreadJob>(),
@@ -318,7 +318,7 @@ impl b2nd::chunk::Executor for CallbackExecutor {
 /// must call `dojob` on each of the `numjobs` elements of `jobdata` (each
 /// `jobdata_elsize` bytes) and return when all have returned.
 #[no_mangle]
-pub extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut libc::c_void) {
+pub extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut crate::os::c_void) {
     guard((), || {
         let ex = callback.map(|cb| {
             std::sync::Arc::new(CallbackExecutor { callback: cb, data: callback_data as usize }) as std::sync::Arc<dyn b2nd::chunk::Executor>
@@ -390,7 +390,7 @@ pub extern "C" fn blosc1_get_blocksize() -> c_int {
 
 /// Force a block size for the global API (0 = automatic).
 #[no_mangle]
-pub extern "C" fn blosc1_set_blocksize(blocksize: libc::size_t) {
+pub extern "C" fn blosc1_set_blocksize(blocksize: crate::os::size_t) {
     guard((), || globals().blocksize = blocksize.min(i32::MAX as usize) as i32)
 }
 
@@ -521,7 +521,7 @@ pub unsafe extern "C" fn blosc2_get_complib_info(
 pub(crate) fn malloc_str(s: &str) -> *mut c_char {
     let c = CString::new(s).unwrap_or_default();
     // SAFETY: strdup copies a valid NUL-terminated string.
-    unsafe { libc::strdup(c.as_ptr()) }
+    unsafe { crate::os::strdup(c.as_ptr()) }
 }
 
 /// The message for an error code (static; "Unknown error" for unknown codes).

@@ -7,7 +7,7 @@ use super::io::CallbackBackend;
 use super::types::*;
 use b2nd::error::{Error, Result};
 use b2nd::schunk::{SChunk, SuperChunk};
-use libc::c_void;
+use crate::os::c_void;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64};
 use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};

@@ -25,7 +25,7 @@ fn current_nchunk(schunk: usize) -> i64 {
 }
 
 pub(crate) struct CPrefilter {
-    f: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> libc::c_int,
+    f: unsafe extern "C" fn(*mut blosc2_prefilter_params) -> crate::os::c_int,
     params: blosc2_prefilter_params,
     schunk: usize,
     ctx: AtomicUsize,
@@ -87,7 +87,7 @@ impl Prefilter for CPrefilter {
 }
 
 pub(crate) struct CPostfilter {
-    f: unsafe extern "C" fn(*mut blosc2_postfilter_params) -> libc::c_int,
+    f: unsafe extern "C" fn(*mut blosc2_postfilter_params) -> crate::os::c_int,
     params: blosc2_postfilter_params,
     schunk: usize,
     ctx: AtomicUsize,

@@ -10,7 +10,7 @@ use crate::ffi::{c_str, guard, guard_code, reference};
 use crate::stdio::*;
 use b2nd::error::{Error, Result};
 use b2nd::io::{Backend, Mode, Stream};
-use libc::{c_int, c_void};
+use crate::os::{c_int, c_void};
 use std::ffi::CString;
 use std::sync::{Arc, Mutex, OnceLock};
 

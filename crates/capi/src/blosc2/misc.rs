@@ -5,7 +5,7 @@ use super::types::*;
 use crate::ffi::{guard, guard_code, reference_mut, slice, slice_mut};
 use b2nd::error::Error;
 use b2nd::filters::{bitshuffle, shuffle};
-use libc::{c_int, c_void};
+use crate::os::{c_int, c_void};
 
 /// Compress `nblocks` buffers as the blocks of one VL-block chunk.
 ///
@@ -75,7 +75,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         let result = (|| {
             for (j, &n) in sizes.iter().enumerate() {
                 // SAFETY: plain allocation; freed below on failure, else the caller's.
-                let p = unsafe { libc::malloc(n.max(1)) };
+                let p = unsafe { crate::os::malloc(n.max(1)) };
                 if p.is_null() {
                     return Err(Error::MemoryAlloc);
                 }
@@ -89,7 +89,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         if let Err(e) = result {
             for p in outs {
                 // SAFETY: allocated above with malloc.
-                unsafe { libc::free(p) };
+                unsafe { crate::os::free(p) };
             }
             return Err(e);
         }
@@ -128,7 +128,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
         let sizes = d.vl_block_sizes(src)?;
         let n = *sizes.get(nblock as usize).ok_or(Error::InvalidParam)?;
         // SAFETY: plain allocation, handed to the caller on success.
-        let p = unsafe { libc::malloc(n.max(1)) }.cast::<u8>();
+        let p = unsafe { crate::os::malloc(n.max(1)) }.cast::<u8>();
         if p.is_null() {
             return Err(Error::MemoryAlloc);
         }
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
         let out = unsafe { slice_mut(p, n as i64)? };
         if let Err(e) = d.vl_decompress_block(src, nblock as usize, out) {
             // SAFETY: allocated above.
-            unsafe { libc::free(p.cast()) };
+            unsafe { crate::os::free(p.cast()) };
             return Err(e);
         }
         // SAFETY: caller contract.
@@ -224,20 +224,21 @@ pub unsafe extern "C" fn blosc2_bitunshuffle(typesize: i32, blocksize: i32, src:
     raw_filter(typesize, blocksize, src, dest, bitunshuffle_current)
 }
 
-/// Store the current time (CLOCK_MONOTONIC) in `timestamp`.
+/// Store the current time (unix: `CLOCK_MONOTONIC`; Windows:
+/// `QueryPerformanceCounter`) in `timestamp`.
 ///
 /// # Safety
 /// `timestamp` must be NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn blosc_set_timestamp(timestamp: *mut blosc_timestamp_t) {
     if !timestamp.is_null() {
-        // SAFETY: a writable timespec, per the caller.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, timestamp) };
+        // SAFETY: a writable timestamp, per the caller.
+        crate::os::set_timestamp(unsafe { &mut *timestamp });
     }
 }
 
 fn nsecs(start: &blosc_timestamp_t, end: &blosc_timestamp_t) -> f64 {
-    (end.tv_sec - start.tv_sec) as f64 * 1e9 + (end.tv_nsec - start.tv_nsec) as f64
+    crate::os::elapsed_nsecs(start, end)
 }
 
 /// Nanoseconds between two timestamps.

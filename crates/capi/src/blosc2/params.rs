@@ -4,7 +4,7 @@
 use super::types::*;
 use b2nd::chunk::{CParams, SplitMode};
 use b2nd::error::Error;
-use libc::c_int;
+use crate::os::c_int;
 
 /// The core's parameters for a C `blosc2_cparams`.
 pub(crate) fn core_cparams(c: &blosc2_cparams) -> Result<CParams, Error> {

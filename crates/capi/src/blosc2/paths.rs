@@ -3,7 +3,7 @@
 
 use crate::ffi::{c_str, guard_code};
 use b2nd::error::Error;
-use libc::{c_char, c_int};
+use crate::os::{c_char, c_int};
 
 /// Remove a directory and everything in it.
 ///

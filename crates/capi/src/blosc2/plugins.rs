@@ -7,7 +7,7 @@ use crate::ffi::{c_str, guard_code, reference};
 use b2nd::error::{Error, Result};
 use b2nd::plugins::{self, DecodeInfo, EncodeInfo, UserCodec, UserFilter};
 use super::dynload;
-use libc::{c_int, c_void};
+use crate::os::{c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
 fn len32(n: usize) -> Result<i32> {

@@ -19,7 +19,7 @@ use crate::ffi::{c_str, guard, guard_code, guard_code64, slice};
 use b2nd::chunk::DParams;
 use b2nd::error::{Error, Result};
 use b2nd::schunk::{SChunk, Storage, SuperChunk};
-use libc::{c_char, c_int, c_void};
+use crate::os::{c_char, c_int, c_void};
 use std::borrow::Cow;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
@@ -44,7 +44,7 @@ impl Drop for ForeignFrame {
     fn drop(&mut self) {
         if self.owned.load(Ordering::Relaxed) {
             // SAFETY: the buffer was malloc'd by the caller and handed over.
-            unsafe { libc::free(self.ptr as *mut c_void) };
+            unsafe { crate::os::free(self.ptr as *mut c_void) };
         }
     }
 }
@@ -56,7 +56,7 @@ pub(super) fn index(n: i64) -> Result<usize> {
 /// Copy `bytes` into a new malloc'd buffer (which C frees with `free`).
 pub(crate) fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
     // SAFETY: plain allocation, at least one byte.
-    let p = unsafe { libc::malloc(bytes.len().max(1)) }.cast::<u8>();
+    let p = unsafe { crate::os::malloc(bytes.len().max(1)) }.cast::<u8>();
     if p.is_null() {
         return Err(Error::MemoryAlloc);
     }

@@ -9,7 +9,7 @@ use super::types::*;
 use crate::ffi::{guard, guard_code, guard_code64, slice, slice_mut, write_opt};
 use b2nd::chunk::Special;
 use b2nd::error::{Error, Result};
-use libc::{c_int, c_void};
+use crate::os::{c_int, c_void};
 use std::borrow::Cow;
 
 /// A chunk handed in by the caller, sized by its own header.
@@ -33,7 +33,7 @@ unsafe fn consume(chunk: *mut u8, copy: bool, r: Result<usize>) -> i64 {
         Ok(n) => {
             if !copy {
                 // SAFETY: caller contract: with copy false the chunk was malloc'd and handed over.
-                unsafe { libc::free(chunk.cast()) };
+                unsafe { crate::os::free(chunk.cast()) };
             }
             n as i64
         }

@@ -7,7 +7,7 @@ use super::schunk::malloc_copy;
 use super::types::*;
 use crate::ffi::{c_str, guard_code, slice};
 use b2nd::error::{Error, Result};
-use libc::{c_char, c_int};
+use crate::os::{c_char, c_int};
 
 /// Add a metalayer (before any data); returns its index.
 ///

@@ -5,7 +5,7 @@
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
 use b2nd::chunk::{Compressor, Decompressor};
-use libc::{c_char, c_int, c_void, size_t};
+use crate::os::{c_char, c_int, c_void, size_t};
 
 /// Major version of the c-blosc2 API this library implements (the header's
 /// version macros are written by `cbindgen/blosc2.toml`, on one line each with
@@ -458,5 +458,6 @@ pub type blosc_threads_callback = Option<
     ),
 >;
 
-/// The system timestamp (`struct timespec` on POSIX).
-pub type blosc_timestamp_t = libc::timespec;
+/// The system timestamp (`struct timespec` on POSIX, `LARGE_INTEGER` on
+/// Windows).
+pub type blosc_timestamp_t = crate::os::Timestamp;

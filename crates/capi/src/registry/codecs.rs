@@ -1,6 +1,6 @@
 //! Ids of the globally registered codecs (`blosc2/codecs-registry.h`).
 #![allow(non_camel_case_types)]
-use libc::{c_char, c_int};
+use crate::os::{c_char, c_int};
 
 pub const BLOSC_CODEC_NDLZ: c_int = 32;
 pub const BLOSC_CODEC_ZFP_FIXED_ACCURACY: c_int = 33;

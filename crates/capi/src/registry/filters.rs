@@ -1,6 +1,6 @@
 //! Ids of the globally registered filters (`blosc2/filters-registry.h`).
 #![allow(non_camel_case_types)]
-use libc::{c_char, c_int};
+use crate::os::{c_char, c_int};
 
 pub const BLOSC_FILTER_NDCELL: c_int = 32;
 pub const BLOSC_FILTER_NDMEAN: c_int = 33;

@@ -1,6 +1,6 @@
 //! Ids of the globally registered tuners (`blosc2/tuners-registry.h`).
 #![allow(non_camel_case_types)]
-use libc::{c_char, c_int};
+use crate::os::{c_char, c_int};
 
 pub const BLOSC_BTUNE: c_int = 32;
 

@@ -1,16 +1,14 @@
 //! The default filesystem I/O backend of `blosc2/blosc2-stdio.h`
-//! (`blosc2_stdio_*`): positioned reads and writes on the descriptor behind
-//! a `FILE*`. The calls are the `*64` ones (`fopen64`, `pread64`, ...), so
-//! that 32-bit Linux reaches files past 2 GiB too.
+//! (`blosc2_stdio_*`): positioned reads and writes on the file behind a
+//! `FILE*`, through `crate::os` (on Linux the `*64` calls, so that 32-bit
+//! Linux reaches files past 2 GiB too; on Windows `ReadFile`/`WriteFile` at
+//! an offset).
 
 use super::byte_count;
 use super::types::*;
 use crate::ffi::guard;
-use libc::{c_char, c_int, c_void, off64_t, FILE};
+use crate::os::{c_char, c_int, c_void, FILE};
 use std::ptr;
-
-/// Largest transfer handed to one `pread`/`pwrite` call (short transfers loop).
-const MAX_TRANSFER: usize = 1 << 30;
 
 /// The `FILE*` of a stdio stream, or `None` when the stream or its file is NULL.
 ///
@@ -20,47 +18,6 @@ unsafe fn stdio_file(stream: *mut c_void) -> Option<*mut FILE> {
     // SAFETY: caller contract.
     let file = unsafe { stream.cast::<blosc2_stdio_file>().as_ref() }?.file;
     (!file.is_null()).then_some(file)
-}
-
-/// Transfer `n` bytes between `buf` and the file at `position`, without
-/// touching the stream's position or buffer. Returns the bytes transferred;
-/// fewer than `n` means end of file or an error.
-///
-/// # Safety
-/// `file` must be an open stream and `buf` valid for `n` bytes (readable for
-/// a write, writable for a read).
-unsafe fn positioned_io(file: *mut FILE, buf: *mut u8, n: usize, position: i64, write: bool) -> usize {
-    // SAFETY: caller contract.
-    let fd = unsafe { libc::fileno(file) };
-    if fd < 0 {
-        return 0;
-    }
-    let mut done = 0usize;
-    while done < n {
-        let at = i64::try_from(done).ok().and_then(|d| position.checked_add(d));
-        let Some(offset) = at.and_then(|o| off64_t::try_from(o).ok()) else { break };
-        let todo = (n - done).min(MAX_TRANSFER);
-        // SAFETY: `buf + done .. buf + done + todo` lies within the caller's buffer.
-        let got = unsafe {
-            let at = buf.add(done).cast::<c_void>();
-            if write {
-                libc::pwrite64(fd, at, todo, offset)
-            } else {
-                libc::pread64(fd, at, todo, offset)
-            }
-        };
-        if got < 0 {
-            if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            break;
-        }
-        if got == 0 {
-            break;
-        }
-        done += got as usize;
-    }
-    done
 }
 
 /// Whole items in `bytes` bytes (none for a zero item size, as `fread` does).
@@ -86,15 +43,15 @@ pub unsafe extern "C" fn blosc2_stdio_open(urlpath: *const c_char, mode: *const 
             return ptr::null_mut();
         }
         // SAFETY: both are NUL-terminated strings (caller contract).
-        let file = unsafe { libc::fopen64(urlpath, mode) };
+        let file = unsafe { crate::os::fopen(urlpath, mode) };
         if file.is_null() {
             return ptr::null_mut();
         }
         // SAFETY: plain allocation; C releases it through `blosc2_stdio_close`.
-        let wrapper = unsafe { libc::malloc(std::mem::size_of::<blosc2_stdio_file>()) }.cast::<blosc2_stdio_file>();
+        let wrapper = unsafe { crate::os::malloc(std::mem::size_of::<blosc2_stdio_file>()) }.cast::<blosc2_stdio_file>();
         if wrapper.is_null() {
             // SAFETY: `file` was opened above and is closed once.
-            unsafe { libc::fclose(file) };
+            unsafe { crate::os::fclose(file) };
             return ptr::null_mut();
         }
         // SAFETY: `wrapper` is a fresh allocation of the right size.
@@ -115,8 +72,8 @@ pub unsafe extern "C" fn blosc2_stdio_close(stream: *mut c_void) -> c_int {
         let Some(file) = (unsafe { stdio_file(stream) }) else { return -1 };
         // SAFETY: the stream is open and owned by `stream`, which was malloc'd by open.
         unsafe {
-            let rc = libc::fclose(file);
-            libc::free(stream);
+            let rc = crate::os::fclose(file);
+            crate::os::free(stream);
             rc
         }
     })
@@ -131,22 +88,8 @@ pub unsafe extern "C" fn blosc2_stdio_size(stream: *mut c_void) -> i64 {
     guard(-1, || {
         // SAFETY: caller contract.
         let Some(file) = (unsafe { stdio_file(stream) }) else { return -1 };
-        // SAFETY: `file` is an open stream; its position is restored afterwards.
-        unsafe {
-            let current = libc::ftello64(file);
-            if current < 0 {
-                return -1;
-            }
-            if libc::fseeko64(file, 0, libc::SEEK_END) != 0 {
-                libc::fseeko64(file, current, libc::SEEK_SET);
-                return -1;
-            }
-            let size = libc::ftello64(file);
-            if libc::fseeko64(file, current, libc::SEEK_SET) != 0 || size < 0 {
-                return -1;
-            }
-            size
-        }
+        // SAFETY: `file` is an open stream.
+        unsafe { crate::os::stream_size(file) }
     })
 }
 
@@ -172,7 +115,7 @@ pub unsafe extern "C" fn blosc2_stdio_write(
         let Some(file) = (unsafe { stdio_file(stream) }) else { return 0 };
         let Some(n) = byte_count(size, nitems) else { return 0 };
         // SAFETY: `ptr` holds `n` readable bytes (caller contract); a write only reads them.
-        let written = unsafe { positioned_io(file, ptr.cast_mut().cast(), n, position, true) };
+        let written = unsafe { crate::os::stream_io(file, ptr.cast_mut().cast(), n, position, true) };
         items_of(written, size)
     })
 }
@@ -206,7 +149,7 @@ pub unsafe extern "C" fn blosc2_stdio_read(
             return 0;
         }
         // SAFETY: `buf` has room for `n` bytes (caller contract).
-        let read = unsafe { positioned_io(file, buf.cast(), n, position, false) };
+        let read = unsafe { crate::os::stream_io(file, buf.cast(), n, position, false) };
         items_of(read, size)
     })
 }
@@ -224,12 +167,8 @@ pub unsafe extern "C" fn blosc2_stdio_truncate(stream: *mut c_void, size: i64) -
         }
         // SAFETY: caller contract.
         let Some(file) = (unsafe { stdio_file(stream) }) else { return -1 };
-        let Some(length) = off64_t::try_from(size).ok() else { return -1 };
         // SAFETY: `file` is an open stream.
-        unsafe {
-            libc::fflush(file);
-            libc::ftruncate64(libc::fileno(file), length)
-        }
+        unsafe { crate::os::stream_truncate(file, size) }
     })
 }
 

@@ -10,11 +10,10 @@ use super::byte_count;
 use super::types::*;
 use crate::ffi::guard;
 use b2nd::io::{MmapFile, MmapMode, RawMmap};
-use libc::{c_char, c_int, c_void, FILE};
-use std::ffi::{CStr, OsStr};
+use crate::os::{c_char, c_int, c_void};
+use crate::os::{MAP_PRIVATE, MAP_SHARED, PROT_READ, PROT_WRITE};
+use std::ffi::CStr;
 use std::mem::ManuallyDrop;
-use std::os::fd::RawFd;
-use std::os::unix::ffi::OsStrExt;
 use std::ptr;
 
 /// One past the last byte of a transfer of `n` bytes at `position`.
@@ -39,40 +38,20 @@ unsafe fn mmap_state<'a>(stream: *mut c_void) -> Option<&'a mut blosc2_stdio_mma
 fn raw_parts(m: &blosc2_stdio_mmap) -> RawMmap {
     let mode = if m.is_memory_only {
         MmapMode::CopyOnWrite
-    } else if m.access_flags & i64::from(libc::PROT_WRITE) != 0 {
+    } else if m.access_flags & i64::from(PROT_WRITE) != 0 {
         MmapMode::Update
     } else {
         MmapMode::Read
     };
-    RawMmap { fd: m.fd, addr: m.addr.cast(), mapping_size: m.mapping_size, file_size: m.file_size, mode }
+    RawMmap { fd: crate::os::raw_of_c_fd(m.fd), addr: m.addr.cast(), mapping_size: m.mapping_size, file_size: m.file_size, mode }
 }
 
 /// Keep the parts of an open file in `m`.
 fn store(m: &mut blosc2_stdio_mmap, raw: RawMmap) {
-    m.fd = raw.fd;
+    m.fd = crate::os::c_fd_of(raw.fd);
     m.addr = raw.addr.cast();
     m.mapping_size = raw.mapping_size;
     m.file_size = raw.file_size;
-}
-
-/// A `FILE*` of its own on a duplicate of `fd`, opened for reading (and
-/// writing, with `write`), or NULL: `blosc2_stdio_mmap.file`, where c-blosc2
-/// keeps the `FILE*` whose file it maps.
-fn stdio_file_on(fd: RawFd, write: bool) -> *mut FILE {
-    let mode = if write { c"rb+" } else { c"rb" };
-    // SAFETY: `fd` is open; the duplicate belongs to the FILE (its fclose
-    // closes it), or is closed here when fdopen fails.
-    unsafe {
-        let dup = libc::dup(fd);
-        if dup < 0 {
-            return ptr::null_mut();
-        }
-        let file = libc::fdopen(dup, mode.as_ptr());
-        if file.is_null() {
-            libc::close(dup);
-        }
-        file
-    }
 }
 
 /// Run `op` on the file `m` has open, then keep its new state in `m`;
@@ -131,30 +110,31 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *c
         // Keep a copy of the path: later opens must name the same file.
         let bytes = path.to_bytes_with_nul();
         // SAFETY: plain allocation, released by `blosc2_stdio_mmap_destroy`.
-        let copy = unsafe { libc::malloc(bytes.len()) }.cast::<c_char>();
+        let copy = unsafe { crate::os::malloc(bytes.len()) }.cast::<c_char>();
         if copy.is_null() {
             return ptr::null_mut();
         }
         // SAFETY: `copy` has room for the path and its NUL.
         unsafe { ptr::copy_nonoverlapping(bytes.as_ptr().cast::<c_char>(), copy, bytes.len()) };
         m.urlpath = copy;
-        m.access_flags = i64::from(if wanted.writable() { libc::PROT_READ | libc::PROT_WRITE } else { libc::PROT_READ });
-        m.map_flags = i64::from(if wanted == MmapMode::CopyOnWrite { libc::MAP_PRIVATE } else { libc::MAP_SHARED });
+        m.access_flags = i64::from(if wanted.writable() { PROT_READ | PROT_WRITE } else { PROT_READ });
+        m.map_flags = i64::from(if wanted == MmapMode::CopyOnWrite { MAP_PRIVATE } else { MAP_SHARED });
         m.is_memory_only = wanted == MmapMode::CopyOnWrite;
 
         // Undo the open on failure.
         let fail = |m: &mut blosc2_stdio_mmap| -> *mut c_void {
             // SAFETY: `urlpath` was malloc'd by this call.
-            unsafe { libc::free(m.urlpath.cast()) };
+            unsafe { crate::os::free(m.urlpath.cast()) };
             m.file = ptr::null_mut();
             m.urlpath = ptr::null_mut();
             m.addr = ptr::null_mut();
             ptr::null_mut()
         };
-        let Ok(opened) = MmapFile::open(OsStr::from_bytes(path.to_bytes()), wanted, m.initial_mapping_size) else {
+        let Some(os_path) = crate::os::path_from_c(path.to_bytes()) else { return fail(m) };
+        let Ok(opened) = MmapFile::open(os_path, wanted, m.initial_mapping_size) else {
             return fail(m);
         };
-        let file = stdio_file_on(opened.raw_file(), matches!(wanted, MmapMode::Update | MmapMode::Create));
+        let file = crate::os::stream_on(opened.raw_file(), matches!(wanted, MmapMode::Update | MmapMode::Create));
         if file.is_null() {
             return fail(m); // `opened` is unmapped and closed
         }
@@ -310,17 +290,17 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_destroy(params: *mut c_void) -> c_int
         }
         // SAFETY: `file` was fdopen'ed and `urlpath` malloc'd by open; both are released once.
         unsafe {
-            if !m.file.is_null() && libc::fclose(m.file) < 0 {
+            if !m.file.is_null() && crate::os::fclose(m.file) < 0 {
                 err = -1;
             }
-            libc::free(m.urlpath.cast());
+            crate::os::free(m.urlpath.cast());
         }
         m.file = ptr::null_mut();
         m.addr = ptr::null_mut();
         m.urlpath = ptr::null_mut();
         if m.needs_free {
             // SAFETY: the caller allocated `params` with malloc (needs_free).
-            unsafe { libc::free(params) };
+            unsafe { crate::os::free(params) };
         }
         err
     })

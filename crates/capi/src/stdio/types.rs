@@ -1,7 +1,7 @@
 //! The `repr(C)` mirrors of `blosc2/blosc2-stdio.h`.
 #![allow(non_camel_case_types)]
 
-use libc::{c_char, c_int, size_t, FILE};
+use crate::os::{c_char, c_int, size_t, FILE};
 
 /// A file opened by the default stdio I/O backend.
 #[repr(C)]
@@ -18,6 +18,7 @@ pub struct blosc2_stdio_params {
 }
 
 /// State and parameters of the memory-mapped I/O backend.
+#[cfg(not(target_os = "windows"))]
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct blosc2_stdio_mmap {
@@ -33,4 +34,28 @@ pub struct blosc2_stdio_mmap {
     pub fd: c_int,
     pub access_flags: i64,
     pub map_flags: i64,
+}
+
+/// State and parameters of the memory-mapped I/O backend (Windows: one
+/// field more, as in c-blosc2).
+#[cfg(target_os = "windows")]
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct blosc2_stdio_mmap {
+    pub mode: *const c_char,
+    pub initial_mapping_size: size_t,
+    pub needs_free: bool,
+    pub addr: *mut c_char,
+    pub urlpath: *mut c_char,
+    pub file_size: size_t,
+    pub mapping_size: size_t,
+    pub is_memory_only: bool,
+    pub file: *mut FILE,
+    /// The file's handle, kept to its 32 significant bits.
+    pub fd: c_int,
+    pub access_flags: i64,
+    pub map_flags: i64,
+    /// The mapping object (c-blosc2's `HANDLE`; libb2nd closes its own once
+    /// mapped, so this stays `INVALID_HANDLE_VALUE`).
+    pub mmap_handle: *mut crate::os::c_void,
 }
