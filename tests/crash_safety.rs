@@ -455,6 +455,18 @@ fn a_failed_write_leaves_the_old_frame_and_a_usable_handle() {
     assert!(faults(SMALL, CHANGES) > 300);
 }
 
+/// The same without a boot id (macOS, Windows where the registry has none):
+/// the journal then checkpoints every change, and a journal record cut short
+/// must not make the journal look like a dead writer's to the next open (the
+/// handle was then refused its next change).
+#[test]
+fn a_failed_write_without_a_boot_id_leaves_the_old_frame_and_a_usable_handle() {
+    b2nd::frame::journal::set_boot_id_for_this_thread(Some(None));
+    let points = faults(SMALL, CHANGES);
+    b2nd::frame::journal::set_boot_id_for_this_thread(None);
+    assert!(points > 300);
+}
+
 #[test]
 fn a_failed_write_in_a_large_frame_leaves_the_old_frame() {
     assert!(faults(LARGE, LARGE_CHANGES) > 80);

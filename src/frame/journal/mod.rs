@@ -390,7 +390,15 @@ impl Journal {
         put_region_records(&mut out, e.nonce, e.seq, pre_len, &pieces);
         let at = e.len;
         let stream = self.stream.as_deref().ok_or(Error::Failure)?;
-        stream.write_at(at, &out)?;
+        if let Err(err) = stream.write_at(at, &out) {
+            // Records cut short: the journal back to its last whole record, so
+            // that it stays this handle's epoch. Otherwise another handle's
+            // open, finding it unlocked, would take the records for those of
+            // a dead writer (without a boot id: to be undone, and this handle
+            // then broken). Should the cut fail too, an open drops them.
+            let _ = stream.truncate(at);
+            return Err(err);
+        }
         e.len = at + out.len() as u64;
         e.change_wrote = true;
         if !new_base.is_empty() {
