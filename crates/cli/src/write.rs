@@ -181,18 +181,22 @@ impl Output {
     }
 }
 
-/// `fsync` of a file, or of every file in a directory (a sparse frame: its
-/// index and chunk files) and of the directory.
+/// Sync a file, or every file in a directory (a sparse frame: its index
+/// and chunk files) and the directory, through the core's OS layer (a sync
+/// of a file opens it as the system needs; a directory's does nothing on
+/// Windows).
 fn sync_tree(path: &std::path::Path) -> std::io::Result<()> {
-    if path.is_dir() {
-        for entry in std::fs::read_dir(path)? {
-            let entry = entry?;
-            if entry.file_type()?.is_file() {
-                std::fs::File::open(entry.path())?.sync_all()?;
-            }
+    if !path.is_dir() {
+        return b2nd::os::sync_file(path);
+    }
+    for entry in std::fs::read_dir(path)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            b2nd::os::sync_file(&entry.path())?;
         }
     }
-    std::fs::File::open(path)?.sync_all()
+    let dir = path.to_str().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    b2nd::os::sync_dir(dir)
 }
 
 /// A progress bar on stderr (indicatif's), drawn only when stderr is a
