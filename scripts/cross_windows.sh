@@ -68,22 +68,8 @@ exports() {
   "$gnu-objdump" -p "$1" | sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NR>1 && NF {print $NF}' | sort
 }
 
-count() {
-  local log=$1 bins
-  passed=$(grep -cE '^test .* \.\.\. ok$' "$log" || true)
-  failed=$(grep -cE '^test .* \.\.\. FAILED$' "$log" || true)
-  bins=$(grep -cE '^error: test failed' "$log" || true)
-  [ "$bins" -gt "$failed" ] && failed=$bins
-  grep -q 'could not compile' "$log" && failed=$((failed + 1))
-  return 0
-}
-
-total_passed=0
-total_failed=0
-part() { # NAME PASSED FAILED
-  echo "$1: $2 passed, $3 failed"
-  total_passed=$((total_passed + $2)); total_failed=$((total_failed + $3))
-}
+# count LOG and part NAME PASSED FAILED: the tallies (shared with cross.sh)
+source scripts/cross_counts.sh
 
 run_tests() {
   mkdir -p "$out"

@@ -590,7 +590,9 @@ fn noise(seed: u64, n: usize) -> Vec<u8> {
         .collect()
 }
 
+#[cfg(target_os = "linux")]
 const SPILL_ROWS: i64 = 48;
+#[cfg(target_os = "linux")]
 const SPILL_COLS: i64 = 1 << 20;
 
 /// Run by the child processes of the next test: `kill|PATH|AT` resizes the

@@ -16,7 +16,6 @@ mod forks;
 
 use b2nd::chunk::{CParams, Compressor, DParams, Decompressor};
 use b2nd::codecs::Codec;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 fn data() -> Vec<u8> {
@@ -50,30 +49,20 @@ fn child(src: &[u8], d: &mut Decompressor) -> i32 {
 fn forked_children_never_hang() {
     let trials = forks::trials(2000);
     let src = Arc::new(data());
-    let stop = Arc::new(AtomicBool::new(false));
-    let rounds = Arc::new(AtomicUsize::new(0));
     let busy = {
-        let (src, stop, rounds) = (Arc::clone(&src), Arc::clone(&stop), Arc::clone(&rounds));
-        std::thread::spawn(move || {
-            let mut c = Compressor::new(cparams()).unwrap();
-            let mut d = Decompressor::new(dparams());
-            let mut out = vec![0u8; src.len() + 64];
-            let mut back = vec![0u8; src.len()];
-            while !stop.load(Ordering::Relaxed) {
-                let n = c.compress(&src, &mut out).unwrap();
-                d.decompress(&out[..n], &mut back).unwrap();
-                rounds.fetch_add(1, Ordering::Relaxed);
-            }
-        })
+        let src = Arc::clone(&src);
+        let mut c = Compressor::new(cparams()).unwrap();
+        let mut d = Decompressor::new(dparams());
+        let mut out = vec![0u8; src.len() + 64];
+        let mut back = vec![0u8; src.len()];
+        move || {
+            let n = c.compress(&src, &mut out).unwrap();
+            d.decompress(&out[..n], &mut back).unwrap();
+        }
     };
-    while rounds.load(Ordering::Relaxed) == 0 {
-        std::thread::yield_now();
-    }
     // Made by the parent, used by every child (never by the parent meanwhile).
     let d = Mutex::new(Decompressor::new(dparams()));
-    let t = forks::fork_children(trials, &|| child(&src, &mut d.lock().unwrap()));
-    stop.store(true, Ordering::Relaxed);
-    busy.join().unwrap();
-    eprintln!("{trials} forks: {t:?} ({} rounds in the parent)", rounds.load(Ordering::Relaxed));
+    let (t, rounds) = forks::while_busy(busy, || forks::fork_children(trials, &|| child(&src, &mut d.lock().unwrap())));
+    eprintln!("{trials} forks: {t:?} ({rounds} rounds in the parent)");
     assert_eq!((t.failed, t.hung), (0, 0), "of {trials} forked children");
 }

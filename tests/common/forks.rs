@@ -2,6 +2,8 @@
 //! child's fate counted (shared by the fork tests of the core and of the C API).
 #![allow(dead_code)]
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Longer than any child needs on a loaded machine (a child takes a few
@@ -82,4 +84,27 @@ pub fn fork_children(trials: usize, child: &dyn Fn() -> i32) -> Tally {
         std::thread::sleep(Duration::from_millis(1));
     }
     t
+}
+
+/// Run `round` over and over on a thread of its own while `body` runs (from
+/// the end of the first round on): `body`'s result, and the rounds run.
+pub fn while_busy<T>(mut round: impl FnMut() + Send + 'static, body: impl FnOnce() -> T) -> (T, usize) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let rounds = Arc::new(AtomicUsize::new(0));
+    let busy = {
+        let (stop, rounds) = (Arc::clone(&stop), Arc::clone(&rounds));
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                round();
+                rounds.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+    while rounds.load(Ordering::Relaxed) == 0 {
+        std::thread::yield_now();
+    }
+    let out = body();
+    stop.store(true, Ordering::Relaxed);
+    busy.join().expect("the busy thread");
+    (out, rounds.load(Ordering::Relaxed))
 }

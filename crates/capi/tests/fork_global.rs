@@ -12,7 +12,6 @@ mod forks;
 use b2nd_capi::blosc2::chunk::{blosc2_compress, blosc2_decompress};
 use b2nd_capi::blosc2::global::{blosc1_get_compressor, blosc1_set_compressor, blosc2_get_nthreads, blosc2_set_nthreads};
 use std::ffi::CStr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 fn data() -> Vec<u8> {
@@ -35,23 +34,13 @@ fn forked_children_of_global_callers_never_hang() {
     assert_eq!(unsafe { blosc1_set_compressor(c"lz4".as_ptr()) }, 1);
     blosc2_set_nthreads(2);
     let src = Arc::new(data());
-    let stop = Arc::new(AtomicBool::new(false));
-    let rounds = Arc::new(AtomicUsize::new(0));
     let busy = {
-        let (src, stop, rounds) = (Arc::clone(&src), Arc::clone(&stop), Arc::clone(&rounds));
-        std::thread::spawn(move || {
-            let mut out = vec![0u8; src.len() + 64];
-            let mut back = vec![0u8; src.len()];
-            while !stop.load(Ordering::Relaxed) {
-                assert!(round_trip(&src, &mut out, &mut back));
-                rounds.fetch_add(1, Ordering::Relaxed);
-            }
-        })
+        let src = Arc::clone(&src);
+        let mut out = vec![0u8; src.len() + 64];
+        let mut back = vec![0u8; src.len()];
+        move || assert!(round_trip(&src, &mut out, &mut back))
     };
-    while rounds.load(Ordering::Relaxed) == 0 {
-        std::thread::yield_now();
-    }
-    let t = forks::fork_children(trials, &|| {
+    let child = || {
         // SAFETY: the library's static name.
         let name = unsafe { CStr::from_ptr(blosc1_get_compressor()) };
         if name.to_bytes() != b"lz4" || blosc2_get_nthreads() != 2 {
@@ -64,9 +53,8 @@ fn forked_children_of_global_callers_never_hang() {
         } else {
             1
         }
-    });
-    stop.store(true, Ordering::Relaxed);
-    busy.join().unwrap();
-    eprintln!("{trials} forks: {t:?} ({} rounds in the parent)", rounds.load(Ordering::Relaxed));
+    };
+    let (t, rounds) = forks::while_busy(busy, || forks::fork_children(trials, &child));
+    eprintln!("{trials} forks: {t:?} ({rounds} rounds in the parent)");
     assert_eq!((t.failed, t.hung), (0, 0), "of {trials} forked children");
 }
