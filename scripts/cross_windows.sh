@@ -75,6 +75,9 @@ run_tests() {
   mkdir -p "$out"
   echo "== Rust tests under wine"
   local log="$out/tests.log"
+  # Tests name their scratch directories after their process id, and wine gives the
+  # first process of a session the same one every time: clear what earlier runs left.
+  rm -rf "$WINEPREFIX"/drive_c/users/*/Temp/b2nd-*
   cargo test --release --target "$triple" --features ndarray --workspace --no-fail-fast -- --include-ignored >"$log" 2>&1 || true
   count "$log"
   grep -E '^test .* FAILED$' "$log" | head -40 || true

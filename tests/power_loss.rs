@@ -71,13 +71,20 @@ struct Log {
 
 impl Log {
     fn id(&mut self, path: &str) -> usize {
-        if let Some(&i) = self.ids.get(path) {
+        let key = key(path);
+        if let Some(&i) = self.ids.get(&key) {
             return i;
         }
         self.paths.push(path.to_string());
-        self.ids.insert(path.to_string(), self.paths.len() - 1);
+        self.ids.insert(key, self.paths.len() - 1);
         self.paths.len() - 1
     }
+}
+
+/// One name for a file however its path was spelt: on Windows the library
+/// joins with `/` what a directory listing joins with `\\`.
+fn key(path: &str) -> String {
+    if cfg!(windows) { path.replace('\\', "/") } else { path.to_string() }
 }
 
 #[derive(Clone, Default)]
@@ -124,9 +131,9 @@ impl Backend for Rec {
         let file = {
             let mut log = self.0.lock().unwrap();
             let file = log.id(path);
-            if mode.writable() && !log.known.contains(path) {
+            if mode.writable() && !log.known.contains(&key(path)) {
                 // made now, or just before outside the backend (a journal's lock)
-                log.known.insert(path.to_string());
+                log.known.insert(key(path));
                 log.ops.push(Op::Create { file });
                 if mode == Mode::Create {
                     log.ops.push(Op::Truncate { file, len: 0 });
@@ -152,13 +159,13 @@ impl Backend for Rec {
         {
             let mut log = self.0.lock().unwrap();
             let file = log.id(path);
-            log.known.remove(path);
+            log.known.remove(&key(path));
             log.ops.push(Op::Remove { file });
         }
         filesystem().remove(path)
     }
     fn sync_dir(&self, dir: &str) -> Result<(), Error> {
-        self.push(Op::SyncDir { dir: dir.trim_end_matches('/').to_string() });
+        self.push(Op::SyncDir { dir: dir.to_string() });
         filesystem().sync_dir(dir)
     }
 }
@@ -193,8 +200,10 @@ fn apply(content: &mut Vec<u8>, op: &Unsynced) {
     }
 }
 
-fn parent(path: &str) -> &str {
-    path.rfind('/').map_or("", |i| &path[..i])
+/// Whether `path` is a file of the directory `dir` (compared as paths: `\`
+/// and `/` both separate on Windows, and a trailing one does not count).
+fn in_dir(path: &str, dir: &str) -> bool {
+    std::path::Path::new(path).parent() == Some(std::path::Path::new(dir))
 }
 
 /// A tiny deterministic generator (xorshift).
@@ -252,7 +261,7 @@ impl Disk {
             Op::Remove { file } => self.files[*file].exists_now = false,
             Op::SyncDir { dir } => {
                 for (i, f) in self.files.iter_mut().enumerate() {
-                    if parent(&self.paths[i]) == dir {
+                    if in_dir(&self.paths[i], dir) {
                         f.exists_durable = f.exists_now;
                         if !f.exists_now {
                             f.durable.clear();
@@ -559,7 +568,7 @@ fn run_case(case: &Case, tag: &str) -> usize {
         let mut log = rec.0.lock().unwrap();
         for p in &base_files {
             log.id(p);
-            log.known.insert(p.clone());
+            log.known.insert(key(p));
         }
     }
     set_epoch_age_for_this_thread(case.epoch);

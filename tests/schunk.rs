@@ -289,9 +289,22 @@ fn a_handle_follows_a_frame_file_replaced_under_it() {
     let mut b = SuperChunk::new(cparams(), DParams::default(), st(&other)).unwrap();
     b.append_buffer(&data(2, 4000)).unwrap();
     drop(b);
-    std::fs::rename(&other, &path).unwrap();
-    reader.read().unwrap().decompress_chunk(0, &mut out).unwrap();
-    assert_eq!(out, data(2, 4000));
+    match std::fs::rename(&other, &path) {
+        Ok(()) => {
+            reader.read().unwrap().decompress_chunk(0, &mut out).unwrap();
+            assert_eq!(out, data(2, 4000));
+        }
+        // Windows replaces a file that is open only with POSIX rename
+        // semantics (NTFS on Windows 10 1809 and later; wine has none): the
+        // rename is refused, and the reader goes on reading the file it has.
+        Err(e) if cfg!(windows) && e.kind() == std::io::ErrorKind::PermissionDenied => {
+            reader.read().unwrap().decompress_chunk(0, &mut out).unwrap();
+            assert_eq!(out, data(1, 4000));
+            std::fs::remove_file(&other).unwrap();
+        }
+        Err(e) => panic!("rename: {e}"),
+    }
+    drop(reader);
     std::fs::remove_file(&path).unwrap();
 }
 

@@ -25,7 +25,7 @@ conversion), 2 bad usage or a file that cannot be opened.";
 /// Look inside Blosc2 files (frames, sparse frame directories, .b2nd arrays),
 /// convert arrays to and from NumPy .npy files, repack them with other parameters.
 #[derive(Debug, Parser)]
-#[command(name = "b2nd", version = concat!(env!("CARGO_PKG_VERSION"), " (Blosc2 formats; c-blosc2 3.3 API)"))]
+#[command(name = "b2nd", bin_name = "b2nd", version = concat!(env!("CARGO_PKG_VERSION"), " (Blosc2 formats; c-blosc2 3.3 API)"))]
 #[command(after_help = AFTER_HELP, disable_help_subcommand = true, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]

@@ -154,13 +154,13 @@ impl Output {
         if old.is_none() || (!old_is_dir && !tmp.is_dir()) {
             return std::fs::rename(tmp, p).map_err(|e| {
                 self.discard();
-                format!("{}: {e}", self.path)
+                format!("{}: {}", self.path, replace_error(&e))
             });
         }
         let aside = format!("{}.old", self.tmp);
         if let Err(e) = std::fs::rename(p, &aside) {
             self.discard();
-            return Err(format!("{}: cannot replace it: {e}", self.path));
+            return Err(format!("{}: cannot replace it: {}", self.path, replace_error(&e)));
         }
         if let Err(e) = std::fs::rename(tmp, p) {
             return Err(match std::fs::rename(&aside, p) {
@@ -178,6 +178,17 @@ impl Output {
     /// Remove what was written (after a failure).
     pub fn discard(&self) {
         let _ = b2nd::schunk::remove_urlpath(&self.tmp);
+    }
+}
+
+/// Why a rename into place failed, in words a user can act on: Windows
+/// refuses to replace a file that a program holds open (without the POSIX
+/// rename semantics of recent NTFS).
+fn replace_error(e: &std::io::Error) -> String {
+    if cfg!(windows) && e.kind() == std::io::ErrorKind::PermissionDenied {
+        format!("{e} (is it open in another program?)")
+    } else {
+        e.to_string()
     }
 }
 

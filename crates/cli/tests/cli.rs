@@ -296,8 +296,17 @@ fn convert_defaults_and_summary() {
     let cp = a.schunk().read().unwrap().cparams().clone();
     assert_eq!((cp.compcode, cp.clevel, cp.filters[5]), (5, 5, 1));
     // without --json: nothing on stdout
-    let (rc, out, _) = tool(&["convert", "--force", &npy, &arr]);
-    assert_eq!((rc, out.as_str()), (0, ""));
+    let (rc, out, err) = tool(&["convert", "--force", &npy, &arr]);
+    if cfg!(windows) && rc != 0 {
+        // Windows replaces a file open in a program (here `a`) only with
+        // POSIX rename semantics (NTFS, Windows 10 1809 on; not wine)
+        assert!(err.contains(&arr) && err.contains("open in another program"), "{err}");
+        drop(a);
+        let (rc, out, err) = tool(&["convert", "--force", &npy, &arr]);
+        assert_eq!((rc, out.as_str()), (0, ""), "{err}");
+        return;
+    }
+    assert_eq!((rc, out.as_str()), (0, ""), "{err}");
     // a sparse frame
     let dir = scratch("defaults_sparse.b2nd");
     let _ = std::fs::remove_dir_all(&dir);
@@ -603,7 +612,10 @@ fn every_command_stops_quietly_when_its_reader_goes() {
     }
     // The conversions were done all the same.
     assert!(std::path::Path::new(&npy).exists() && std::path::Path::new(&repacked).exists());
-    // And as a shell runs it.
+    // And as a shell runs it (a unix shell: `head` closes the pipe).
+    if cfg!(windows) {
+        return;
+    }
     let line = format!("'{}' dump '{arr}' | head -1", env!("CARGO_BIN_EXE_b2nd"));
     let out = Command::new("sh").args(["-c", &line]).current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).output().unwrap();
     assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
