@@ -49,7 +49,7 @@ set(SCHUNK_TEST_NAMES test_schunk_api test_schunk_threads test_schunk_threads_1 
 
 if(REF_BLOSC2_PREFIX)
   foreach(t ${SCHUNK_TESTS})
-    b2nd_schunk_program(${t}_ref ${t}.c OFF ${REF_BLOSC2_PREFIX}/lib/libblosc2.so)
+    b2nd_schunk_program(${t}_ref ${t}.c OFF ${REF_LIB})
     target_include_directories(${t}_ref PRIVATE ${REF_BLOSC2_PREFIX}/include)
   endforeach()
   add_test(NAME test_schunk_api_ref COMMAND test_schunk_api_ref ${SCHUNK_SCRATCH}/api_ref)

@@ -6,10 +6,10 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test_common.h"
+#include "test_process.h"
 
 static char dir[2048];
 
@@ -521,41 +521,49 @@ static void trace_on_errors(void) {
   blosc2_schunk_free(sc);
 }
 
+/* The writer of locked_reader_during_updates (this program run again with
+   `--hammer PATH`): replaces chunks 300 times; its exit code says how it went. */
+static int hammer(const char *p) {
+  blosc2_stdio_params lp = {.locking = true};
+  blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &lp};
+  blosc2_schunk *w = blosc2_schunk_open_udio(p, &io);
+  if (w == NULL) return 3;
+  int32_t data[N];
+  uint8_t chunk[sizeof data + BLOSC2_MAX_OVERHEAD];
+  for (int it = 0; it < 300; it++) {
+    int64_t nchunk = it % 4;
+    int csize;
+    if (it % 2 == 0) {
+      csize = blosc2_chunk_uninit(*w->storage->cparams, sizeof data, chunk, sizeof chunk);
+    } else {
+      for (int i = 0; i < N; i++) data[i] = it;
+      csize = blosc2_compress_ctx(w->cctx, data, sizeof data, chunk, sizeof chunk);
+    }
+    if (csize <= 0 || blosc2_schunk_update_chunk(w, nchunk, chunk, true) < 0) return 4;
+  }
+  blosc2_schunk_free(w);
+  return 0;
+}
+
 /* A reader with locking reads every chunk while another process keeps
    replacing them (special chunks and stored ones alternately) in a sparse
    frame: no read fails, and each sees a whole chunk. */
-static void locked_reader_during_updates(void) {
+static void locked_reader_during_updates(const char *self) {
   const char *p = path("hammer.b2frame");
   blosc2_schunk *sc = filled(p, false, 4);
   blosc2_schunk_free(sc);
   blosc2_stdio_params lp = {.locking = true};
   blosc2_io io = {.id = BLOSC2_IO_FILESYSTEM, .name = "filesystem", .params = &lp};
-  pid_t pid = fork();
-  if (pid == 0) {
-    blosc2_schunk *w = blosc2_schunk_open_udio(p, &io);
-    if (w == NULL) _exit(3);
-    int32_t data[N];
-    uint8_t chunk[sizeof data + BLOSC2_MAX_OVERHEAD];
-    for (int it = 0; it < 300; it++) {
-      int64_t nchunk = it % 4;
-      int csize;
-      if (it % 2 == 0) {
-        csize = blosc2_chunk_uninit(*w->storage->cparams, sizeof data, chunk, sizeof chunk);
-      } else {
-        for (int i = 0; i < N; i++) data[i] = it;
-        csize = blosc2_compress_ctx(w->cctx, data, sizeof data, chunk, sizeof chunk);
-      }
-      if (csize <= 0 || blosc2_schunk_update_chunk(w, nchunk, chunk, true) < 0) _exit(4);
-    }
-    blosc2_schunk_free(w);
-    _exit(0);
-  }
+  char *args[] = {(char *)self, "--hammer", (char *)p, NULL};
+  child_t child = spawn_self(self, args);
+  CHECK(child != -1);
   blosc2_schunk *r = blosc2_schunk_open_udio(p, &io);
   CHECK(r != NULL);
-  int failures = 0, reads = 0, status = 0;
+  int failures = 0, reads = 0, code = -1;
   int32_t back[N];
-  while (r != NULL) {
-    int done = waitpid(pid, &status, WNOHANG) == pid;
+  while (r != NULL && child != -1) {
+    int done = child_ended(child, true, &code);
+    CHECK(done >= 0);
     for (int64_t c = 0; c < 4; c++) {
       uint8_t *chunk = NULL;
       bool needs_free = false;
@@ -564,15 +572,19 @@ static void locked_reader_during_updates(void) {
       if (blosc2_schunk_decompress_chunk(r, c, back, sizeof back) != (int)sizeof back) failures++;
       reads += 2;
     }
-    if (done) break;
+    if (done != 0) break;
   }
   CHECK_EQ(failures, 0);
   CHECK(reads > 0);
-  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK_EQ(code, 0);
   if (r) blosc2_schunk_free(r);
 }
 
 int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--hammer") == 0) {
+    blosc2_init();
+    return hammer(argv[2]);
+  }
   if (argc < 3) {
     fprintf(stderr, "usage: %s CASE DIR\n", argv[0]);
     return 2;
@@ -595,7 +607,7 @@ int main(int argc, char **argv) {
   else if (strcmp(c, "plugin_registration") == 0) plugin_registration();
   else if (strcmp(c, "mmap_open_info") == 0) mmap_open_info();
   else if (strcmp(c, "trace_on_errors") == 0) trace_on_errors();
-  else if (strcmp(c, "locked_reader_during_updates") == 0) locked_reader_during_updates();
+  else if (strcmp(c, "locked_reader_during_updates") == 0) locked_reader_during_updates(argv[0]);
   else {
     fprintf(stderr, "unknown case %s\n", c);
     return 2;

@@ -41,8 +41,10 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <sys/wait.h>
+#endif
 
 #include "blosc2.h"
 #include "test_common.h"
@@ -408,6 +410,7 @@ static void variant(const char *name, const uint8_t *b, int64_t len, int expect)
       continue;
     }
 #endif
+#ifndef _WIN32
     if (g_fork) {
       fflush(stdout);
       fflush(stderr);
@@ -428,6 +431,7 @@ static void variant(const char *name, const uint8_t *b, int64_t len, int expect)
       }
       continue;
     }
+#endif
     if (g_trace) fprintf(stderr, "variant %s, %s", name, consumer_name[c]);
     int before = tests_failed, run_before = tests_run;
     bool opened = consume(c, b, len);
@@ -1045,6 +1049,10 @@ int main(int argc, char **argv) {
   const char *dir = ".";
   for (int a = 1; a < argc; a++) {
     if (strcmp(argv[a], "--fork") == 0) {
+#ifdef _WIN32
+      fprintf(stderr, "--fork: not on Windows\n");
+      return 2;
+#endif
       g_fork = true;
     } else if (strcmp(argv[a], "--list") == 0) {
       g_list = true;

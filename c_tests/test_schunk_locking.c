@@ -2,12 +2,13 @@
    opt-in locking (blosc2_stdio_params.locking), while another process reads
    it: no append is lost, every chunk reads back intact, and readers see the
    counters grow through blosc2_schunk_refresh. Contiguous and sparse frames.
-   Usage: test_schunk_locking [scratch dir] */
-#include <sys/wait.h>
-#include <unistd.h>
-
+   Usage: test_schunk_locking [SCRATCH_DIR [OTHER]]
+   The processes are the program run again (`--writer PATH N`, `--reader PATH`).
+   With OTHER (this program built against the other library), every second
+   writer is OTHER: c-blosc2 and libb2nd processes share the frame. */
 #include "blosc2.h"
 #include "test_common.h"
+#include "test_process.h"
 
 #define NPROC 4
 #define NAPPEND 25
@@ -56,13 +57,17 @@ static int reader(const char *path) {
     for (int64_t i = 0; i < last; i += 7) {
       if (blosc2_schunk_decompress_chunk(sc, i, buf, sizeof(buf)) != (int)sizeof(buf)) return 8;
     }
+#ifdef _WIN32
+    Sleep(1);
+#else
     usleep(1000);
+#endif
   }
   blosc2_schunk_free(sc);
   return 0;
 }
 
-static void run(const char *dir, int contiguous) {
+static void run(const char *self, const char *other, const char *dir, int contiguous) {
   char path[1024];
   snprintf(path, sizeof(path), "%s/locking%s", dir, contiguous ? ".b2frame" : ".b2sframe");
   blosc2_remove_urlpath(path);
@@ -75,19 +80,21 @@ static void run(const char *dir, int contiguous) {
   if (sc == NULL) return;
   blosc2_schunk_free(sc);
 
-  pid_t pids[NPROC + 1];
+  child_t children[NPROC + 1];
   for (int p = 0; p <= NPROC; p++) {
-    pids[p] = fork();
-    if (pids[p] == 0) {
-      blosc2_init();
-      _exit(p < NPROC ? writer(path, p) : reader(path));
-    }
+    char n[16];
+    snprintf(n, sizeof n, "%d", p);
+    char *writer_args[] = {(char *)self, "--writer", path, n, NULL};
+    char *reader_args[] = {(char *)self, "--reader", path, NULL};
+    const char *program = other != NULL && p % 2 == 1 ? other : self;
+    writer_args[0] = reader_args[0] = (char *)program;
+    children[p] = spawn_self(program, p < NPROC ? writer_args : reader_args);
+    CHECK(children[p] != -1);
   }
   for (int p = 0; p <= NPROC; p++) {
-    int status = 0;
-    waitpid(pids[p], &status, 0);
-    CHECK(WIFEXITED(status));
-    CHECK_EQ(WEXITSTATUS(status), 0);
+    int code = -1;
+    if (children[p] != -1) CHECK_EQ(child_ended(children[p], false, &code), 1);
+    CHECK_EQ(code, 0);
   }
 
   sc = blosc2_schunk_open(path);
@@ -121,10 +128,19 @@ static void run(const char *dir, int contiguous) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "--writer") == 0) {
+    blosc2_init();
+    return writer(argv[2], atoi(argv[3]));
+  }
+  if (argc == 3 && strcmp(argv[1], "--reader") == 0) {
+    blosc2_init();
+    return reader(argv[2]);
+  }
   const char *dir = argc > 1 ? argv[1] : ".";
+  const char *other = argc > 2 ? argv[2] : NULL;
   blosc2_init();
-  run(dir, 1);
-  run(dir, 0);
+  run(argv[0], other, dir, 1);
+  run(argv[0], other, dir, 0);
   blosc2_destroy();
   return report("test_schunk_locking");
 }

@@ -2,7 +2,7 @@
 # Build c-blosc2's own test programs and examples against the installed libb2nd, as a user
 # would (pkg-config of the install prefix), run them and print a table of the results.
 #
-#   scripts/c-blosc2-tests.sh SRC [--sample N] [--asan] [--ref] [--only REGEX]
+#   scripts/c-blosc2-tests.sh SRC [--sample N] [--asan] [--ref] [--only REGEX] [--windows]
 #                                 [--prefix DIR] [--ref-prefix DIR] [--timeout SECONDS]
 #
 #   SRC              a c-blosc2 3.3.x source tree (at least tests/, tests/b2nd/, examples/,
@@ -21,6 +21,10 @@
 #                    in .venv, or --ref-prefix / $BLOSC2_REF_PREFIX: a dir with include/ and
 #                    lib/libblosc2.so), to get the baseline table.
 #   --only REGEX     only programs whose name (e.g. tests/b2nd/test_b2nd_append) matches
+#   --windows        build the programs for Windows with mingw-w64 and run them under wine,
+#                    against libblosc2.dll (default prefix build/windows/install; --ref: the
+#                    c-blosc2 that scripts/cross.sh windows builds with mingw,
+#                    build/windows/c-blosc2). The DLL is put beside the programs.
 #   --prefix DIR     libb2nd install prefix (default $B2ND_PREFIX or build/install)
 #   --timeout S      per run (each csv row is a run), default 120; a timeout is a failure
 #
@@ -56,8 +60,8 @@ set -uo pipefail
 usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-SRC=""; SAMPLE=0; ASAN=0; REF=0; ONLY=""
-PREFIX=${B2ND_PREFIX:-build/install}
+SRC=""; SAMPLE=0; ASAN=0; REF=0; ONLY=""; WIN=0
+PREFIX=${B2ND_PREFIX:-}
 REF_PREFIX=${BLOSC2_REF_PREFIX:-}
 TIMEOUT=${C_BLOSC2_TESTS_TIMEOUT:-120}
 while [ $# -gt 0 ]; do
@@ -66,6 +70,7 @@ while [ $# -gt 0 ]; do
     --asan) ASAN=1; shift;;
     --ref) REF=1; shift;;
     --only) ONLY=${2:?}; shift 2;;
+    --windows) WIN=1; shift;;
     --prefix) PREFIX=${2:?}; shift 2;;
     --ref-prefix) REF_PREFIX=${2:?}; shift 2;;
     --timeout) TIMEOUT=${2:?}; shift 2;;
@@ -80,6 +85,12 @@ for d in tests tests/b2nd examples examples/b2nd; do
   [ -d "$SRC/$d" ] || { echo "$SRC has no $d/: not a c-blosc2 source tree" >&2; exit 2; }
 done
 SRC=$(cd "$SRC" && pwd)
+if [ $WIN = 1 ]; then
+  [ $ASAN = 0 ] || { echo "--asan: not with --windows" >&2; exit 2; }
+  : "${PREFIX:=build/windows/install}" "${REF_PREFIX:=$root/build/windows/c-blosc2}"
+  export WINEDEBUG=-all
+fi
+: "${PREFIX:=build/install}"
 case "$PREFIX" in /*) ;; *) PREFIX=$(cd "$root" && cd "$PREFIX" 2>/dev/null && pwd || echo "$root/$PREFIX");; esac
 
 # --- the two libraries -------------------------------------------------------------------
@@ -87,35 +98,39 @@ if [ -z "$REF_PREFIX" ] && [ -x "$root/.venv/bin/python" ]; then
   REF_PREFIX=$("$root/.venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))' 2>/dev/null)
 fi
 ref_ok=0
-if [ -n "$REF_PREFIX" ] && [ -f "$REF_PREFIX/lib/libblosc2.so" ] && [ -f "$REF_PREFIX/include/blosc2.h" ]; then
+if [ $WIN = 1 ]; then ref_lib=lib/libblosc2.dll.a; else ref_lib=lib/libblosc2.so; fi
+if [ -n "$REF_PREFIX" ] && [ -f "$REF_PREFIX/$ref_lib" ] && [ -f "$REF_PREFIX/include/blosc2.h" ]; then
   ref_ok=1
 fi
 # flags for one library: sets CFLAGS_LIB, LIBS_LIB
 lib_flags() {  # $1 = lib | ref
   if [ "$1" = ref ]; then
     CFLAGS_LIB="-I$REF_PREFIX/include"
-    LIBS_LIB="-L$REF_PREFIX/lib -lblosc2 -Wl,-rpath,$REF_PREFIX/lib"
+    LIBS_LIB="-L$REF_PREFIX/lib -lblosc2"
+    [ $WIN = 1 ] || LIBS_LIB+=" -Wl,-rpath,$REF_PREFIX/lib"
   else
     local pc="$PREFIX/lib/pkgconfig"
     CFLAGS_LIB=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH= pkg-config --cflags blosc2) || return 1
     LIBS_LIB=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH= pkg-config --libs blosc2) || return 1
     local libdir; libdir=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH= pkg-config --variable=libdir blosc2)
-    LIBS_LIB="$LIBS_LIB -Wl,-rpath,$(cd "$libdir" && pwd)"
+    [ $WIN = 1 ] || LIBS_LIB="$LIBS_LIB -Wl,-rpath,$(cd "$libdir" && pwd)"
   fi
 }
 if [ $REF = 1 ]; then
   [ $ref_ok = 1 ] || { echo "no reference c-blosc2 at '$REF_PREFIX' (run scripts/setup.sh or give --ref-prefix)" >&2; exit 2; }
-  mode=ref; libname="c-blosc2 3.3.5 (reference, $REF_PREFIX)"
+  mode=ref; libname="c-blosc2 (reference, $REF_PREFIX)"
 else
   [ -f "$PREFIX/lib/pkgconfig/blosc2.pc" ] || { echo "no libb2nd install at $PREFIX (./scripts/install.sh $PREFIX)" >&2; exit 2; }
   mode=lib; libname="libb2nd ($PREFIX)"
 fi
 command -v pkg-config >/dev/null || [ $mode = ref ] || { echo "pkg-config is needed" >&2; exit 2; }
+kind=$mode  # lib | ref, whatever the build
 lib_flags $mode || { echo "pkg-config failed for $PREFIX" >&2; exit 2; }
 MAIN_CFLAGS=$CFLAGS_LIB; MAIN_LIBS=$LIBS_LIB
 if [ $ref_ok = 1 ]; then lib_flags ref; REF_CFLAGS=$CFLAGS_LIB; REF_LIBS=$LIBS_LIB; fi
 
 [ $ASAN = 1 ] && mode="$mode-asan"
+[ $WIN = 1 ] && mode="windows-$mode"
 out="$root/build/c-blosc2-tests/$mode"
 rm -rf "$out"; mkdir -p "$out/bin" "$out/run" "$out/logs" "$out/stub-include/lib" "$out/stub-include/ref"
 # tests/b2nd/test_common.h's "context.h" (see above): empty for libb2nd, whose b2nd.h defines
@@ -128,6 +143,13 @@ rm -rf "$out"; mkdir -p "$out/bin" "$out/run" "$out/logs" "$out/stub-include/lib
 } > "$out/stub-include/ref/context.h"
 
 CC=${CC:-gcc}
+EXE=""; RUN=()
+SYS_LIBS="-lm -lpthread -ldl -lrt"
+if [ $WIN = 1 ]; then
+  CC=x86_64-w64-mingw32-gcc; EXE=.exe; RUN=(wine); SYS_LIBS="-lm -lpthread"
+  # each build's programs find their own libblosc2.dll first: the one beside them
+  if [ $REF = 1 ]; then cp "$REF_PREFIX/bin/libblosc2.dll" "$out/bin/"; else cp "$PREFIX/bin/libblosc2.dll" "$out/bin/"; fi
+fi
 BASE_CFLAGS="-O1 -std=gnu11 -w -DBLOSC_TESTING"
 SAN_FLAGS=""
 if [ $ASAN = 1 ]; then
@@ -135,7 +157,6 @@ if [ $ASAN = 1 ]; then
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
   export UBSAN_OPTIONS="print_stacktrace=1"
 fi
-SYS_LIBS="-lm -lpthread -ldl -lrt"
 # Linked into every program: unbuffered stdout, so that what a test printed before a crash,
 # a timeout or LeakSanitizer's exit (which skips stdio's flush) is in its log.
 cat > "$out/linebuf.c" <<'EOF2'
@@ -143,7 +164,7 @@ cat > "$out/linebuf.c" <<'EOF2'
 __attribute__((constructor)) static void c_blosc2_tests_unbuffered(void) { setvbuf(stdout, NULL, _IONBF, 0); }
 EOF2
 # shellcheck disable=SC2086
-${CC:-gcc} -O1 -c $SAN_FLAGS "$out/linebuf.c" -o "$out/linebuf.o" || exit 2
+$CC -O1 -c $SAN_FLAGS "$out/linebuf.c" -o "$out/linebuf.o" || exit 2
 
 # --- which programs ----------------------------------------------------------------------
 # c-blosc2's private headers: the names in its blosc/ dir (when SRC has it) and config.h.
@@ -254,7 +275,7 @@ sig_name() { local s; s=$(kill -l $(( $1 - 128 )) 2>/dev/null) && echo "SIG$s" |
 
 npass=0; nfail=0; nskip=0
 skipped=(); failed=()
-printf '# c-blosc2 test programs (%s) against %s%s\n' "$SRC" "$libname" "$([ $ASAN = 1 ] && echo ', ASan+UBSan')"
+printf '# c-blosc2 test programs (%s) against %s%s%s\n' "$SRC" "$libname" "$([ $ASAN = 1 ] && echo ', ASan+UBSan')" "$([ $WIN = 1 ] && echo ', Windows (mingw-w64) under wine')"
 fmt='%-52s %9s %6s %8s  %-8s %s\n'
 printf "$fmt" program rows cases time result "first error line"
 printf "$fmt" "-------" "----" "-----" "----" "------" "----------------"
@@ -277,26 +298,26 @@ for name in "${programs[@]}"; do
     if p=$(grep -m1 '^private ' <<<"$inc"); then
       reason="includes c-blosc2 internal \"${p#private }\""
     elif grep -q '^stub context.h' <<<"$inc"; then
-      stub=1; extra="-I$out/stub-include/${mode%-asan}"
+      stub=1; extra="-I$out/stub-include/$kind"
     fi
   fi
   [ -n "$reason" ] && { skip "$name" "$reason"; continue; }
 
   safe=${name//\//__}
-  bin="$out/bin/$safe"; log="$out/logs/$safe.log"; scratch="$out/run/$safe"
+  bin="$out/bin/$safe$EXE"; log="$out/logs/$safe.log"; scratch="$out/run/$safe"
   mkdir -p "$scratch"
   t0=$EPOCHREALTIME
   if ! compile "$src" "$bin" "$MAIN_CFLAGS" "$MAIN_LIBS" "$extra" "$out/logs/$safe.build.log"; then
     err=$(first_error "$out/logs/$safe.build.log")
-    if [ "${mode%-asan}" = lib ] && [ $ref_ok = 1 ]; then
-      if compile "$src" "$out/bin/$safe.ref" "$REF_CFLAGS" "$REF_LIBS" "$([ $stub = 1 ] && echo "-I$out/stub-include/ref")" \
+    if [ "$kind" = lib ] && [ $ref_ok = 1 ]; then
+      if compile "$src" "$out/bin/$safe.ref$EXE" "$REF_CFLAGS" "$REF_LIBS" "$([ $stub = 1 ] && echo "-I$out/stub-include/ref")" \
            "$out/logs/$safe.refbuild.log"; then
         printf "$fmt" "$name" - - - FAIL "does not compile: $err"
         failed+=("$name|does not compile: $err"); nfail=$((nfail + 1))
       else
         skip "$name" "does not build against c-blosc2 3.3.5 either: $(first_error "$out/logs/$safe.refbuild.log")"
       fi
-    elif [ "${mode%-asan}" = ref ]; then
+    elif [ "$kind" = ref ]; then
       skip "$name" "does not build against c-blosc2 3.3.5: $err"
     else
       printf "$fmt" "$name" - - - FAIL "does not compile: $err"
@@ -341,7 +362,7 @@ for name in "${programs[@]}"; do
     nrun=$((nrun + 1))
     rlog="$out/logs/$safe.run.log"
     # shellcheck disable=SC2086
-    { (cd "$scratch" && exec timeout -k 10 "$TIMEOUT" "$bin" $args) </dev/null >"$rlog" 2>&1; } 2>/dev/null
+    { (cd "$scratch" && exec timeout -k 10 "$TIMEOUT" "${RUN[@]}" "$bin" $args) </dev/null >"$rlog" 2>&1; } 2>/dev/null
     rc=$?
     bad=""
     if [ $rc = 124 ] || [ $rc = 137 ]; then bad="timeout after ${TIMEOUT}s"

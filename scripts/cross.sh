@@ -94,31 +94,9 @@ run_tests() {
   echo "== files across machines"
   local venv
   venv=$(./scripts/setup.sh)
-  # exchange DESCRIPTION WRITER_TARGET READER_TARGET DIR: the writer makes the
-  # set in DIR, the reader checks it ("" = this x86-64 machine)
-  exchange() {
-    local what=$1 writer=$2 reader=$3 dir=$4 log
-    log="$out/$(echo "$what" | tr ' ' '-').log"
-    B2ND_CROSS_WRITE="$PWD/$dir" cargo test --release ${writer:+--target "$writer"} --features ndarray --test cross_files \
-      -- --exact every_codec_and_filter_reads_back_from_a_written_set >"$log" 2>&1 || true
-    B2ND_CROSS_CHECK="$PWD/$dir" cargo test --release ${reader:+--target "$reader"} --features ndarray --test cross_files \
-      -- --exact every_codec_and_filter_reads_back_from_a_written_set --nocapture >>"$log" 2>&1 || true
-    local line ok bad
-    line=$(grep "^cross files in $PWD/$dir:" "$log" | tail -1)
-    ok=$(echo "$line" | sed -nE 's/.*: ([0-9]+) read back.*/\1/p')
-    bad=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-    [ -n "$line" ] || grep -E 'differ|could not|panicked' "$log" | head -5
-    echo "  ($line)"
-    part "$what" "${ok:-0}" "${bad:-1}"
-  }
   exchange "x86-64 files read on $triple" "" "$triple" "$host_out/set"
   exchange "$triple files read on x86-64" "$triple" "" "$out/set"
-  local py ok bad
-  py=$("$venv/bin/python" scripts/cross_check.py "$out/set" 2>&1 | tee "$out/python.log" | tail -1) || true
-  echo "  ($py)"
-  ok=$(echo "$py" | sed -nE 's/.*: ([0-9]+) read back.*/\1/p')
-  bad=$(echo "$py" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-  part "$triple files read by python-blosc2" "${ok:-0}" "${bad:-1}"
+  python_reads "$triple files read by python-blosc2" "$out/set" "$venv"
 
   echo "== ABI: our headers against c-blosc2's, compiled by $gnu-gcc"
   local ref

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The tallies of scripts/cross.sh and scripts/cross_windows.sh (sourced by both).
+# The tallies and file exchanges of scripts/cross.sh and scripts/cross_windows.sh
+# (sourced by both, from the repository's root; they use $out, the target's folder).
 
 # Sum "test NAME ... ok|FAILED" lines (also those of the harness-less tests);
 # a test binary that failed without a FAILED line (it crashed), or tests that
@@ -19,4 +20,32 @@ total_failed=0
 part() { # NAME PASSED FAILED
   echo "$1: $2 passed, $3 failed"
   total_passed=$((total_passed + $2)); total_failed=$((total_failed + $3))
+}
+
+# exchange DESCRIPTION WRITER_TARGET READER_TARGET DIR: the writer makes the
+# set in DIR, the reader checks it ("" = this x86-64 machine)
+exchange() {
+  local what=$1 writer=$2 reader=$3 dir=$4 log
+  log="$out/$(echo "$what" | tr ' ' '-').log"
+  B2ND_CROSS_WRITE="$PWD/$dir" cargo test --release ${writer:+--target "$writer"} --features ndarray --test cross_files \
+    -- --exact every_codec_and_filter_reads_back_from_a_written_set >"$log" 2>&1 || true
+  B2ND_CROSS_CHECK="$PWD/$dir" cargo test --release ${reader:+--target "$reader"} --features ndarray --test cross_files \
+    -- --exact every_codec_and_filter_reads_back_from_a_written_set --nocapture >>"$log" 2>&1 || true
+  local line ok bad
+  line=$(grep "^cross files in $PWD/$dir:" "$log" | tail -1)
+  ok=$(echo "$line" | sed -nE 's/.*: ([0-9]+) read back.*/\1/p')
+  bad=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+  [ -n "$line" ] || grep -E 'differ|could not|panicked' "$log" | head -5
+  echo "  ($line)"
+  part "$what" "${ok:-0}" "${bad:-1}"
+}
+
+# python_reads DESCRIPTION DIR VENV: python-blosc2 (of the venv) reads the set in DIR
+python_reads() {
+  local py ok bad
+  py=$("$3/bin/python" scripts/cross_check.py "$2" 2>&1 | tee "$out/python.log" | tail -1) || true
+  echo "  ($py)"
+  ok=$(echo "$py" | sed -nE 's/.*: ([0-9]+) read back.*/\1/p')
+  bad=$(echo "$py" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+  part "$1" "${ok:-0}" "${bad:-1}"
 }

@@ -13,7 +13,13 @@
 # test   runs under wine: every Rust test of the three crates; the DLL's exports against
 #        the Linux library's; the ABI check (our headers against c-blosc2 3.3.5's, compiled
 #        by x86_64-w64-mingw32-gcc); a C program linked against the import library as a
-#        Windows program links c-blosc2's. Prints "N passed, N failed" per part and in all.
+#        Windows program links c-blosc2's; the C tests (ctest, c_tests/ built with
+#        cmake/windows/mingw-w64-x86_64.cmake, wine as the emulator). With C_BLOSC2_SRC set
+#        to a c-blosc2 3.3 source tree (and C_BLOSC2_DEPS, offline: a directory of the
+#        lz4/ zstd/ zlib-ng/ zfp/ sources it would download), also: c-blosc2 built with mingw-w64 as its CI's
+#        MinGW job builds it (build/windows/c-blosc2), its own ctest under wine, the
+#        c_tests' exchanges with it, and c-blosc2's test programs against each DLL
+#        (scripts/c-blosc2-tests.sh --windows). Prints "N passed, N failed" per part and in all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never WINEDEBUG=-all
@@ -60,6 +66,8 @@ build() {
   cp -R include/. "$inst/include/"
   install -m 644 cmake/windows/Blosc2Config.cmake cmake/Blosc2ConfigVersion.cmake "$inst/lib/cmake/Blosc2/"
   install -m 644 cmake/windows/blosc2.pc "$inst/lib/pkgconfig/"
+  mkdir -p "$inst/lib/cmake/B2nd"
+  install -m 644 cmake/B2ndConfig.cmake cmake/B2ndConfigVersion.cmake "$inst/lib/cmake/B2nd/"
   echo "installed into $inst: $(cd "$inst" && find . -type f | sort | tr '\n' ' ')"
 }
 
@@ -83,6 +91,13 @@ run_tests() {
   grep -E '^test .* FAILED$' "$log" | head -40 || true
   part "Rust tests" "$passed" "$failed"
 
+  echo "== files across machines (tests/cross_files.rs)"
+  local venv
+  venv=$(./scripts/setup.sh)
+  exchange "x86-64 Linux files read on Windows" "" "$triple" "target/cross/x86_64-unknown-linux-gnu/set"
+  exchange "Windows files read on x86-64 Linux" "$triple" "" "$out/set"
+  python_reads "Windows files read by python-blosc2" "$out/set" "$venv"
+
   echo "== the DLL's exports against the Linux library's"
   cargo build --release -p b2nd-capi 2>&1 | tail -1
   nm -D --defined-only target/release/libb2nd_capi.so | awk '$2=="T"{print $3}' | sort >"$out/exports-linux.txt"
@@ -92,8 +107,7 @@ run_tests() {
   missing=$(comm -3 "$out/exports-linux.txt" "$out/exports-dll.txt" | wc -l)
   part "exports of libblosc2.dll (same as libb2nd.so.0)" "$((n - missing))" "$missing"
 
-  local venv ref
-  venv=$(./scripts/setup.sh)
+  local ref
   ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.join(os.path.dirname(blosc2.__file__), "include"))')
   echo "== ABI: our headers against c-blosc2's, compiled by $gnu-gcc"
   "$venv/bin/python" c_tests/abi/gen_abi_check.py "$ref" >"$out/abi_check.c"
@@ -122,13 +136,115 @@ run_tests() {
     part "C program on libblosc2.dll (test_null_args)" 0 1
   fi
 
+  if [ -n "${C_BLOSC2_SRC:-}" ] && ! build_c_blosc2; then
+    part "c-blosc2 built by mingw-w64" 0 1
+  fi
+  run_c_tests
+  if [ -n "${C_BLOSC2_SRC:-}" ] && [ -f "$mingw_ref/lib/libblosc2.dll.a" ]; then
+    run_c_blosc2
+  else
+    echo "== c-blosc2 with mingw-w64: skipped (set C_BLOSC2_SRC to a c-blosc2 3.3 source tree)"
+  fi
+
   echo "== $triple: $total_passed passed, $total_failed failed"
   [ "$total_failed" = 0 ]
+}
+
+toolchain=$PWD/cmake/windows/mingw-w64-x86_64.cmake
+mingw_ref=build/windows/c-blosc2
+
+# The DLLs of mingw's runtime (winpthreads) for wine, as a Windows path list.
+mingw_dlls() {
+  local d dirs=()
+  for d in /usr/x86_64-w64-mingw32/lib /usr/lib/gcc/x86_64-w64-mingw32/*-win32; do
+    [ -d "$d" ] && dirs+=("$(winepath -w "$d" 2>/dev/null)")
+  done
+  (IFS=';'; echo "${dirs[*]}")
+}
+
+# "ctest: N tests failed out of M" -> part NAME (M - N) N
+ctest_part() { # NAME LOG
+  local line total bad
+  line=$(grep -E 'tests passed, [0-9]+ tests? failed out of [0-9]+' "$2" | tail -1)
+  if [ -z "$line" ]; then part "$1" 0 1; return; fi
+  bad=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+  total=$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$line")
+  grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Exception|Not Run)' "$2" | head -20 || true
+  part "$1" $((total - bad)) "$bad"
+}
+
+run_c_tests() {
+  echo "== C tests (ctest): built by $gnu-gcc, run under wine"
+  local venv b=build/windows/c_tests refargs=()
+  venv=$(./scripts/setup.sh)
+  [ -f "$mingw_ref/lib/libblosc2.dll.a" ] && refargs=(-DREF_BLOSC2_PREFIX="$PWD/$mingw_ref" -DREF_PYTHON="$venv/bin/python")
+  rm -rf "$b"
+  "$venv/bin/cmake" -S c_tests -B "$b" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_PREFIX_PATH="$PWD/$inst" \
+    -DCMAKE_BUILD_TYPE=Release "${refargs[@]}" >"$out/ctest-configure.log" 2>&1 || tail -20 "$out/ctest-configure.log"
+  "$venv/bin/cmake" --build "$b" -j2 >"$out/ctest-build.log" 2>&1 || grep -m10 -E 'error|Error' "$out/ctest-build.log"
+  (cd "$b" && WINEPATH="$(winepath -w "$PWD/../install/bin");$(mingw_dlls)" "$venv/bin/ctest" --output-on-failure -j2 --timeout 600) >"$out/ctest.log" 2>&1 || true
+  ctest_part "C tests (ctest)${refargs:+, with c-blosc2 built by mingw}" "$out/ctest.log"
+}
+
+# c-blosc2 from C_BLOSC2_SRC, built with mingw-w64 as its CI's MinGW job builds it
+# (Release, its tests), installed with its DLL into build/windows/c-blosc2.
+build_c_blosc2() {
+  local venv b=build/windows/c-blosc2-build zlib_first=""
+  venv=$(./scripts/setup.sh)
+  if [ ! -f "$mingw_ref/lib/libblosc2.dll.a" ] || [ ! -f "$b/CTestTestfile.cmake" ]; then
+    echo "== c-blosc2 ($C_BLOSC2_SRC) built by $gnu-gcc"
+    # c-blosc2 downloads lz4, zstd, zlib-ng and zfp; C_BLOSC2_DEPS names a directory
+    # with their source trees (lz4/ zstd/ zlib-ng/ zfp/) where there is no network.
+    local deps=()
+    if [ -n "${C_BLOSC2_DEPS:-}" ]; then
+      deps=(-DFETCHCONTENT_FULLY_DISCONNECTED=ON -DBLOSC_LZ4_SOURCE_DIR="$C_BLOSC2_DEPS/lz4"
+            -DBLOSC_ZSTD_SOURCE_DIR="$C_BLOSC2_DEPS/zstd" -DBLOSC_ZLIBNG_SOURCE_DIR="$C_BLOSC2_DEPS/zlib-ng"
+            -DBLOSC_ZFP_SOURCE_DIR="$C_BLOSC2_DEPS/zfp")
+      # A zlib-ng older than the 2.3 c-blosc2 asks for names its targets otherwise:
+      # c-blosc2 then neither includes nor links it; give it both by hand.
+      if ! grep -q 'zlib-ng::zlibstatic\|ALIAS zlib-ng' "$C_BLOSC2_DEPS/zlib-ng/CMakeLists.txt"; then
+        deps+=(-DCMAKE_C_FLAGS_RELEASE="-O3 -DNDEBUG -I$PWD/$b/_deps/zlib_ng-build -I$C_BLOSC2_DEPS/zlib-ng"
+               -DCMAKE_C_STANDARD_LIBRARIES="$PWD/$b/_deps/zlib_ng-build/libz-ng.a -lkernel32 -luser32 -ladvapi32")
+        zlib_first=zlib
+      fi
+    fi
+    "$venv/bin/cmake" -S "$C_BLOSC2_SRC" -B "$b" -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_INSTALL_PREFIX="$PWD/$mingw_ref" -DBUILD_TESTS=ON -DBUILD_EXAMPLES=ON -DBUILD_BENCHMARKS=OFF \
+      -DBUILD_FUZZERS=OFF "${deps[@]}" >"$out/c-blosc2-configure.log" 2>&1 || { tail -20 "$out/c-blosc2-configure.log"; return 1; }
+    # (its build runs `cmake` to merge static libraries)
+    export PATH="$venv/bin:$PATH"
+    if [ -n "${zlib_first:-}" ]; then cmake --build "$b" --target "$zlib_first" >"$out/c-blosc2-build.log" 2>&1; fi
+    cmake --build "$b" -j2 >>"$out/c-blosc2-build.log" 2>&1 || { grep -m10 -E 'error' "$out/c-blosc2-build.log"; return 1; }
+    cmake --install "$b" >/dev/null
+  fi
+}
+
+run_c_blosc2() {
+  local venv
+  venv=$(./scripts/setup.sh)
+  echo "== c-blosc2's own ctest under wine (its MinGW counts)"
+  (cd build/windows/c-blosc2-build && WINEPATH="$(mingw_dlls)" "$venv/bin/ctest" -j2 --timeout 600) >"$out/c-blosc2-ctest.log" 2>&1 || true
+  local line; line=$(grep -E 'tests passed' "$out/c-blosc2-ctest.log" | tail -1)
+  echo "c-blosc2's own tests (informative, not counted): $line"
+  echo "== c-blosc2's test programs against each DLL (scripts/c-blosc2-tests.sh --windows)"
+  local which
+  for which in ref lib; do
+    ./scripts/c-blosc2-tests.sh "$C_BLOSC2_SRC" --windows --sample "${C_BLOSC2_SAMPLE:-5}" \
+      $([ $which = ref ] && echo --ref) >"$out/c-blosc2-tests-$which.log" 2>&1 || true
+    tail -1 "$out/c-blosc2-tests-$which.log"
+  done
+  local p f
+  p=$(tail -1 "$out/c-blosc2-tests-lib.log" | sed -nE 's/^([0-9]+) passed.*/\1/p')
+  f=$(tail -1 "$out/c-blosc2-tests-lib.log" | sed -nE 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/p')
+  sed -n '/^Failed/,$p' "$out/c-blosc2-tests-lib.log" | head -20
+  part "c-blosc2's test programs on libblosc2.dll (c-blosc2's own DLL: $(tail -1 "$out/c-blosc2-tests-ref.log"))" "${p:-0}" "${f:-1}"
 }
 
 case "$what" in
   setup) setup ;;
   setup-build|build) setup; mkdir -p "$out"; build ;;
   test) setup; mkdir -p "$out"; build; run_tests ;;
-  *) echo "usage: scripts/cross.sh windows [setup|build|test]" >&2; exit 2 ;;
+  c-tests) mkdir -p "$out"; run_c_tests ;;
+  c-blosc2) mkdir -p "$out"; : "${C_BLOSC2_SRC:?a c-blosc2 3.3 source tree}"; build_c_blosc2; run_c_tests; run_c_blosc2 ;;
+  *) echo "usage: scripts/cross.sh windows [setup|build|test|c-tests|c-blosc2]" >&2; exit 2 ;;
 esac

@@ -1,7 +1,7 @@
 # Run the ABI program built against our headers and the one built against
 # c-blosc2's, and fail on any difference.
-execute_process(COMMAND ${OURS} OUTPUT_VARIABLE ours RESULT_VARIABLE rc1)
-execute_process(COMMAND ${REF} OUTPUT_VARIABLE ref RESULT_VARIABLE rc2)
+execute_process(COMMAND ${EMULATOR} ${OURS} OUTPUT_VARIABLE ours RESULT_VARIABLE rc1)
+execute_process(COMMAND ${EMULATOR} ${REF} OUTPUT_VARIABLE ref RESULT_VARIABLE rc2)
 if(NOT rc1 EQUAL 0 OR NOT rc2 EQUAL 0)
   message(FATAL_ERROR "ABI programs failed: ${rc1} ${rc2}")
 endif()
