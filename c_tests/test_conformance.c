@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "test_common.h"
-#include "test_process.h"
+#include "test_portable.h"
 
 static char dir[2048];
 
@@ -497,7 +497,15 @@ static void mmap_open_info(void) {
   captured_stderr(text, sizeof text);
   CHECK(sc != NULL);
   CHECK(strstr(text, "Opened memory-mapped file") != NULL);
+#ifdef _WIN32
+  /* Windows: c-blosc2 lengthens the file to the mapping it asks for (and cuts
+     it back at close); libb2nd maps the file as long as it is, which a crash
+     cannot leave padded (docs/PORTING.md): a new file maps 0 bytes. */
+  CHECK(strstr(text, "in mode w+ with an mapping size of 1048576") != NULL ||
+        strstr(text, "in mode w+ with an mapping size of 0 bytes") != NULL);
+#else
   CHECK(strstr(text, "in mode w+ with an mapping size of 1048576") != NULL);
+#endif
 }
 
 /* Under BLOSC_TRACE a refused call explains itself on stderr; without it,

@@ -48,6 +48,7 @@
 
 #include "blosc2.h"
 #include "test_common.h"
+#include "test_portable.h"
 
 static char g_file[4096], g_file_off[4096];
 static bool g_fork = false, g_list = false;
@@ -332,7 +333,7 @@ static const char *consumer_name[NCONSUMERS] = {"from_buffer(copy)", "from_buffe
 /* Rewrites the file in place and then sets its length (no truncation to 0 followed by a
    rewrite: on ext4 that forces a flush to disk at close, which made this program I/O bound). */
 static bool write_file(const char *path, const uint8_t *junk, int64_t njunk, const uint8_t *b, int64_t len) {
-  int fd = open(path, O_RDWR | O_CREAT, 0644);
+  int fd = open(path, O_RDWR | O_CREAT | O_BINARY, 0644);
   if (fd < 0) return false;
   bool ok = pwrite(fd, junk, (size_t)njunk, 0) == (ssize_t)njunk &&
             pwrite(fd, b, (size_t)len, (off_t)njunk) == (ssize_t)len && ftruncate(fd, (off_t)(njunk + len)) == 0;

@@ -99,6 +99,7 @@
 
 #include "blosc2.h"
 #include "test_common.h"
+#include "test_portable.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Scratch paths                                                                              */

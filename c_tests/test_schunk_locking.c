@@ -8,7 +8,7 @@
    writer is OTHER: c-blosc2 and libb2nd processes share the frame. */
 #include "blosc2.h"
 #include "test_common.h"
-#include "test_process.h"
+#include "test_portable.h"
 
 #define NPROC 4
 #define NAPPEND 25

@@ -50,6 +50,7 @@
 #include <sys/types.h>
 #include "blosc2.h"
 #include "test_common.h"
+#include "test_portable.h"
 
 /* ------------------------------------------------------------------------------------- */
 /* Small utilities                                                                         */

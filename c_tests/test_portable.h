@@ -1,8 +1,9 @@
-/* Child processes and the environment for the C tests, on unix and on Windows.
-   Windows has no fork: a child is this program run again with other
-   arguments, on both systems, so that the tests take one path everywhere. */
-#ifndef B2ND_TEST_PROCESS_H
-#define B2ND_TEST_PROCESS_H
+/* What the C tests need of the system, on unix and on Windows: child
+   processes (Windows has no fork: a child is the program run again with other
+   arguments, on every system, so that the tests take one path everywhere),
+   the environment, and the few POSIX file calls Windows spells otherwise. */
+#ifndef B2ND_TEST_PORTABLE_H
+#define B2ND_TEST_PORTABLE_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,10 +21,27 @@ static inline int setenv(const char *name, const char *value, int overwrite) {
 }
 /* (An empty value removes the variable on Windows.) */
 static inline int unsetenv(const char *name) { return _putenv_s(name, ""); }
+
+#include <direct.h>
+#include <io.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#define mkdir(path, mode) _mkdir(path)
+/* (no symbolic links to tell apart) */
+#define lstat stat
+static inline ssize_t pwrite(int fd, const void *buf, size_t n, off_t at) {
+  if (_lseeki64(fd, at, SEEK_SET) < 0) return -1;
+  return _write(fd, buf, (unsigned)n);
+}
 #else
 #include <sys/wait.h>
 #include <unistd.h>
 typedef pid_t child_t;
+#endif
+
+#include <fcntl.h>
+#ifndef O_BINARY
+#define O_BINARY 0
 #endif
 
 /* Run the program `self` (argv[0], or another build of the same test) as a
