@@ -75,6 +75,16 @@ else
   tail -3 build/cross-setup.log; echo "cross: aarch64 build SKIPPED (its toolchain could not be installed)"
 fi
 
+echo "== Windows x86-64 (scripts/cross.sh windows ci): mingw-w64 builds, wine runs"
+# The Rust tests (the model test with 2 of its 12 seeds), the file exchanges with
+# Linux and python-blosc2, the DLL's exports, the ABI, a C program on the import
+# library. ctest and c-blosc2's tests under wine: scripts/cross.sh windows test.
+if ./scripts/cross.sh windows setup >build/cross-setup.log 2>&1; then
+  ./scripts/cross.sh windows ci
+else
+  tail -3 build/cross-setup.log; echo "cross: windows SKIPPED (mingw-w64 or wine could not be installed)"
+fi
+
 echo "== fuzzing, short budget (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS)"
 ./scripts/fuzz.sh --runs 40000
 echo "all tests passed"
