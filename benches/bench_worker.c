@@ -20,7 +20,25 @@
    extracted by scripts/bench.sh), or else de421.bsp (an SPK file: the bytes from offset
    8192 on are read as float64). --rainfall FILE is a c-blosc2 chunk of float32 rainfall
    (default tests/data/raw/rainfall-grid-150x150.bin), for the plugins suite. */
+#ifdef _WIN32
+/* Windows (mingw-w64; scripts/bench.py --runner wine): the DLL through the loader. */
+#include <stdio.h>
+#include <windows.h>
+#define RTLD_NOW 0
+#define RTLD_LOCAL 0
+static void *dlopen(const char *path, int flags) {
+  (void)flags;
+  return (void *)LoadLibraryA(path);
+}
+static void *dlsym(void *h, const char *name) { return (void *)GetProcAddress((HMODULE)h, name); }
+static const char *dlerror(void) {
+  static char text[32];
+  snprintf(text, sizeof text, "error %lu", (unsigned long)GetLastError());
+  return text;
+}
+#else
 #include <dlfcn.h>
+#endif
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>

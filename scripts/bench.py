@@ -88,7 +88,7 @@ def machine():
 
 def run_worker(args, lib, suite, nthreads):
     """Rows (case, op, MB/s, extra) of one worker process, and its wall time."""
-    cmd = [args.worker, args.ours if lib == "ours" else args.ref, suite, str(nthreads),
+    cmd = args.runner.split() + [args.worker, args.ours if lib == "ours" else args.ref, suite, str(nthreads),
            "--data", args.data, "--reps", str(args.reps)]
     if args.only:
         cmd += ["--only", args.only]
@@ -145,6 +145,8 @@ def main():
     ap.add_argument("--ours", required=True, help="our library (target/release/libb2nd_capi.so)")
     ap.add_argument("--ref", required=True, help="the reference libblosc2.so")
     ap.add_argument("--worker", required=True, help="the bench_worker executable")
+    ap.add_argument("--runner", default="", help="a command the worker runs under "
+                    "(wine, for a worker and libraries built for Windows: emulated figures)")
     ap.add_argument("--data", required=True, help="directory holding de421.f64 (or de421.bsp)")
     ap.add_argument("--suites", default=",".join(SUITES))
     ap.add_argument("--threads", default="1,2,4,8,16")

@@ -125,6 +125,8 @@ else
 fi
 command -v pkg-config >/dev/null || [ $mode = ref ] || { echo "pkg-config is needed" >&2; exit 2; }
 kind=$mode  # lib | ref, whatever the build
+refname="c-blosc2 3.3.5"
+[ $WIN = 1 ] && refname="c-blosc2 (mingw-w64 build)"
 lib_flags $mode || { echo "pkg-config failed for $PREFIX" >&2; exit 2; }
 MAIN_CFLAGS=$CFLAGS_LIB; MAIN_LIBS=$LIBS_LIB
 if [ $ref_ok = 1 ]; then lib_flags ref; REF_CFLAGS=$CFLAGS_LIB; REF_LIBS=$LIBS_LIB; fi
@@ -315,10 +317,10 @@ for name in "${programs[@]}"; do
         printf "$fmt" "$name" - - - FAIL "does not compile: $err"
         failed+=("$name|does not compile: $err"); nfail=$((nfail + 1))
       else
-        skip "$name" "does not build against c-blosc2 3.3.5 either: $(first_error "$out/logs/$safe.refbuild.log")"
+        skip "$name" "does not build against $refname either: $(first_error "$out/logs/$safe.refbuild.log")"
       fi
     elif [ "$kind" = ref ]; then
-      skip "$name" "does not build against c-blosc2 3.3.5: $err"
+      skip "$name" "does not build against $refname: $err"
     else
       printf "$fmt" "$name" - - - FAIL "does not compile: $err"
       failed+=("$name|does not compile: $err"); nfail=$((nfail + 1))
