@@ -16,7 +16,7 @@
 typedef intptr_t child_t;
 
 static inline int setenv(const char *name, const char *value, int overwrite) {
-  (void)overwrite;
+  if (!overwrite && getenv(name) != NULL) return 0;
   return _putenv_s(name, value);
 }
 /* (An empty value removes the variable on Windows.) */
