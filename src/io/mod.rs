@@ -14,7 +14,8 @@ pub use mmap::{MmapFile, RawMmap};
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
-use std::sync::Arc;
+use std::io;
+use std::sync::{Arc, RwLock};
 
 /// How a stream is opened (c-blosc2's `"rb"`, `"r+b"`, `"w+b"` modes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +115,12 @@ pub trait Stream: Send + Sync {
     fn sync(&self) -> Result<()> {
         Ok(())
     }
+    /// Keep the underlying file open until the [`Hold`] is dropped, for the
+    /// streams that otherwise open it for each call (see
+    /// [`crate::os::HANDLES_PIN_NAMES`]); `None` for the others.
+    fn hold(&self) -> Option<Hold> {
+        None
+    }
 
     /// Read exactly `buf.len()` bytes at `pos`.
     fn read_exact_at(&self, pos: u64, buf: &mut [u8]) -> Result<()> {
@@ -128,6 +135,13 @@ pub trait Stream: Send + Sync {
 /// A way to reach files by path.
 pub trait Backend: Send + Sync {
     fn open(&self, path: &str, mode: Mode) -> Result<Box<dyn Stream>>;
+    /// Open a stream that its owner keeps from one operation to the next (a
+    /// frame's file). By default as [`Backend::open`]; the filesystem's, where
+    /// a handle held open pins its file's name (Windows), holds none between
+    /// operations: see [`Stream::hold`].
+    fn open_kept(&self, path: &str, mode: Mode) -> Result<Box<dyn Stream>> {
+        self.open(path, mode)
+    }
     /// Whether paths are real filesystem paths (lock files and directories can be used).
     fn is_filesystem(&self) -> bool {
         false
@@ -185,7 +199,7 @@ impl Stream for OsFile {
     }
 
     fn size(&self) -> Result<u64> {
-        self.0.metadata().map(|m| m.len()).map_err(|_| Error::FileRead)
+        crate::os::file_len(&self.0).map_err(|_| Error::FileRead)
     }
 
     fn truncate(&self, len: u64) -> Result<()> {
@@ -201,17 +215,150 @@ impl Stream for OsFile {
     }
 }
 
+/// A file of the filesystem that holds no handle between operations, where
+/// a held handle would pin its name ([`crate::os::HANDLES_PIN_NAMES`]:
+/// Windows, where c-blosc2 holds none either). A call opens it by its path,
+/// and refuses another file found there (the owner of the stream then reopens
+/// the frame by its path); the handle stays open while a [`Hold`] on the
+/// stream lasts (one operation of a super-chunk, say), and closes with the last.
+struct PathFile(Arc<PathShared>);
+
+struct PathShared {
+    path: crate::os::SysPath,
+    write: bool,
+    identity: (u64, u64),
+    state: RwLock<Held>,
+}
+
+/// How many [`Hold`]s there are, and the handle they keep open.
+struct Held {
+    holds: usize,
+    file: Option<File>,
+}
+
+/// Keeps a stream's file open until dropped (see [`Stream::hold`]); holds nest.
+pub struct Hold(Arc<PathShared>);
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        let closed = {
+            let mut held = self.0.state.write().unwrap_or_else(|e| e.into_inner());
+            held.holds -= 1;
+            if held.holds == 0 {
+                held.file.take()
+            } else {
+                None
+            }
+        };
+        drop(closed);
+    }
+}
+
+impl PathFile {
+    fn open(path: &str, mode: Mode) -> Result<PathFile> {
+        // An existing file is opened through the path kept, as each call will.
+        let path_kept = crate::os::SysPath::new(path).map_err(|_| Error::FileOpen)?;
+        let write = mode.writable();
+        let f = match mode {
+            Mode::Read | Mode::Update => path_kept.open(write).map_err(|_| Error::FileOpen)?,
+            Mode::Create | Mode::Append => open_file(path, mode)?,
+        };
+        let identity = crate::os::identity(&f).ok_or(Error::FileOpen)?;
+        let state = RwLock::new(Held { holds: 0, file: None });
+        Ok(PathFile(Arc::new(PathShared { path: path_kept, write, identity, state })))
+    }
+
+    #[cfg(test)]
+    fn is_open(&self) -> bool {
+        self.0.state.read().unwrap().file.is_some()
+    }
+}
+
+impl PathShared {
+    fn open(&self) -> io::Result<File> {
+        let f = self.path.open(self.write)?;
+        if crate::os::identity(&f) != Some(self.identity) {
+            return Err(io::ErrorKind::NotFound.into());
+        }
+        Ok(f)
+    }
+
+    /// Run `op` on the file: the handle held, or one opened for this call.
+    fn with<T>(&self, error: Error, op: impl FnOnce(&File) -> io::Result<T>) -> Result<T> {
+        loop {
+            {
+                let held = self.state.read().unwrap_or_else(|e| e.into_inner());
+                if let Some(f) = &held.file {
+                    return op(f).map_err(|_| error);
+                }
+            }
+            let mut held = self.state.write().unwrap_or_else(|e| e.into_inner());
+            if held.file.is_some() {
+                continue;
+            }
+            let f = self.open().map_err(|_| error)?;
+            if held.holds == 0 {
+                drop(held);
+                return op(&f).map_err(|_| error);
+            }
+            held.file = Some(f);
+        }
+    }
+}
+
+impl Stream for PathFile {
+    fn read_at(&self, pos: u64, buf: &mut [u8]) -> Result<usize> {
+        self.0.with(Error::FileRead, |f| crate::os::read_at(f, pos, buf))
+    }
+
+    fn write_at(&self, pos: u64, data: &[u8]) -> Result<()> {
+        self.0.with(Error::FileWrite, |f| crate::os::write_all_at(f, pos, data))
+    }
+
+    fn size(&self) -> Result<u64> {
+        self.0.with(Error::FileRead, crate::os::file_len)
+    }
+
+    fn truncate(&self, len: u64) -> Result<()> {
+        self.0.with(Error::FileTruncate, |f| f.set_len(len))
+    }
+
+    fn identity(&self) -> Option<(u64, u64)> {
+        Some(self.0.identity)
+    }
+
+    fn sync(&self) -> Result<()> {
+        self.0.with(Error::FileWrite, File::sync_data)
+    }
+
+    fn hold(&self) -> Option<Hold> {
+        self.0.state.write().unwrap_or_else(|e| e.into_inner()).holds += 1;
+        Some(Hold(self.0.clone()))
+    }
+}
+
+fn open_file(path: &str, mode: Mode) -> Result<File> {
+    let mut o = OpenOptions::new();
+    match mode {
+        Mode::Read => o.read(true),
+        Mode::Update => o.read(true).write(true),
+        Mode::Create => o.read(true).write(true).create(true).truncate(true),
+        Mode::Append => o.read(true).write(true).create(true),
+    };
+    o.open(path).map_err(|_| Error::FileOpen)
+}
+
 impl Backend for FileSystem {
     fn open(&self, path: &str, mode: Mode) -> Result<Box<dyn Stream>> {
-        let mut o = OpenOptions::new();
-        match mode {
-            Mode::Read => o.read(true),
-            Mode::Update => o.read(true).write(true),
-            Mode::Create => o.read(true).write(true).create(true).truncate(true),
-            Mode::Append => o.read(true).write(true).create(true),
-        };
-        let f = o.open(path).map_err(|_| Error::FileOpen)?;
-        Ok(Box::new(OsFile(f)))
+        Ok(Box::new(OsFile(open_file(path, mode)?)))
+    }
+
+    fn open_kept(&self, path: &str, mode: Mode) -> Result<Box<dyn Stream>> {
+        if crate::os::HANDLES_PIN_NAMES {
+            Ok(Box::new(PathFile::open(path, mode)?))
+        } else {
+            self.open(path, mode)
+        }
     }
 
     fn is_filesystem(&self) -> bool {
@@ -256,5 +403,42 @@ mod tests {
         let r = fs.open(&path, Mode::Read).unwrap();
         assert!(r.write_at(0, b"x").is_err());
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn path_files_hold_a_handle_only_while_held() {
+        let base = std::env::temp_dir().join(format!("b2nd-io-path-{}", std::process::id()));
+        let path = base.to_str().unwrap().to_string() + ".bin";
+        let other = base.to_str().unwrap().to_string() + ".other";
+        let s = PathFile::open(&path, Mode::Create).unwrap();
+        assert!(!s.is_open());
+        s.write_at(0, b"abcdef").unwrap();
+        assert!(!s.is_open(), "a call without a hold closes what it opened");
+        let mut b = [0u8; 3];
+        {
+            let outer = s.hold().unwrap();
+            let inner = s.hold().unwrap();
+            assert!(!s.is_open(), "a hold opens nothing by itself");
+            assert_eq!(s.read_at(2, &mut b).unwrap(), 3);
+            assert!(s.is_open());
+            drop(inner);
+            assert!(s.is_open(), "holds nest");
+            assert_eq!(s.size().unwrap(), 6);
+            drop(outer);
+            assert!(!s.is_open());
+        }
+        assert_eq!(&b, b"cde");
+        // Another file renamed over the path is refused, held or not.
+        std::fs::write(&other, b"another").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert_eq!(s.read_at(0, &mut b), Err(Error::FileRead));
+        let h = s.hold();
+        assert_eq!(s.write_at(0, b"x"), Err(Error::FileWrite));
+        assert!(!s.is_open());
+        drop(h);
+        assert_eq!(std::fs::read(&path).unwrap(), b"another");
+        // And a removed file is gone for it.
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(s.size(), Err(Error::FileRead));
     }
 }

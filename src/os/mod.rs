@@ -37,6 +37,27 @@ pub mod process;
 pub use process::{fork_generation, PerProcess};
 pub use sys::{file_from_raw, file_into_raw, raw_file_of, RawFile, NO_RAW_FILE};
 
+/// Whether a handle held open pins its file's name: on Windows a removed
+/// file stays "delete pending" until its last handle closes, and no other
+/// file can be renamed to its name meanwhile (on unix the name is free at once).
+pub const HANDLES_PIN_NAMES: bool = sys::HANDLES_PIN_NAMES;
+
+/// A path in the system's own encoding, made once, to open the file it names
+/// again and again without allocating.
+pub struct SysPath(sys::SysPath);
+
+impl SysPath {
+    pub fn new(path: &str) -> io::Result<SysPath> {
+        sys::SysPath::new(path).map(SysPath)
+    }
+
+    /// Open the file for reading, and writing when `write`, shared with every
+    /// other handle (on Windows, removing and renaming it included).
+    pub fn open(&self, write: bool) -> io::Result<File> {
+        self.0.open(write)
+    }
+}
+
 /// Read up to `buf.len()` bytes of `f` at `pos` (fewer only at the end of
 /// the file); the file's position, if it has one, is not used.
 pub fn read_at(f: &File, pos: u64, buf: &mut [u8]) -> io::Result<usize> {
@@ -64,6 +85,11 @@ pub fn write_all_at(f: &File, pos: u64, data: &[u8]) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The length of an open file.
+pub fn file_len(f: &File) -> io::Result<u64> {
+    sys::file_len(f)
 }
 
 /// The identity of an open file: (device or volume, file number). Two

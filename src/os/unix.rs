@@ -273,3 +273,29 @@ pub(super) unsafe fn unmap(addr: *mut u8, len: usize, _private: bool) -> io::Res
         Ok(())
     }
 }
+
+pub(super) fn file_len(f: &File) -> io::Result<u64> {
+    f.metadata().map(|m| m.len())
+}
+
+pub(super) const HANDLES_PIN_NAMES: bool = false;
+
+pub(super) struct SysPath(std::ffi::CString);
+
+impl SysPath {
+    pub(super) fn new(path: &str) -> io::Result<SysPath> {
+        std::ffi::CString::new(path).map(SysPath).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))
+    }
+
+    pub(super) fn open(&self, write: bool) -> io::Result<File> {
+        use std::os::unix::io::FromRawFd;
+        let flags = if write { libc::O_RDWR } else { libc::O_RDONLY } | libc::O_CLOEXEC;
+        // SAFETY: a NUL-terminated path.
+        let fd = unsafe { libc::open(self.0.as_ptr(), flags) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a descriptor just opened, owned by nothing else.
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+}

@@ -257,3 +257,51 @@ pub(super) unsafe fn unmap(addr: *mut u8, _len: usize, private: bool) -> io::Res
         Ok(())
     }
 }
+
+/// `GetFileSizeEx` (std's `metadata` asks for much more, slowly under wine).
+pub(super) fn file_len(f: &File) -> io::Result<u64> {
+    let mut len = 0i64;
+    // SAFETY: an open handle and an integer to fill.
+    if unsafe { windows_sys::Win32::Storage::FileSystem::GetFileSizeEx(handle(f), &mut len) } == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(len as u64)
+}
+
+pub(super) const HANDLES_PIN_NAMES: bool = true;
+
+/// The path in UTF-16, NUL-terminated.
+pub(super) struct SysPath(Vec<u16>);
+
+impl SysPath {
+    pub(super) fn new(path: &str) -> io::Result<SysPath> {
+        use std::os::windows::ffi::OsStrExt;
+        // (one allocation: UTF-16 takes no more units than UTF-8 bytes)
+        let mut wide = Vec::with_capacity(path.len() + 1);
+        wide.extend(std::ffi::OsStr::new(path).encode_wide());
+        if wide.contains(&0) {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        }
+        wide.push(0);
+        Ok(SysPath(wide))
+    }
+
+    pub(super) fn open(&self, write: bool) -> io::Result<File> {
+        use std::os::windows::io::FromRawHandle;
+        use windows_sys::Win32::Foundation::{GENERIC_READ, GENERIC_WRITE, INVALID_HANDLE_VALUE};
+        use windows_sys::Win32::Storage::FileSystem::{
+            CreateFileW, FILE_ATTRIBUTE_NORMAL, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, OPEN_EXISTING,
+        };
+        let access = if write { GENERIC_READ | GENERIC_WRITE } else { GENERIC_READ };
+        let share = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+        // SAFETY: a NUL-terminated wide path; no security attributes, no template.
+        let h = unsafe {
+            CreateFileW(self.0.as_ptr(), access, share, std::ptr::null(), OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, std::ptr::null_mut())
+        };
+        if h == INVALID_HANDLE_VALUE {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a handle just opened, owned by nothing else.
+        Ok(unsafe { File::from_raw_handle(h) })
+    }
+}

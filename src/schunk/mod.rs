@@ -13,7 +13,7 @@ mod shared;
 mod write;
 
 pub use lock::{env_requests_locking, lock_path};
-pub use shared::{Reading, SChunk};
+pub use shared::{Cached, Reading, SChunk, Writing};
 pub use write::{out_room, MakeChunk};
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
@@ -171,7 +171,7 @@ impl SuperChunk {
                 // a journal left beside a frame that is gone is meaningless
                 let _ = std::fs::remove_file(crate::frame::journal::journal_path(path));
                 let mut f = if contiguous {
-                    let s = storage.backend.open(path, Mode::Create)?;
+                    let s = storage.backend.open_kept(path, Mode::Create)?;
                     Frame::new_stream(s, 0, &info)?
                 } else {
                     Frame::new_sparse(path, storage.backend.clone(), &info)?
@@ -285,10 +285,10 @@ impl SuperChunk {
             Frame::open_sparse(urlpath, backend, writable)
         } else {
             let mode = if writable { Mode::Update } else { Mode::Read };
-            let s = match backend.open(urlpath, mode) {
+            let s = match backend.open_kept(urlpath, mode) {
                 Ok(s) => s,
                 // A read-only file still opens for reading.
-                Err(_) if writable => backend.open(urlpath, Mode::Read)?,
+                Err(_) if writable => backend.open_kept(urlpath, Mode::Read)?,
                 Err(e) => return Err(e),
             };
             let writable = writable && backend.open(urlpath, Mode::Update).is_ok();

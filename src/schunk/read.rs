@@ -73,6 +73,17 @@ impl SuperChunk {
             || self.replaced()
     }
 
+    /// Keep the frame's file open until the hold is dropped: on systems where
+    /// an open handle pins its file's name (Windows), the file is otherwise
+    /// opened for each read or write, so that none stays open between
+    /// operations. [`SChunk`]'s guards hold it for their operation.
+    pub fn hold_file(&self) -> Option<crate::io::Hold> {
+        match &self.store {
+            Store::Frame(f) => f.hold(),
+            Store::Memory(_) => None,
+        }
+    }
+
     /// Whether the path of this on-disk contiguous frame now names another
     /// file than the one this handle reads (the frame was replaced, e.g. by a
     /// rename): one `stat`.

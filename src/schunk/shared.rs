@@ -5,6 +5,7 @@
 
 use super::{ReadLock, SuperChunk};
 use crate::error::Result;
+use crate::io::Hold;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// A cheaply cloned handle on a [`SuperChunk`]; clones share it.
@@ -28,10 +29,46 @@ pub struct Reading<'a> {
     // dropped first: the frame lock is released before the guard
     _lock: ReadLock,
     guard: Guard<'a>,
+    _file: Option<Hold>,
+}
+
+/// Exclusive access to a shared super-chunk (see [`SChunk::write`]).
+pub struct Writing<'a> {
+    guard: RwLockWriteGuard<'a, SuperChunk>,
+    _file: Option<Hold>,
+}
+
+/// Read access without looking at the frame on disk (see [`SChunk::read_cached`]).
+pub struct Cached<'a> {
+    guard: RwLockReadGuard<'a, SuperChunk>,
+    _file: Option<Hold>,
+}
+
+impl std::ops::Deref for Writing<'_> {
+    type Target = SuperChunk;
+    fn deref(&self) -> &SuperChunk {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for Writing<'_> {
+    fn deref_mut(&mut self) -> &mut SuperChunk {
+        &mut self.guard
+    }
+}
+
+impl std::ops::Deref for Cached<'_> {
+    type Target = SuperChunk;
+    fn deref(&self) -> &SuperChunk {
+        &self.guard
+    }
 }
 
 /// Usually a read guard; a write guard when the read had to reload the frame
 /// first (kept for that read, as the frame lock is held across both).
+///
+/// Each guard also holds the frame's file open while it lasts (see
+/// [`SuperChunk::hold_file`]), so that an operation opens it at most once.
 enum Guard<'a> {
     Shared(RwLockReadGuard<'a, SuperChunk>),
     Reloaded(RwLockWriteGuard<'a, SuperChunk>),
@@ -51,6 +88,13 @@ impl std::ops::Deref for Reading<'_> {
             Guard::Shared(g) => g,
             Guard::Reloaded(g) => g,
         }
+    }
+}
+
+impl<'a> Cached<'a> {
+    fn new(guard: RwLockReadGuard<'a, SuperChunk>) -> Cached<'a> {
+        let file = guard.hold_file();
+        Cached { guard, _file: file }
     }
 }
 
@@ -74,36 +118,44 @@ impl SChunk {
     pub fn read(&self) -> Result<Reading<'_>> {
         {
             let guard = self.guard_read();
+            let file = guard.hold_file();
             if !guard.needs_refresh() {
                 let (lock, changed) = guard.read_lock_checked()?;
                 if !changed {
-                    return Ok(Reading { _lock: lock, guard: Guard::Shared(guard) });
+                    return Ok(Reading { _lock: lock, guard: Guard::Shared(guard), _file: file });
                 }
             }
         }
         // Changed elsewhere: reload with the frame lock held, and read under it.
-        let mut w = self.write();
+        let mut w = self.guard_write();
         let (lock, changed) = w.read_lock_checked()?;
         w.reload_locked(changed)?;
-        Ok(Reading { _lock: lock, guard: Guard::Reloaded(w) })
+        let file = w.hold_file();
+        Ok(Reading { _lock: lock, guard: Guard::Reloaded(w), _file: file })
     }
 
     /// Read access without looking at the frame on disk first.
-    pub fn read_cached(&self) -> RwLockReadGuard<'_, SuperChunk> {
-        self.guard_read()
+    pub fn read_cached(&self) -> Cached<'_> {
+        Cached::new(self.guard_read())
     }
 
     /// Read access without waiting: `None` while someone changes the super-chunk.
-    pub fn try_read_cached(&self) -> Option<RwLockReadGuard<'_, SuperChunk>> {
+    pub fn try_read_cached(&self) -> Option<Cached<'_>> {
         match self.inner.try_read() {
-            Ok(g) => Some(g),
-            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Ok(g) => Some(Cached::new(g)),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(Cached::new(e.into_inner())),
             Err(std::sync::TryLockError::WouldBlock) => None,
         }
     }
 
     /// Exclusive access (the super-chunk's own changes take the frame lock).
-    pub fn write(&self) -> RwLockWriteGuard<'_, SuperChunk> {
+    pub fn write(&self) -> Writing<'_> {
+        let guard = self.guard_write();
+        let file = guard.hold_file();
+        Writing { guard, _file: file }
+    }
+
+    fn guard_write(&self) -> RwLockWriteGuard<'_, SuperChunk> {
         self.inner.write().unwrap_or_else(|e| e.into_inner())
     }
 

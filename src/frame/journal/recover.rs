@@ -107,6 +107,9 @@ impl Stream for Overlay {
     fn identity(&self) -> Option<(u64, u64)> {
         self.inner.identity()
     }
+    fn hold(&self) -> Option<crate::io::Hold> {
+        self.inner.hold()
+    }
 }
 
 /// [`recover`] through a backend whose paths are not files (user

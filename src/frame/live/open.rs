@@ -84,7 +84,7 @@ impl Frame {
     pub fn new_sparse(path: &str, backend: Arc<dyn Backend>, info: &Info) -> Result<Frame> {
         // The directory is made on the filesystem whatever the backend (as c-blosc2 does).
         std::fs::create_dir(path).map_err(|_| Error::FileOpen)?;
-        let stream = backend.open(&format!("{path}/{SPARSE_INDEX}"), Mode::Create)?;
+        let stream = backend.open_kept(&format!("{path}/{SPARSE_INDEX}"), Mode::Create)?;
         let dir = Directory::new(path, backend);
         let mut f = Frame::empty(Bytes::Stream { stream, base: 0, writable: true }, Some(dir));
         f.rewrite_whole(info)?;
@@ -112,7 +112,7 @@ impl Frame {
     pub fn open_sparse(path: &str, backend: Arc<dyn Backend>, writable: bool) -> Result<Opened> {
         let mode = if writable { Mode::Update } else { Mode::Read };
         let index = format!("{path}/{SPARSE_INDEX}");
-        let mut stream = backend.open(&index, mode)?;
+        let mut stream = backend.open_kept(&index, mode)?;
         if let Some(sidecar) = backend.sidecar() {
             // A change a dead process left half done is undone first.
             stream = super::super::journal::recover(&index, stream, 0, writable, Some(path), &sidecar)?;

@@ -51,6 +51,15 @@ impl Frame {
         !matches!(self.bytes, Bytes::Stream { .. })
     }
 
+    /// Keep the frame's file open until the hold is dropped, where it would
+    /// otherwise be opened for each read (see [`crate::io::Stream::hold`]).
+    pub fn hold(&self) -> Option<crate::io::Hold> {
+        match &self.bytes {
+            Bytes::Stream { stream, .. } => stream.hold(),
+            _ => None,
+        }
+    }
+
     /// For a frame read from a stream: where it comes from.
     pub fn stream_origin(&self) -> Option<StreamOrigin> {
         match &self.bytes {

@@ -6,11 +6,11 @@
 use super::io::CallbackBackend;
 use super::types::*;
 use b2nd::error::{Error, Result};
-use b2nd::schunk::{SChunk, SuperChunk};
+use b2nd::schunk::SChunk;
 use crate::os::c_void;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64};
-use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::Arc;
 
 /// The memory behind a `blosc2_schunk*`.
 #[repr(C)]
@@ -55,11 +55,11 @@ pub(super) unsafe fn handle<'a>(schunk: *mut blosc2_schunk) -> Result<&'a Schunk
     unsafe { schunk.cast::<SchunkHandle>().as_ref() }.ok_or(Error::NullPointer)
 }
 
-pub(super) fn read(h: &SchunkHandle) -> RwLockReadGuard<'_, SuperChunk> {
+pub(super) fn read(h: &SchunkHandle) -> b2nd::schunk::Cached<'_> {
     h.inner.read_cached()
 }
 
-pub(super) fn write(h: &SchunkHandle) -> RwLockWriteGuard<'_, SuperChunk> {
+pub(super) fn write(h: &SchunkHandle) -> b2nd::schunk::Writing<'_> {
     h.inner.write()
 }
 
