@@ -316,6 +316,31 @@ fn a_handle_follows_a_frame_file_replaced_under_it() {
 }
 
 #[test]
+fn a_frame_is_made_anew_where_one_still_open_for_writing_was_removed() {
+    // python-blosc2's mode="w" on a path whose old array is still alive: the
+    // old writer's journal must not keep the new frame from changing (on
+    // Windows a removed file keeps its name until its last handle closes).
+    let path = scratch("made-anew.b2frame");
+    let _ = b2nd::schunk::remove_urlpath(&path);
+    let st = Storage { contiguous: true, urlpath: Some(path.clone()), ..Storage::default() };
+    let mut old = SuperChunk::new(cparams(), DParams::default(), st.clone()).unwrap();
+    old.append_buffer(&data(1, 4000)).unwrap();
+    old.update_chunk(0, &compress(&data(2, 4000))).unwrap();
+    b2nd::schunk::remove_urlpath(&path).unwrap();
+    let mut new = SuperChunk::new(cparams(), DParams::default(), st).unwrap();
+    new.append_buffer(&data(3, 4000)).unwrap();
+    new.append_buffer(&data(4, 4000)).unwrap();
+    new.update_chunk(0, &compress(&data(5, 4000))).unwrap();
+    new.delete_chunk(1).unwrap();
+    drop(new);
+    drop(old);
+    let back = SuperChunk::open(&path, filesystem(), false).unwrap();
+    assert_eq!(contents(&back), vec![data(5, 4000)]);
+    drop(back);
+    b2nd::schunk::remove_urlpath(&path).unwrap();
+}
+
+#[test]
 fn chunksize_set_before_the_first_chunk_holds() {
     for storage in storages("chunksize") {
         let mut sc = SuperChunk::new(cparams(), DParams::default(), storage).unwrap();
