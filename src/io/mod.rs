@@ -121,6 +121,13 @@ pub trait Stream: Send + Sync {
     fn hold(&self) -> Option<Hold> {
         None
     }
+    /// Whether the path this stream was opened by now names another file,
+    /// for the streams that open it by path for their calls (`None`: the
+    /// caller asks the filesystem itself). A path that names no file is not
+    /// replaced.
+    fn path_replaced(&self) -> Option<bool> {
+        None
+    }
 
     /// Read exactly `buf.len()` bytes at `pos`.
     fn read_exact_at(&self, pos: u64, buf: &mut [u8]) -> Result<()> {
@@ -157,7 +164,7 @@ pub trait Backend: Send + Sync {
     /// Remove the file at `path`. By default on the filesystem, as c-blosc2
     /// removes a sparse frame's chunk files whatever its backend.
     fn remove(&self, path: &str) -> Result<()> {
-        std::fs::remove_file(path).map_err(|_| Error::FileRemove)
+        crate::os::remove_file(path).map_err(|_| Error::FileRemove)
     }
     /// Make the entries of directory `dir` (files made, removed or renamed in
     /// it) durable: `fsync` of the directory. By default on the filesystem,
@@ -335,6 +342,22 @@ impl Stream for PathFile {
         self.0.state.write().unwrap_or_else(|e| e.into_inner()).holds += 1;
         Some(Hold(self.0.clone()))
     }
+
+    fn path_replaced(&self) -> Option<bool> {
+        // (the handle held is the file the path named when this hold opened it)
+        let mut held = self.0.state.write().unwrap_or_else(|e| e.into_inner());
+        if held.file.is_some() {
+            return Some(false);
+        }
+        let Ok(f) = self.0.path.open(self.0.write) else { return Some(false) };
+        if crate::os::identity(&f) != Some(self.0.identity) {
+            return Some(true);
+        }
+        if held.holds > 0 {
+            held.file = Some(f);
+        }
+        Some(false)
+    }
 }
 
 fn open_file(path: &str, mode: Mode) -> Result<File> {
@@ -424,6 +447,7 @@ mod tests {
             drop(inner);
             assert!(s.is_open(), "holds nest");
             assert_eq!(s.size().unwrap(), 6);
+            assert_eq!(s.path_replaced(), Some(false));
             drop(outer);
             assert!(!s.is_open());
         }
@@ -431,6 +455,7 @@ mod tests {
         // Another file renamed over the path is refused, held or not.
         std::fs::write(&other, b"another").unwrap();
         std::fs::rename(&other, &path).unwrap();
+        assert_eq!(s.path_replaced(), Some(true));
         assert_eq!(s.read_at(0, &mut b), Err(Error::FileRead));
         let h = s.hold();
         assert_eq!(s.write_at(0, b"x"), Err(Error::FileWrite));
@@ -440,5 +465,6 @@ mod tests {
         // And a removed file is gone for it.
         std::fs::remove_file(&path).unwrap();
         assert_eq!(s.size(), Err(Error::FileRead));
+        assert_eq!(s.path_replaced(), Some(false));
     }
 }

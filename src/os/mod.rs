@@ -3,8 +3,10 @@
 //! `windows.rs`), as std's `sys` does; nothing above this module names an OS.
 //!
 //! - files: positioned reads and writes ([`read_at`], [`write_all_at`]),
-//!   their identity ([`identity`], [`path_identity`]), directory syncs
-//!   ([`sync_dir`]), the one-byte advisory locks ([`lock`], [`unlock`]);
+//!   their length ([`file_len`]) and identity ([`identity`],
+//!   [`path_identity`]), removing them while open ([`remove_file`]), opening
+//!   them again and again by a path encoded once ([`SysPath`]), directory
+//!   syncs ([`sync_dir`]), the one-byte advisory locks ([`lock`], [`unlock`]);
 //! - [`boot_id`]: which boot of the machine this is;
 //! - [`parent_dir`]: the directory part of a path;
 //! - [`map`]: memory mappings of files (shared, copy-on-write), grown,
@@ -17,7 +19,10 @@
 //!   on Windows `LockFileEx` of the one byte at its offset, which other
 //!   handles (even of the same process) can then not write;
 //! - a file removed while open: gone from its directory at once on unix; on
-//!   Windows the name stays, "delete pending", until the last handle closes;
+//!   Windows too where [`remove_file`] gets POSIX semantics (NTFS), but a
+//!   file removed otherwise (by another program) keeps its name, "delete
+//!   pending", until the last handle closes ([`HANDLES_PIN_NAMES`]: the
+//!   frames' files are then held open only during an operation, `io`);
 //! - [`sync_dir`]: `fsync` of the directory on unix; nothing on Windows,
 //!   where NTFS journals its directory changes itself.
 
@@ -85,6 +90,13 @@ pub fn write_all_at(f: &File, pos: u64, data: &[u8]) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Remove the file at `path`. Where the system can (Windows: POSIX delete
+/// semantics, on NTFS), its name goes at once even while handles of it are
+/// open, as on unix, so that a file can be made or renamed to that name.
+pub fn remove_file(path: impl AsRef<std::path::Path>) -> io::Result<()> {
+    sys::remove_file(path.as_ref())
 }
 
 /// The length of an open file.

@@ -278,6 +278,10 @@ pub(super) fn file_len(f: &File) -> io::Result<u64> {
     f.metadata().map(|m| m.len())
 }
 
+pub(super) fn remove_file(path: &std::path::Path) -> io::Result<()> {
+    std::fs::remove_file(path)
+}
+
 pub(super) const HANDLES_PIN_NAMES: bool = false;
 
 pub(super) struct SysPath(std::ffi::CString);

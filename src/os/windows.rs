@@ -268,6 +268,43 @@ pub(super) fn file_len(f: &File) -> io::Result<u64> {
     Ok(len as u64)
 }
 
+/// Remove a file so that its name goes at once, even while handles are open
+/// (POSIX delete semantics: NTFS since Windows 10 1607), else as `DeleteFileW`
+/// does (the name then stays "delete pending" until the last handle closes:
+/// older systems, other file systems, wine).
+pub(super) fn remove_file(path: &std::path::Path) -> io::Result<()> {
+    use std::os::windows::fs::OpenOptionsExt;
+    use windows_sys::Win32::Storage::FileSystem::{
+        FileDispositionInfoEx, SetFileInformationByHandle, DELETE, FILE_DISPOSITION_FLAG_DELETE,
+        FILE_DISPOSITION_FLAG_IGNORE_READONLY_ATTRIBUTE, FILE_DISPOSITION_FLAG_POSIX_SEMANTICS, FILE_DISPOSITION_INFO_EX,
+        FILE_FLAG_OPEN_REPARSE_POINT, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE,
+    };
+    let f = std::fs::OpenOptions::new()
+        .access_mode(DELETE)
+        .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
+        .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
+        .open(path)?;
+    let posix = FILE_DISPOSITION_FLAG_DELETE | FILE_DISPOSITION_FLAG_POSIX_SEMANTICS;
+    // (the flag for read-only files came with Windows 10 1809)
+    for flags in [posix | FILE_DISPOSITION_FLAG_IGNORE_READONLY_ATTRIBUTE, posix] {
+        let info = FILE_DISPOSITION_INFO_EX { Flags: flags };
+        // SAFETY: an open handle with DELETE access, and the structure the class names.
+        let done = unsafe {
+            SetFileInformationByHandle(
+                handle(&f),
+                FileDispositionInfoEx,
+                (&info as *const FILE_DISPOSITION_INFO_EX).cast(),
+                std::mem::size_of::<FILE_DISPOSITION_INFO_EX>() as u32,
+            )
+        };
+        if done != 0 {
+            return Ok(());
+        }
+    }
+    drop(f);
+    std::fs::remove_file(path)
+}
+
 pub(super) const HANDLES_PIN_NAMES: bool = true;
 
 /// The path in UTF-16, NUL-terminated.

@@ -169,7 +169,7 @@ impl SuperChunk {
                     return Err(Error::FileOpen);
                 }
                 // a journal left beside a frame that is gone is meaningless
-                let _ = std::fs::remove_file(crate::frame::journal::journal_path(path));
+                let _ = crate::os::remove_file(crate::frame::journal::journal_path(path));
                 let mut f = if contiguous {
                     let s = storage.backend.open_kept(path, Mode::Create)?;
                     Frame::new_stream(s, 0, &info)?
@@ -685,13 +685,13 @@ pub fn local_path(urlpath: &str) -> &str {
 /// Remove a file or a directory tree (what `urlpath` names), if present.
 pub fn remove_urlpath(urlpath: &str) -> Result<()> {
     // The lock and journal sidecars of a frame file go with it.
-    let _ = std::fs::remove_file(lock_path(urlpath, false));
-    let _ = std::fs::remove_file(crate::frame::journal::journal_path(urlpath));
+    let _ = crate::os::remove_file(lock_path(urlpath, false));
+    let _ = crate::os::remove_file(crate::frame::journal::journal_path(urlpath));
     let p = Path::new(urlpath);
     match std::fs::symlink_metadata(p) {
         Err(_) => Ok(()),
         Ok(m) if m.is_dir() => std::fs::remove_dir_all(p).map_err(|_| Error::FileRemove),
-        Ok(_) => std::fs::remove_file(p).map_err(|_| Error::FileRemove),
+        Ok(_) => crate::os::remove_file(p).map_err(|_| Error::FileRemove),
     }
 }
 

@@ -86,11 +86,15 @@ impl SuperChunk {
 
     /// Whether the path of this on-disk contiguous frame now names another
     /// file than the one this handle reads (the frame was replaced, e.g. by a
-    /// rename): one `stat`.
+    /// rename): one `stat` (on Windows the open that the operation's reads
+    /// then use).
     pub(super) fn replaced(&self) -> bool {
         let (Store::Frame(f), Some(path)) = (&self.store, &self.storage.urlpath) else { return false };
         if !self.storage.backend.is_filesystem() {
             return false;
+        }
+        if let Some(replaced) = f.path_replaced() {
+            return replaced;
         }
         let Some(id) = f.stream_origin().and_then(|o| o.identity) else { return false };
         crate::io::path_identity(path).is_some_and(|now| now != id)

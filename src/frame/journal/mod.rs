@@ -604,7 +604,7 @@ impl Pending {
     pub fn done(self) {
         let _ = self.file.set_len(0);
         let _ = self.file.sync_data();
-        let _ = std::fs::remove_file(&self.path);
+        let _ = crate::os::remove_file(&self.path);
         unlock_journal(&self.file);
     }
 }

@@ -38,7 +38,7 @@ impl Overlay {
             let dir = std::env::temp_dir();
             let name = dir.join(format!("b2nd-overlay-{}-{:x}", std::process::id(), new_nonce()));
             let f = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&name).map_err(|_| Error::FileOpen)?;
-            let _ = std::fs::remove_file(&name);
+            let _ = crate::os::remove_file(&name);
             Kept::File(f)
         };
         let mut regions = Vec::with_capacity(sorted.len());
@@ -109,6 +109,9 @@ impl Stream for Overlay {
     }
     fn hold(&self) -> Option<crate::io::Hold> {
         self.inner.hold()
+    }
+    fn path_replaced(&self) -> Option<bool> {
+        self.inner.path_replaced()
     }
 }
 

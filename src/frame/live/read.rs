@@ -60,6 +60,15 @@ impl Frame {
         }
     }
 
+    /// Whether the path of this frame's stream now names another file, when
+    /// the stream can tell (see [`crate::io::Stream::path_replaced`]).
+    pub fn path_replaced(&self) -> Option<bool> {
+        match &self.bytes {
+            Bytes::Stream { stream, .. } if self.dir.is_none() => stream.path_replaced(),
+            _ => None,
+        }
+    }
+
     /// For a frame read from a stream: where it comes from.
     pub fn stream_origin(&self) -> Option<StreamOrigin> {
         match &self.bytes {
