@@ -172,10 +172,12 @@ impl SuperChunk {
                 let _ = crate::os::remove_file(crate::frame::journal::journal_path(path));
                 let mut f = if contiguous {
                     let s = storage.backend.open_kept(path, Mode::Create)?;
+                    let _file = s.hold();
                     Frame::new_stream(s, 0, &info)?
                 } else {
                     Frame::new_sparse(path, storage.backend.clone(), &info)?
                 };
+                let _file = f.hold();
                 if storage.durability.syncs() {
                     f.sync_created(path)?;
                 }
@@ -291,6 +293,8 @@ impl SuperChunk {
                 Err(_) if writable => backend.open_kept(urlpath, Mode::Read)?,
                 Err(e) => return Err(e),
             };
+            // (the file open once for all the reads of the open)
+            let _file = s.hold();
             let writable = writable && backend.open(urlpath, Mode::Update).is_ok();
             // A change a dead process left half done is undone first.
             let s = if let Some(sidecar) = backend.sidecar() {

@@ -85,6 +85,7 @@ impl Frame {
         // The directory is made on the filesystem whatever the backend (as c-blosc2 does).
         std::fs::create_dir(path).map_err(|_| Error::FileOpen)?;
         let stream = backend.open_kept(&format!("{path}/{SPARSE_INDEX}"), Mode::Create)?;
+        let _file = stream.hold();
         let dir = Directory::new(path, backend);
         let mut f = Frame::empty(Bytes::Stream { stream, base: 0, writable: true }, Some(dir));
         f.rewrite_whole(info)?;
@@ -113,6 +114,7 @@ impl Frame {
         let mode = if writable { Mode::Update } else { Mode::Read };
         let index = format!("{path}/{SPARSE_INDEX}");
         let mut stream = backend.open_kept(&index, mode)?;
+        let _file = stream.hold();
         if let Some(sidecar) = backend.sidecar() {
             // A change a dead process left half done is undone first.
             stream = super::super::journal::recover(&index, stream, 0, writable, Some(path), &sidecar)?;
