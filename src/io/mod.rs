@@ -225,7 +225,7 @@ impl Stream for OsFile {
 /// A file of the filesystem that holds no handle between operations, where
 /// a held handle would pin its name ([`crate::os::HANDLES_PIN_NAMES`]:
 /// Windows, where c-blosc2 holds none either). A call opens it by its path,
-/// and refuses another file found there, by [`crate::os::file_stamp`] (the owner of the stream then reopens
+/// and refuses another file found there (the owner of the stream then reopens
 /// the frame by its path); the handle stays open while a [`Hold`] on the
 /// stream lasts (one operation of a super-chunk, say), and closes with the last.
 struct PathFile(Arc<PathShared>);
@@ -234,8 +234,6 @@ struct PathShared {
     path: crate::os::SysPath,
     write: bool,
     identity: (u64, u64),
-    /// What each open checks ([`crate::os::file_stamp`]: cheaper than the identity).
-    stamp: (u64, u64),
     state: RwLock<Held>,
 }
 
@@ -273,9 +271,8 @@ impl PathFile {
             Mode::Create | Mode::Append => open_file(path, mode)?,
         };
         let identity = crate::os::identity(&f).ok_or(Error::FileOpen)?;
-        let stamp = crate::os::file_stamp(&f).ok_or(Error::FileOpen)?;
         let state = RwLock::new(Held { holds: 0, file: None });
-        Ok(PathFile(Arc::new(PathShared { path: path_kept, write, identity, stamp, state })))
+        Ok(PathFile(Arc::new(PathShared { path: path_kept, write, identity, state })))
     }
 
     #[cfg(test)]
@@ -287,7 +284,7 @@ impl PathFile {
 impl PathShared {
     fn open(&self) -> io::Result<File> {
         let f = self.path.open(self.write)?;
-        if crate::os::file_stamp(&f) != Some(self.stamp) {
+        if crate::os::identity(&f) != Some(self.identity) {
             return Err(io::ErrorKind::NotFound.into());
         }
         Ok(f)
@@ -353,7 +350,7 @@ impl Stream for PathFile {
             return Some(false);
         }
         let Ok(f) = self.0.path.open(self.0.write) else { return Some(false) };
-        if crate::os::file_stamp(&f) != Some(self.0.stamp) {
+        if crate::os::identity(&f) != Some(self.0.identity) {
             return Some(true);
         }
         if held.holds > 0 {

@@ -110,14 +110,6 @@ pub fn identity(f: &File) -> Option<(u64, u64)> {
     sys::identity(f)
 }
 
-/// A stamp of an open file, cheaper to take than its [`identity`], to check
-/// that a file opened again by the same path is still the same: on Windows
-/// its file index and creation time (without the volume, which the same path
-/// keeps unless a volume is mounted anew there), on unix its identity.
-pub fn file_stamp(f: &File) -> Option<(u64, u64)> {
-    sys::file_stamp(f)
-}
-
 /// The identity of the file at `path`, if there is one.
 pub fn path_identity(path: &str) -> Option<(u64, u64)> {
     sys::path_identity(path)

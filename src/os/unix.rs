@@ -282,10 +282,6 @@ pub(super) fn remove_file(path: &std::path::Path) -> io::Result<()> {
     std::fs::remove_file(path)
 }
 
-pub(super) fn file_stamp(f: &File) -> Option<(u64, u64)> {
-    identity(f)
-}
-
 pub(super) const HANDLES_PIN_NAMES: bool = false;
 
 pub(super) struct SysPath(std::ffi::CString);

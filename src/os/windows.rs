@@ -47,32 +47,6 @@ pub(super) fn identity(f: &File) -> Option<(u64, u64)> {
     Some((u64::from(info.dwVolumeSerialNumber), u64::from(info.nFileIndexHigh) << 32 | u64::from(info.nFileIndexLow)))
 }
 
-/// A cheap check that an open file is the one of an earlier [`file_stamp`]:
-/// its file index and creation time (100 ns units), two queries the file
-/// system answers from the open file. The volume serial, which
-/// [`identity`] adds, takes a query of the volume (0.4 ms under wine).
-pub(super) fn file_stamp(f: &File) -> Option<(u64, u64)> {
-    use windows_sys::Wdk::Storage::FileSystem::{FileInternalInformation, NtQueryInformationFile};
-    use windows_sys::Win32::Storage::FileSystem::{FileBasicInfo, GetFileInformationByHandleEx, FILE_BASIC_INFO};
-    use windows_sys::Win32::System::IO::IO_STATUS_BLOCK;
-    let mut index = 0i64;
-    // SAFETY: an open handle, a status block and an 8-byte FILE_INTERNAL_INFORMATION to fill.
-    let status = unsafe {
-        let mut iosb: IO_STATUS_BLOCK = std::mem::zeroed();
-        NtQueryInformationFile(handle(f), &mut iosb, (&mut index as *mut i64).cast(), 8, FileInternalInformation)
-    };
-    if status != 0 {
-        return None;
-    }
-    // SAFETY: an open handle and the structure the class names.
-    let mut basic: FILE_BASIC_INFO = unsafe { std::mem::zeroed() };
-    let size = std::mem::size_of::<FILE_BASIC_INFO>() as u32;
-    if unsafe { GetFileInformationByHandleEx(handle(f), FileBasicInfo, (&mut basic as *mut FILE_BASIC_INFO).cast(), size) } == 0 {
-        return None;
-    }
-    Some((index as u64, basic.CreationTime as u64))
-}
-
 /// (A file pending deletion cannot be opened: it has no identity, as a
 /// removed file on unix.)
 pub(super) fn path_identity(path: &str) -> Option<(u64, u64)> {
