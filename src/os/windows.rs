@@ -279,11 +279,13 @@ pub(super) fn remove_file(path: &std::path::Path) -> io::Result<()> {
         FILE_DISPOSITION_FLAG_IGNORE_READONLY_ATTRIBUTE, FILE_DISPOSITION_FLAG_POSIX_SEMANTICS, FILE_DISPOSITION_INFO_EX,
         FILE_FLAG_OPEN_REPARSE_POINT, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE,
     };
-    let f = std::fs::OpenOptions::new()
+    let opened = std::fs::OpenOptions::new()
         .access_mode(DELETE)
         .share_mode(FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE)
         .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT)
-        .open(path)?;
+        .open(path);
+    // (whatever refused the open, `DeleteFileW` says it in its own words)
+    let Ok(f) = opened else { return std::fs::remove_file(path) };
     let posix = FILE_DISPOSITION_FLAG_DELETE | FILE_DISPOSITION_FLAG_POSIX_SEMANTICS;
     // (the flag for read-only files came with Windows 10 1809)
     for flags in [posix | FILE_DISPOSITION_FLAG_IGNORE_READONLY_ATTRIBUTE, posix] {
