@@ -1,5 +1,6 @@
-# CMake package for libb2nd, under c-blosc2's package name: find_package(Blosc2)
-# gives the targets Blosc2::blosc2_shared and Blosc2::blosc2_static, as c-blosc2's does.
+# CMake package for libb2nd (Linux and other ELF systems, macOS; Windows has its own, in
+# cmake/windows/), under c-blosc2's package name: find_package(Blosc2) gives the targets
+# Blosc2::blosc2_shared and Blosc2::blosc2_static, as c-blosc2's does.
 # Relocatable: everything is found relative to this file (<prefix>/lib/cmake/Blosc2/).
 
 get_filename_component(_b2nd_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
@@ -8,11 +9,21 @@ include(CMakeFindDependencyMacro)
 set(THREADS_PREFER_PTHREAD_FLAG TRUE)
 find_dependency(Threads)
 
+# The shared library and the name programs record for it: on macOS c-blosc2's
+# (lib/libblosc2.9.dylib, install name @rpath/libblosc2.9.dylib), elsewhere libb2nd.so.0.
+if(APPLE)
+  set(_b2nd_shared "${_b2nd_prefix}/lib/libblosc2.9.dylib")
+  set(_b2nd_soname "@rpath/libblosc2.9.dylib")
+else()
+  set(_b2nd_shared "${_b2nd_prefix}/lib/libb2nd.so.0")
+  set(_b2nd_soname "libb2nd.so.0")
+endif()
+
 if(NOT TARGET Blosc2::blosc2_shared)
   add_library(Blosc2::blosc2_shared SHARED IMPORTED)
   set_target_properties(Blosc2::blosc2_shared PROPERTIES
-    IMPORTED_LOCATION "${_b2nd_prefix}/lib/libb2nd.so.0"
-    IMPORTED_SONAME "libb2nd.so.0"
+    IMPORTED_LOCATION "${_b2nd_shared}"
+    IMPORTED_SONAME "${_b2nd_soname}"
     INTERFACE_INCLUDE_DIRECTORIES "${_b2nd_prefix}/include")
 endif()
 
@@ -31,4 +42,6 @@ set(Blosc2_LZ4_FOUND TRUE)
 set(Blosc2_ZLIB_FOUND TRUE)
 set(Blosc2_ZSTD_FOUND TRUE)
 set(Blosc2_FOUND TRUE)
+unset(_b2nd_shared)
+unset(_b2nd_soname)
 unset(_b2nd_prefix)

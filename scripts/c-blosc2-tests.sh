@@ -3,6 +3,7 @@
 # would (pkg-config of the install prefix), run them and print a table of the results.
 #
 #   scripts/c-blosc2-tests.sh SRC [--sample N] [--asan] [--ref] [--only REGEX] [--windows]
+#                                 [--link-only ARCH]
 #                                 [--prefix DIR] [--ref-prefix DIR] [--timeout SECONDS]
 #
 #   SRC              a c-blosc2 3.3.x source tree (at least tests/, tests/b2nd/, examples/,
@@ -25,6 +26,10 @@
 #                    against libblosc2.dll (default prefix build/windows/install; --ref: the
 #                    c-blosc2 that scripts/cross.sh windows builds with mingw,
 #                    build/windows/c-blosc2). The DLL is put beside the programs.
+#   --link-only ARCH build and link the programs for a system that cannot run here, with the
+#                    compiler in $CC (e.g. scripts/cross.sh macos-arm64's zig cc), and run none:
+#                    a program passes when it links. ARCH (arm64, x86_64, ...) picks the shuffle
+#                    tests c-blosc2's CMake builds for that CPU.
 #   --prefix DIR     libb2nd install prefix (default $B2ND_PREFIX or build/install)
 #   --timeout S      per run (each csv row is a run), default 120; a timeout is a failure
 #
@@ -57,10 +62,10 @@
 # time. Exit status: 0 when nothing failed.
 set -uo pipefail
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-SRC=""; SAMPLE=0; ASAN=0; REF=0; ONLY=""; WIN=0
+SRC=""; SAMPLE=0; ASAN=0; REF=0; ONLY=""; WIN=0; LINK_ONLY=0
 PREFIX=${B2ND_PREFIX:-}
 REF_PREFIX=${BLOSC2_REF_PREFIX:-}
 TIMEOUT=${C_BLOSC2_TESTS_TIMEOUT:-120}
@@ -71,6 +76,7 @@ while [ $# -gt 0 ]; do
     --ref) REF=1; shift;;
     --only) ONLY=${2:?}; shift 2;;
     --windows) WIN=1; shift;;
+    --link-only) LINK_ONLY=1; TARGET_ARCH=${2:?}; shift 2;;
     --prefix) PREFIX=${2:?}; shift 2;;
     --ref-prefix) REF_PREFIX=${2:?}; shift 2;;
     --timeout) TIMEOUT=${2:?}; shift 2;;
@@ -90,6 +96,10 @@ if [ $WIN = 1 ]; then
   : "${PREFIX:=build/windows/install}" "${REF_PREFIX:=$root/build/windows/c-blosc2}"
   export WINEDEBUG=-all
 fi
+if [ $LINK_ONLY = 1 ]; then
+  [ $ASAN = 0 ] && [ $WIN = 0 ] || { echo "--link-only: not with --asan or --windows" >&2; exit 2; }
+  [ -n "${CC:-}" ] || { echo "--link-only: give the target's compiler in \$CC" >&2; exit 2; }
+fi
 : "${PREFIX:=build/install}"
 case "$PREFIX" in /*) ;; *) PREFIX=$(cd "$root" && cd "$PREFIX" 2>/dev/null && pwd || echo "$root/$PREFIX");; esac
 
@@ -98,7 +108,7 @@ if [ -z "$REF_PREFIX" ] && [ -x "$root/.venv/bin/python" ]; then
   REF_PREFIX=$("$root/.venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))' 2>/dev/null)
 fi
 ref_ok=0
-if [ $WIN = 1 ]; then ref_lib=lib/libblosc2.dll.a; else ref_lib=lib/libblosc2.so; fi
+if [ $WIN = 1 ]; then ref_lib=lib/libblosc2.dll.a; elif [ $LINK_ONLY = 1 ]; then ref_lib=lib/libblosc2.dylib; else ref_lib=lib/libblosc2.so; fi
 if [ -n "$REF_PREFIX" ] && [ -f "$REF_PREFIX/$ref_lib" ] && [ -f "$REF_PREFIX/include/blosc2.h" ]; then
   ref_ok=1
 fi
@@ -133,6 +143,7 @@ if [ $ref_ok = 1 ]; then lib_flags ref; REF_CFLAGS=$CFLAGS_LIB; REF_LIBS=$LIBS_L
 
 [ $ASAN = 1 ] && mode="$mode-asan"
 [ $WIN = 1 ] && mode="windows-$mode"
+[ $LINK_ONLY = 1 ] && mode="link-$TARGET_ARCH-$mode"
 out="$root/build/c-blosc2-tests/$mode"
 rm -rf "$out"; mkdir -p "$out/bin" "$out/run" "$out/logs" "$out/stub-include/lib" "$out/stub-include/ref"
 # tests/b2nd/test_common.h's "context.h" (see above): empty for libb2nd, whose b2nd.h defines
@@ -147,6 +158,7 @@ rm -rf "$out"; mkdir -p "$out/bin" "$out/run" "$out/logs" "$out/stub-include/lib
 CC=${CC:-gcc}
 EXE=""; RUN=()
 SYS_LIBS="-lm -lpthread -ldl -lrt"
+[ $LINK_ONLY = 1 ] && SYS_LIBS="-lm -lpthread"
 if [ $WIN = 1 ]; then
   CC=x86_64-w64-mingw32-gcc; EXE=.exe; RUN=(wine); SYS_LIBS="-lm -lpthread"
   # each build's programs find their own libblosc2.dll first: the one beside them
@@ -203,14 +215,14 @@ scan_includes() {  # $1 = file, $2 = depth
 }
 
 cpu_has() { grep -qw "$1" /proc/cpuinfo 2>/dev/null; }
-arch=$(uname -m)
+arch=${TARGET_ARCH:-$(uname -m)}
 # Tests that tests/CMakeLists.txt does not build on this machine.
 cmake_disabled() {  # $1 = program name
   case "$1" in
     tests/test_shuffle_roundtrip_neon) [[ $arch == arm* || $arch == aarch64 ]] || echo "not built by tests/CMakeLists.txt on non-NEON builds";;
     tests/test_shuffle_roundtrip_altivec) [[ $arch == ppc64* ]] || echo "not built by tests/CMakeLists.txt on non-ALTIVEC builds";;
-    tests/test_shuffle_roundtrip_sse2) cpu_has sse2 || echo "not built by tests/CMakeLists.txt on non-SSE2 builds";;
-    tests/test_shuffle_roundtrip_avx2) cpu_has avx2 || echo "not built by tests/CMakeLists.txt on non-AVX2 builds";;
+    tests/test_shuffle_roundtrip_sse2) { [ $LINK_ONLY = 1 ] && [ "$arch" = x86_64 ]; } || cpu_has sse2 || echo "not built by tests/CMakeLists.txt on non-SSE2 builds";;
+    tests/test_shuffle_roundtrip_avx2) { [ $LINK_ONLY = 1 ] && [ "$arch" = x86_64 ]; } || cpu_has avx2 || echo "not built by tests/CMakeLists.txt on non-AVX2 builds";;
   esac
 }
 
@@ -277,7 +289,8 @@ sig_name() { local s; s=$(kill -l $(( $1 - 128 )) 2>/dev/null) && echo "SIG$s" |
 
 npass=0; nfail=0; nskip=0
 skipped=(); failed=()
-printf '# c-blosc2 test programs (%s) against %s%s%s\n' "$SRC" "$libname" "$([ $ASAN = 1 ] && echo ', ASan+UBSan')" "$([ $WIN = 1 ] && echo ', Windows (mingw-w64) under wine')"
+printf '# c-blosc2 test programs (%s) against %s%s%s%s\n' "$SRC" "$libname" "$([ $ASAN = 1 ] && echo ', ASan+UBSan')" "$([ $WIN = 1 ] && echo ', Windows (mingw-w64) under wine')" \
+  "$([ $LINK_ONLY = 1 ] && echo ", linked for $TARGET_ARCH by $CC, not run")"
 fmt='%-52s %9s %6s %8s  %-8s %s\n'
 printf "$fmt" program rows cases time result "first error line"
 printf "$fmt" "-------" "----" "-----" "----" "------" "----------------"
@@ -325,6 +338,12 @@ for name in "${programs[@]}"; do
       printf "$fmt" "$name" - - - FAIL "does not compile: $err"
       failed+=("$name|does not compile: $err"); nfail=$((nfail + 1))
     fi
+    continue
+  fi
+
+  if [ $LINK_ONLY = 1 ]; then
+    printf "$fmt" "$name" - - - linked ""
+    npass=$((npass + 1))
     continue
   fi
 

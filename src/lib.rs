@@ -22,9 +22,22 @@
 //! symbols. c-blosc2's C API is the `b2nd-capi` crate over it
 //! (`crates/capi`), and the `b2nd` tool is `b2nd-cli` (`crates/cli`).
 //!
+//! # Features
+//!
+//! - `ndarray` (off by default): `ndarray` arrays in and out of b2nd arrays,
+//!   [`Array::get_ndarray`], [`Array::to_ndarray`], [`Array::set_ndarray`],
+//!   [`Array::from_ndarray`].
+//!
+//! Every codec and filter is always built in (BloscLZ, NDLZ, LZ4, LZ4HC,
+//! Zlib, Zstd, the ZFP codecs): the C sources they need come with the crates
+//! (`lz4-sys`, `zstd-sys`, `libdeflate-sys`; zlib-ng and zfp vendored in this
+//! one), and a C compiler is all the build needs.
+//!
 //! Layers, data flowing down, each module importing only those below it:
 //! [`array`](mod@array) → [`schunk`] → [`frame`] → [`chunk`] → [`filters`] →
 //! [`plugins`] → [`params`] → [`codecs`], [`io`].
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod array;
 pub mod chunk;

@@ -6,6 +6,11 @@ c-blosc2 headers given as argument (so it is always complete); the program is
 then compiled once against those headers and once against ours, and the two
 outputs must be identical: every struct's sizeof and every field's offsetof
 and size, and every integer constant's value.
+
+  gen_abi_check.py REF_INCLUDE_DIR            the program (prints name=value lines)
+  gen_abi_check.py --data REF_INCLUDE_DIR     the facts as one array, for targets
+                                              that cannot run here (compiled to assembly)
+  gen_abi_check.py --names REF_INCLUDE_DIR    the facts' names, in the array's order
 """
 import re
 import sys
@@ -71,8 +76,25 @@ def constants(text, strings):
     return names
 
 
+def facts(seen_structs, seen_consts):
+    """(name, C expression) of every fact, in the order the program prints them."""
+    out = []
+    for name, fs in seen_structs:
+        out.append((f"sizeof({name})", f"sizeof({name})"))
+        for f in fs:
+            out.append((f"{name}.{f} offset", f"offsetof({name}, {f})"))
+            out.append((f"{name}.{f} size", f"sizeof((({name} *)0)->{f})"))
+    for c in seen_consts:
+        out.append((c, c))
+    return out
+
+
 def main():
-    ref = Path(sys.argv[1])
+    args = sys.argv[1:]
+    mode = "program"
+    if args and args[0] in ("--data", "--names"):
+        mode = args.pop(0)[2:]
+    ref = Path(args[0])
     seen_structs, seen_consts, strings = [], [], set()
     for h in HEADERS:
         text = strip_comments((ref / h).read_text())
@@ -82,8 +104,21 @@ def main():
         for c in constants(text, strings):
             if c not in seen_consts:
                 seen_consts.append(c)
+    if mode == "names":
+        for name, _ in facts(seen_structs, seen_consts):
+            print(name)
+        return
     print('#include <stdio.h>\n#include <stddef.h>\n#include "blosc2.h"\n#include "b2nd.h"')
     print('#include "blosc2/codecs-registry.h"\n#include "blosc2/filters-registry.h"\n#include "blosc2/tuners-registry.h"')
+    if mode == "data":
+        # For a target that cannot run here: the facts as the values of one
+        # array, which the target's compiler computes (read from its assembly
+        # output, one `.quad` per fact, in the order of --names).
+        print("const long long abi_facts[] = {")
+        for name, expr in facts(seen_structs, seen_consts):
+            print(f"  (long long)({expr}),  /* {name} */")
+        print("};")
+        return
     print("#define FIELD(T, f) printf(\"%s.%s offset=%zu size=%zu\\n\", #T, #f, offsetof(T, f), sizeof(((T *)0)->f))")
     print("int main(void) {")
     for name, fs in seen_structs:

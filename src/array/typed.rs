@@ -191,6 +191,7 @@ mod nd {
     use crate::array::{Array, Context};
     use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
     impl Array {
         /// The items of `start..stop` as an `ndarray` array of the slice's shape.
         pub fn get_ndarray<T: Element>(&self, start: &[i64], stop: &[i64]) -> TypedResult<ArrayD<T>> {

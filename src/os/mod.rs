@@ -8,6 +8,7 @@
 //!   them again and again by a path encoded once ([`SysPath`]), directory
 //!   syncs ([`sync_dir`]), the one-byte advisory locks ([`lock`], [`unlock`]);
 //! - [`boot_id`]: which boot of the machine this is;
+//! - [`cache_sizes`]: the CPU's data caches;
 //! - [`parent_dir`]: the directory part of a path;
 //! - [`map`]: memory mappings of files (shared, copy-on-write), grown,
 //!   flushed and unmapped;
@@ -153,6 +154,15 @@ pub fn unlock(f: &File, at: u64) -> io::Result<()> {
 /// The id of this boot of the machine, or `None` when the system gives none.
 pub fn boot_id() -> Option<[u8; 16]> {
     sys::boot_id()
+}
+
+/// The CPU's data cache sizes in bytes, level 1 (data), 2 and 3, read as
+/// python-blosc2 reads them to size its default chunks (so that the tool
+/// makes the arrays it makes): Linux, cpu0's caches in sysfs; macOS, the
+/// performance cores' (`sysctl`); Windows, `GetLogicalProcessorInformationEx`.
+/// `None` for a size the system does not give.
+pub fn cache_sizes() -> [Option<u64>; 3] {
+    sys::cache_sizes()
 }
 
 /// The directory that holds `path` (`""` for a bare name), for the

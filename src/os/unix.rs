@@ -1,5 +1,5 @@
-//! The unix side of [`crate::os`] (Linux first; what differs on other unix
-//! systems is marked).
+//! The unix side of [`crate::os`]: Linux, and macOS where marked (what
+//! differs on other unix systems is marked too).
 
 use super::Lock;
 use std::fs::File;
@@ -32,9 +32,31 @@ pub(super) fn open_for_sync(path: &std::path::Path) -> io::Result<File> {
     File::open(path)
 }
 
-/// `fsync` of the directory (on macOS std makes it `F_FULLFSYNC`).
+/// `fsync` of the directory.
+#[cfg(not(target_vendor = "apple"))]
 pub(super) fn sync_dir(dir: &str) -> io::Result<()> {
     File::open(dir)?.sync_all()
+}
+
+/// macOS: `fsync` of the directory, then `F_FULLFSYNC` (which also flushes
+/// the drive's cache, as std's `sync_data` does for files) where the file
+/// system takes it on a directory; where it does not, the `fsync` stands, as
+/// SQLite syncs its directories there.
+#[cfg(target_vendor = "apple")]
+pub(super) fn sync_dir(dir: &str) -> io::Result<()> {
+    let d = File::open(dir)?;
+    // SAFETY: fsync and fcntl on an open descriptor.
+    if unsafe { libc::fsync(d.as_raw_fd()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(d.as_raw_fd(), libc::F_FULLFSYNC) } == -1 {
+        let e = io::Error::last_os_error();
+        if !matches!(e.raw_os_error(), Some(libc::ENOTSUP | libc::EINVAL | libc::ENOTTY)) {
+            return Err(e);
+        }
+    }
+    Ok(())
 }
 
 /// `flock` of the whole file (`at` is for Windows, whose locks are of byte
@@ -64,9 +86,9 @@ pub(super) fn unlock(f: &File, _at: u64) -> io::Result<()> {
     }
 }
 
-/// Linux: `/proc/sys/kernel/random/boot_id` (other systems: none yet, so
-/// the journal checkpoints every change). Cached without a lock (a forked
-/// child never waits for a thread it does not have).
+/// Linux: `/proc/sys/kernel/random/boot_id`; macOS: `kern.bootsessionuuid`
+/// (other systems: none, so the journal checkpoints every change). Cached
+/// without a lock (a forked child never waits for a thread it does not have).
 pub(super) fn boot_id() -> Option<[u8; 16]> {
     static STATE: AtomicU8 = AtomicU8::new(0); // 0: not read yet, 1: none, 2: ID
     static ID: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
@@ -81,7 +103,7 @@ pub(super) fn boot_id() -> Option<[u8; 16]> {
         }
         _ => {}
     }
-    let id = read_boot_id();
+    let id = boot_id_text().and_then(|t| uuid_bytes(&t));
     if let Some(id) = id {
         for (w, half) in ID.iter().zip(id.chunks_exact(8)) {
             w.store(u64::from_be_bytes(half.try_into().unwrap_or_default()), Ordering::Relaxed);
@@ -91,17 +113,79 @@ pub(super) fn boot_id() -> Option<[u8; 16]> {
     id
 }
 
-fn read_boot_id() -> Option<[u8; 16]> {
-    let text = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
-    let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
-    if digits.len() != 32 {
-        return None;
-    }
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn boot_id_text() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()
+}
+
+/// A UUID that changes at each boot (the kernel makes it at startup).
+#[cfg(target_vendor = "apple")]
+fn boot_id_text() -> Option<String> {
+    let mut buf = [0u8; 64];
+    let n = sysctl(c"kern.bootsessionuuid", &mut buf)?;
+    let text = buf[..n].split(|&b| b == 0).next()?;
+    String::from_utf8(text.to_vec()).ok()
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+fn boot_id_text() -> Option<String> {
+    None
+}
+
+/// The 16 bytes of a UUID written as 32 hex digits (dashes and spaces between them ignored).
+fn uuid_bytes(text: &str) -> Option<[u8; 16]> {
     let mut id = [0u8; 16];
-    for (i, pair) in digits.chunks(2).enumerate() {
-        id[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    let mut digits = text.bytes().filter(|b| !matches!(b, b'-' | b' ' | b'\n'));
+    for byte in &mut id {
+        let hi = (digits.next()? as char).to_digit(16)?;
+        let lo = (digits.next()? as char).to_digit(16)?;
+        *byte = (hi * 16 + lo) as u8;
     }
-    Some(id)
+    digits.next().is_none().then_some(id)
+}
+
+/// `sysctlbyname(name)` into `buf`: the length of the value, `None` when the
+/// name is unknown or the value longer than `buf`.
+#[cfg(target_vendor = "apple")]
+fn sysctl(name: &std::ffi::CStr, buf: &mut [u8]) -> Option<usize> {
+    let mut len = buf.len();
+    // SAFETY: a NUL-terminated name, an output buffer of `len` bytes, no new value.
+    let r = unsafe { libc::sysctlbyname(name.as_ptr(), buf.as_mut_ptr().cast(), &mut len, std::ptr::null_mut(), 0) };
+    (r == 0 && len <= buf.len()).then_some(len)
+}
+
+/// The data caches as python-blosc2 reads them on Linux: the `size` of
+/// cpu0's cache indexes 0, 2 and 3 in sysfs (`48K`).
+#[cfg(not(target_vendor = "apple"))]
+pub(super) fn cache_sizes() -> [Option<u64>; 3] {
+    [0, 2, 3].map(|index| {
+        let text = std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{index}/size")).ok()?;
+        let t = text.strip_suffix('\n')?;
+        let (num, unit) = t.split_at(t.len().checked_sub(1)?);
+        let mult: u64 = match unit {
+            "K" => 1 << 10,
+            "M" => 1 << 20,
+            "G" => 1 << 30,
+            _ => return None,
+        };
+        num.parse::<u64>().ok()?.checked_mul(mult)
+    })
+}
+
+/// The data caches as python-blosc2 reads them on macOS: those of the
+/// performance cores (`hw.perflevel0.*`; unknown on Intel Macs, whose
+/// sizes then stay python-blosc2's defaults).
+#[cfg(target_vendor = "apple")]
+pub(super) fn cache_sizes() -> [Option<u64>; 3] {
+    [c"hw.perflevel0.l1dcachesize", c"hw.perflevel0.l2cachesize", c"hw.perflevel0.l3cachesize"].map(|name| {
+        let mut buf = [0u8; 8];
+        let size = match sysctl(name, &mut buf)? {
+            4 => u64::from(u32::from_ne_bytes(buf[..4].try_into().ok()?)),
+            8 => u64::from_ne_bytes(buf),
+            _ => return None,
+        };
+        (size > 0).then_some(size)
+    })
 }
 
 /// Register the fork handler, once (see [`super::process`]). No lock and no
@@ -190,10 +274,17 @@ pub(super) unsafe fn grow_shared(_f: &File, addr: *mut u8, old_len: usize, new_l
     mapped(unsafe { libc::mremap(addr.cast(), old_len, new_len, libc::MREMAP_MAYMOVE) })
 }
 
-/// Without `mremap`: a new mapping, then the old one unmapped (the file
-/// holds what was written through it).
+/// Elsewhere (macOS): mapped anew.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 pub(super) unsafe fn grow_shared(f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    // SAFETY: caller contract.
+    unsafe { grow_shared_anew(f, addr, old_len, new_len) }
+}
+
+/// Without `mremap`: a new mapping, then the old one unmapped (the file
+/// holds what was written through it). Compiled on Linux too, for its test.
+#[cfg_attr(any(target_os = "linux", target_os = "android"), allow(dead_code))]
+unsafe fn grow_shared_anew(f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
     let new = map_shared(f, new_len, true)?;
     // SAFETY: caller contract: the old mapping is not used again.
     unsafe { libc::munmap(addr.cast(), old_len) };
@@ -242,9 +333,17 @@ pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, file_len: usize
     }
 }
 
-/// Without `mremap`: a new private mapping, the old one's bytes copied in.
+/// Elsewhere (macOS): copied.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, _file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    // SAFETY: caller contract.
+    unsafe { grow_private_by_copy(addr, old_len, new_len) }
+}
+
+/// Without `mremap`: a new private mapping, the old one's bytes copied in.
+/// Compiled on Linux too, for its test.
+#[cfg_attr(any(target_os = "linux", target_os = "android"), allow(dead_code))]
+unsafe fn grow_private_by_copy(addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
     let prot = libc::PROT_READ | libc::PROT_WRITE;
     // SAFETY: a fresh anonymous mapping, then a copy of the live old one
     // (old_len < new_len), which is unmapped.
@@ -301,5 +400,81 @@ impl SysPath {
         }
         // SAFETY: a descriptor just opened, owned by nothing else.
         Ok(unsafe { File::from_raw_fd(fd) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boot_ids_read_as_linux_and_macos_write_them() {
+        let want = [0x2b, 0x1e, 0x5f, 0x0d, 0x7c, 0x44, 0x4a, 0x1f, 0x9e, 0x6d, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab];
+        assert_eq!(uuid_bytes("2b1e5f0d-7c44-4a1f-9e6d-0123456789ab\n"), Some(want));
+        assert_eq!(uuid_bytes("2B1E5F0D-7C44-4A1F-9E6D-0123456789AB"), Some(want));
+        assert_eq!(uuid_bytes("2b1e5f0d-7c44-4a1f-9e6d-0123456789a"), None, "a digit short");
+        assert_eq!(uuid_bytes("2b1e5f0d-7c44-4a1f-9e6d-0123456789abc"), None, "a digit more");
+        assert_eq!(uuid_bytes("2b1e5f0d-7c44-4a1f-9e6d-0123456789ag"), None, "not hex");
+        #[cfg(target_os = "linux")]
+        assert!(boot_id().is_some(), "Linux gives a boot id");
+        assert_eq!(boot_id(), boot_id(), "read once, then kept");
+    }
+
+    /// The growth of mappings where there is no `mremap` (macOS), run here:
+    /// what was written stays, the new part is the file's (shared) or
+    /// zeros (private), and the file holds what went through a shared one.
+    #[test]
+    fn mappings_grow_without_mremap() {
+        let page = page_size();
+        let path = std::env::temp_dir().join(format!("b2nd-grow-anew-{}.bin", std::process::id()));
+        let f = File::options().read(true).write(true).create(true).truncate(true).open(&path).unwrap();
+        f.set_len(2 * page as u64).unwrap();
+        f.write_at(b"tail", 2 * page as u64 - 4).unwrap();
+        // SAFETY: a mapping of the file's 2 pages, then of its 4, each used only
+        // within its length and unmapped once.
+        unsafe {
+            let a = map_shared(&f, 2 * page, true).unwrap();
+            a.write(7);
+            f.set_len(4 * page as u64).unwrap();
+            f.write_at(b"past", 3 * page as u64).unwrap();
+            let b = grow_shared_anew(&f, a, 2 * page, 4 * page).unwrap();
+            assert_eq!(b.read(), 7);
+            assert_eq!(std::slice::from_raw_parts(b.add(2 * page - 4), 4), b"tail");
+            assert_eq!(std::slice::from_raw_parts(b.add(3 * page), 4), b"past");
+            b.add(3 * page + 4).write(9);
+            flush(b, 4 * page).unwrap();
+            unmap(b, 4 * page, false).unwrap();
+        }
+        let mut back = [0u8; 5];
+        f.read_at(&mut back, 3 * page as u64).unwrap();
+        assert_eq!(&back, b"past\x09");
+        // SAFETY: a private mapping of 3 pages (the file's first 2), grown to 5.
+        unsafe {
+            let a = map_private(&f, 3 * page, 2 * page).unwrap();
+            a.add(1).write(5);
+            a.add(3 * page - 1).write(6);
+            let b = grow_private_by_copy(a, 3 * page, 5 * page).unwrap();
+            assert_eq!((b.read(), b.add(1).read(), b.add(3 * page - 1).read()), (7, 5, 6));
+            assert_eq!(std::slice::from_raw_parts(b.add(2 * page - 4), 4), b"tail");
+            assert!(std::slice::from_raw_parts(b.add(3 * page), 2 * page).iter().all(|&x| x == 0));
+            unmap(b, 5 * page, true).unwrap();
+        }
+        let mut first = [0u8; 2];
+        f.read_at(&mut first, 0).unwrap();
+        assert_eq!(first, [7, 0], "a private mapping never writes the file");
+        drop(f);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn cache_sizes_are_whole_kibs_where_the_system_gives_them() {
+        let sizes = cache_sizes();
+        for s in sizes.into_iter().flatten() {
+            assert!(s >= 1024 && s % 1024 == 0, "{s}");
+        }
+        #[cfg(target_os = "linux")]
+        if std::path::Path::new("/sys/devices/system/cpu/cpu0/cache/index0/size").exists() {
+            assert!(sizes[0].is_some(), "sysfs has cpu0's L1 data cache");
+        }
     }
 }

@@ -10,7 +10,9 @@ use windows_sys::Win32::System::Memory::{
     CreateFileMappingW, FlushViewOfFile, MapViewOfFile, UnmapViewOfFile, VirtualAlloc, VirtualFree, FILE_MAP_READ, FILE_MAP_WRITE,
     MEMORY_MAPPED_VIEW_ADDRESS, MEM_COMMIT, MEM_RELEASE, MEM_RESERVE, PAGE_READONLY, PAGE_READWRITE,
 };
-use windows_sys::Win32::System::SystemInformation::{GetSystemInfo, SYSTEM_INFO};
+use windows_sys::Win32::System::SystemInformation::{
+    CacheData, CacheUnified, GetLogicalProcessorInformationEx, GetSystemInfo, RelationCache, SYSTEM_INFO,
+};
 use windows_sys::Win32::Storage::FileSystem::{
     GetFileInformationByHandle, LockFileEx, UnlockFileEx, BY_HANDLE_FILE_INFORMATION, LOCKFILE_EXCLUSIVE_LOCK,
     LOCKFILE_FAIL_IMMEDIATELY,
@@ -121,6 +123,50 @@ pub(super) fn boot_id() -> Option<[u8; 16]> {
     let mut id = *b"win-boot-id\0\0\0\0\0";
     id[12..].copy_from_slice(&value.to_le_bytes());
     Some(id)
+}
+
+/// The data caches as python-blosc2 reads them on Windows
+/// (`GetLogicalProcessorInformationEx`): the first level-1 data cache, and
+/// the first unified level-2 and level-3 caches listed.
+pub(super) fn cache_sizes() -> [Option<u64>; 3] {
+    let mut len = 0u32;
+    // SAFETY: no buffer: asks for the length needed.
+    unsafe { GetLogicalProcessorInformationEx(RelationCache, std::ptr::null_mut(), &mut len) };
+    if len == 0 || len > 1 << 20 {
+        return [None; 3];
+    }
+    // Whole u64s, for the records' alignment.
+    let mut buf = vec![0u64; (len as usize).div_ceil(8)];
+    // SAFETY: a buffer of at least `len` bytes.
+    if unsafe { GetLogicalProcessorInformationEx(RelationCache, buf.as_mut_ptr().cast(), &mut len) } == 0 {
+        return [None; 3];
+    }
+    let bytes: &[u8] = bytemuck::cast_slice(&buf);
+    let bytes = &bytes[..(len as usize).min(bytes.len())];
+    let u32_at = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    let mut sizes = [None; 3];
+    // Records: Relationship (i32), Size (u32), then the cache's Level (u8),
+    // Associativity (u8), LineSize (u16), CacheSize (u32), Type (u32).
+    let mut at = 0;
+    while let (Some(relation), Some(size)) = (u32_at(at), u32_at(at + 4)) {
+        if relation == RelationCache as u32 {
+            if let (Some(&level), Some(cache), Some(kind)) = (bytes.get(at + 8), u32_at(at + 12), u32_at(at + 16)) {
+                let wanted = match level {
+                    1 => kind == CacheData as u32,
+                    2 | 3 => kind == CacheUnified as u32,
+                    _ => false,
+                };
+                if wanted && level >= 1 && sizes[usize::from(level) - 1].is_none() {
+                    sizes[usize::from(level) - 1] = Some(u64::from(cache));
+                }
+            }
+        }
+        if size == 0 {
+            break;
+        }
+        at += size as usize;
+    }
+    sizes
 }
 
 /// Windows has no `fork`: a process's state is its own.

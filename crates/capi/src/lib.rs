@@ -2,7 +2,12 @@
 //! thin wrappers over the safe `b2nd` crate. The only home of `#[no_mangle]`, raw
 //! pointers and C mirrors; every export runs inside [`ffi::guard`].
 //!
-//! One folder per header that cbindgen generates from it (see `build.rs`):
+//! This crate has no optional features. Built, it is the C library: a
+//! `cdylib` (installed as `libb2nd.so.0`, `libblosc2.dll` or
+//! `libblosc2.9.dylib`: docs/BUILDING.md) and a `staticlib`.
+//!
+//! One folder per header that cbindgen generates from it (committed in the
+//! repository's `include/`, checked by `tests/headers.rs`):
 //! [`blosc2`] for `blosc2.h`, [`b2nd`] for `b2nd.h`, [`stdio`] for
 //! `blosc2/blosc2-stdio.h` and [`registry`] for the `blosc2/*-registry.h`
 //! headers; [`ffi`] holds the helpers they share.

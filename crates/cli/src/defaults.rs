@@ -1,7 +1,7 @@
 //! The parameters python-blosc2 (4.14) chooses for a new array when none are
 //! given, so that `b2nd convert` makes the array `blosc2.asarray` would:
 //! Zstd level 5 with shuffle, and chunk and block shapes sized from the CPU's
-//! caches (as python-blosc2 reads them on Linux).
+//! caches (as python-blosc2 reads them).
 
 use b2nd::chunk::CParams;
 use b2nd::codecs::Codec;
@@ -25,22 +25,11 @@ struct Caches {
 }
 
 impl Caches {
-    /// As python-blosc2 reads them: cpu0's cache indexes 0, 2 and 3 in sysfs
-    /// (`48K`), 32 KiB, 256 KiB and 1 MiB where a size does not read.
+    /// As python-blosc2 reads them (`b2nd::os::cache_sizes`), with its
+    /// defaults, 32 KiB, 256 KiB and 1 MiB, where a size does not read.
     fn read() -> Caches {
-        let size = |index: u32, default: u64| {
-            let text = std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{index}/size")).unwrap_or_default();
-            let t = text.strip_suffix('\n').unwrap_or("");
-            let (num, unit) = t.split_at(t.len().saturating_sub(1));
-            let mult = match unit {
-                "K" => 1 << 10,
-                "M" => 1 << 20,
-                "G" => 1 << 30,
-                _ => 0,
-            };
-            num.parse::<u64>().ok().filter(|_| mult > 0).map_or(default, |n| n * mult)
-        };
-        Caches { l1: size(0, 32 << 10), l2: size(2, 256 << 10), l3: size(3, 1 << 20) }
+        let [l1, l2, l3] = b2nd::os::cache_sizes();
+        Caches { l1: l1.unwrap_or(32 << 10), l2: l2.unwrap_or(256 << 10), l3: l3.unwrap_or(1 << 20) }
     }
 }
 
