@@ -32,6 +32,7 @@ export CARGO_TERM_COLOR=never
 case "${1:-}" in
   windows|x86_64-pc-windows-gnu) shift; exec "$(dirname "$0")/cross_windows.sh" "$@" ;;
   macos|macos-arm64|macos-x86_64) exec "$(dirname "$0")/cross_macos.sh" "$@" ;;
+  wasm32|wasm32-wasip1) shift; exec "$(dirname "$0")/cross_wasm.sh" "$@" ;;
   aarch64|aarch64-unknown-linux-gnu) triple=aarch64-unknown-linux-gnu; gnu=aarch64-linux-gnu; qemu=aarch64; deb=arm64 ;;
   i686|i686-unknown-linux-gnu) triple=i686-unknown-linux-gnu; gnu=i686-linux-gnu; qemu=; deb=i386 ;;
   s390x|s390x-unknown-linux-gnu) triple=s390x-unknown-linux-gnu; gnu=s390x-linux-gnu; qemu=s390x; deb=s390x ;;

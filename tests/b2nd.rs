@@ -90,7 +90,7 @@ fn window(all: &[u8], shape: &[i64], start: &[i64], stop: &[i64]) -> Vec<u8> {
 
 #[test]
 fn slices_round_trip_against_a_model() {
-    let dir = std::env::temp_dir().join(format!("b2nd-arrays-{}", std::process::id()));
+    let dir = b2nd::os::temp_dir().join(format!("b2nd-arrays-{}", b2nd::os::process_id()));
     std::fs::create_dir_all(&dir).unwrap();
     let shape = vec![13i64, 7, 29];
     let meta = Meta { shape: shape.clone(), chunkshape: vec![5, 4, 10], blockshape: vec![2, 3, 4], dtype: "<u4".into(), dtype_format: 0 };
@@ -193,7 +193,7 @@ fn filled_arrays() {
 /// A fresh directory for `tag`, the path of a 4x3 uint32-sized array in it,
 /// and the context that stores it there (LZ4, shuffle).
 fn stored_4x3(tag: &str) -> (PathBuf, String, Context) {
-    let dir = std::env::temp_dir().join(format!("b2nd-{tag}-{}", std::process::id()));
+    let dir = b2nd::os::temp_dir().join(format!("b2nd-{tag}-{}", b2nd::os::process_id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("a.b2nd").to_str().unwrap().to_string();
     let cp = CParams::classic(Codec::Lz4, 5, 1, 4, false);
@@ -238,6 +238,7 @@ fn a_metalayer_asking_for_chunks_too_big_opens_but_allocates_nothing() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "WASI: no file locks (one process)")]
 fn an_array_over_a_handle_opens_while_another_handle_holds_the_frame_lock() {
     // python-blosc2 holds one handle's lock across calls (holding_lock) while
     // other threads make arrays over other handles of the same frame; making

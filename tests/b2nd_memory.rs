@@ -372,7 +372,7 @@ fn operations_stay_within_memory_bounds() {
     if std::env::var_os("B2ND_MEM_OP").is_some() {
         return;
     }
-    let dir = TempDir(std::env::temp_dir().join(format!("b2nd-memory-{}", std::process::id())));
+    let dir = TempDir(b2nd::os::temp_dir().join(format!("b2nd-memory-{}", b2nd::os::process_id())));
     let _ = std::fs::remove_dir_all(&dir.0);
     std::fs::create_dir_all(&dir.0).unwrap();
     let src = dir.0.join("source.b2frame").to_str().unwrap().to_string();

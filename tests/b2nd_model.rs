@@ -403,7 +403,7 @@ struct Env {
 
 impl Env {
     fn new(tag: &str) -> Env {
-        let dir = std::env::temp_dir().join(format!("b2nd-model-{}-{tag}", std::process::id()));
+        let dir = b2nd::os::temp_dir().join(format!("b2nd-model-{}-{tag}", b2nd::os::process_id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Env { dir, n: 0 }

@@ -269,7 +269,7 @@ fn model(change: &str, size: usize) -> (Seen, Seen) {
 }
 
 fn scratch(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("b2nd-crash-{}-{tag}", std::process::id()));
+    let d = b2nd::os::temp_dir().join(format!("b2nd-crash-{}-{tag}", b2nd::os::process_id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -387,6 +387,7 @@ fn kill_points_with(size: usize, changes: &[&str], user: bool) -> usize {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "WASI: no child processes")]
 fn killed_at_every_write_the_frame_reopens_whole() {
     let points = kill_points(SMALL, CHANGES);
     eprintln!("{points} kill points checked");
@@ -394,6 +395,7 @@ fn killed_at_every_write_the_frame_reopens_whole() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "WASI: no child processes")]
 fn killed_at_every_write_through_a_user_backend_the_frame_reopens_whole() {
     let points = kill_points_with(SMALL, CHANGES, true);
     eprintln!("{points} kill points checked");
@@ -401,6 +403,7 @@ fn killed_at_every_write_through_a_user_backend_the_frame_reopens_whole() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "WASI: no child processes")]
 fn killed_at_every_write_a_large_frame_reopens_whole() {
     let points = kill_points(LARGE, LARGE_CHANGES);
     eprintln!("{points} kill points checked");
@@ -534,6 +537,7 @@ fn a_failed_change_larger_than_its_memory_is_put_back_from_the_journal() {
 /// journal, puts the frame back from it and refuses (the handle's view may
 /// be stale); the frame reopens as it was before the dead process's change.
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "WASI: no child processes")]
 fn a_handle_open_while_another_process_dies_in_a_change_puts_the_frame_back() {
     let dir = scratch("other-dies");
     let path = dir.join("f.b2frame");
@@ -736,6 +740,7 @@ fn crash_child_b2nd() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "WASI: no child processes")]
 fn killed_at_every_write_an_array_reopens_whole() {
     let mut points = 0;
     for contiguous in [true, false] {

@@ -245,7 +245,7 @@ fn every_codec_and_filter_reads_back_from_a_written_set() {
         report(Path::new(&dir));
         return;
     }
-    let dir = std::env::temp_dir().join(format!("b2nd-cross-{}", std::process::id()));
+    let dir = b2nd::os::temp_dir().join(format!("b2nd-cross-{}", b2nd::os::process_id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     write_set(&dir);
@@ -256,8 +256,9 @@ fn every_codec_and_filter_reads_back_from_a_written_set() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "WASI: a panic aborts, and the test catches one")]
 fn a_file_that_changed_is_caught() {
-    let dir = std::env::temp_dir().join(format!("b2nd-cross-bad-{}", std::process::id()));
+    let dir = b2nd::os::temp_dir().join(format!("b2nd-cross-bad-{}", b2nd::os::process_id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     write_set(&dir);

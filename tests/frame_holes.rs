@@ -10,7 +10,7 @@ use b2nd::io::{filesystem, Durability};
 use b2nd::schunk::{Storage, SuperChunk};
 
 fn scratch(name: &str) -> String {
-    let d = std::env::temp_dir().join(format!("b2nd-holes-{}", std::process::id()));
+    let d = b2nd::os::temp_dir().join(format!("b2nd-holes-{}", b2nd::os::process_id()));
     std::fs::create_dir_all(&d).unwrap();
     let p = d.join(name).to_str().unwrap().to_string();
     let _ = b2nd::schunk::remove_urlpath(&p);

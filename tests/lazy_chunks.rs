@@ -171,7 +171,7 @@ fn a_frame_file_gives_each_lazy_block_its_stored_size_in_any_order() {
         restored(&chunk, &backward, &[]),
         restored(&chunk, &backward, &[(3, 2)]),
     ];
-    let dir = std::env::temp_dir().join(format!("b2nd-lazy-order-{}", std::process::id()));
+    let dir = b2nd::os::temp_dir().join(format!("b2nd-lazy-order-{}", b2nd::os::process_id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (k, contiguous) in [true, false].into_iter().enumerate() {
         let path = dir.join(format!("f{k}.b2frame")).to_str().unwrap().to_string();

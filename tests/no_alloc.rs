@@ -129,7 +129,7 @@ fn warm_contexts_compress_decompress_and_getitem_without_allocating() {
 }
 
 fn scratch(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("b2nd-no-alloc-{}", std::process::id()));
+    let dir = b2nd::os::temp_dir().join(format!("b2nd-no-alloc-{}", b2nd::os::process_id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     let _ = std::fs::remove_file(&p);

@@ -73,7 +73,7 @@ fn ndcell_is_lossless_from_one_to_four_dimensions() {
 
 #[test]
 fn ndmean_averages_cells_and_survives_a_reopen() {
-    let dir = std::env::temp_dir().join(format!("b2nd-ndmean-{}", std::process::id()));
+    let dir = b2nd::os::temp_dir().join(format!("b2nd-ndmean-{}", b2nd::os::process_id()));
     let path = dir.with_extension("b2nd");
     let shape = [64i64, 48];
     let data = field(&shape, 4);

@@ -552,7 +552,7 @@ fn files_below(dir: &std::path::Path, out: &mut Vec<String>) {
 
 /// Run a case; returns the number of crash images checked.
 fn run_case(case: &Case, tag: &str) -> usize {
-    let dir = std::env::temp_dir().join(format!("b2nd-power-{}-{tag}", std::process::id()));
+    let dir = b2nd::os::temp_dir().join(format!("b2nd-power-{}-{tag}", b2nd::os::process_id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(if case.contiguous { "f.b2frame" } else { "f.b2sparse" });

@@ -9,7 +9,7 @@ use b2nd::Error;
 use std::path::PathBuf;
 
 fn scratch(name: &str) -> String {
-    let d = std::env::temp_dir().join(format!("b2nd-schunk-{}", std::process::id()));
+    let d = b2nd::os::temp_dir().join(format!("b2nd-schunk-{}", b2nd::os::process_id()));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name).to_str().unwrap().to_string()
 }
@@ -174,6 +174,7 @@ fn frames_at_an_offset_open_and_grow_in_place() {
 }
 
 #[test]
+#[cfg_attr(target_os = "wasi", ignore = "WASI: no threads")]
 fn eight_threads_read_one_handle() {
     for st in storages("threads") {
         let mut sc = SuperChunk::new(cparams(), DParams::default(), st).unwrap();

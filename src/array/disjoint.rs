@@ -93,6 +93,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(target_os = "wasi", ignore = "WASI: no threads")]
     fn threads_fill_their_own_parts_and_writes_past_the_end_fail() {
         let mut buf = vec![0u8; 4096];
         {

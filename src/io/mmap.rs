@@ -107,7 +107,7 @@ impl Mmap {
 /// use b2nd::io::{self, MmapMode};
 /// use b2nd::schunk::{Storage, SuperChunk};
 ///
-/// let path = std::env::temp_dir().join(format!("b2nd-mmap-doc-{}.b2frame", std::process::id()));
+/// let path = b2nd::os::temp_dir().join(format!("b2nd-mmap-doc-{}.b2frame", b2nd::os::process_id()));
 /// let path = path.to_str().unwrap().to_string();
 /// # let _ = std::fs::remove_file(&path);
 /// // A new frame file, written through a mapping of 1 MiB (it grows as needed).
@@ -492,7 +492,7 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> String {
-        let p = std::env::temp_dir().join(format!("b2nd-mmap-{}-{name}", std::process::id()));
+        let p = crate::os::temp_dir().join(format!("b2nd-mmap-{}-{name}", crate::os::process_id()));
         p.to_str().unwrap().to_string()
     }
 
@@ -504,6 +504,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_os = "wasi", ignore = "WASI: no shared memory mappings")]
     fn write_read_back_reopen() {
         let path = scratch("rw.bin");
         let _ = std::fs::remove_file(&path);
@@ -571,6 +572,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(target_os = "wasi", ignore = "WASI: no shared memory mappings")]
     fn raw_parts_round_trip() {
         let path = scratch("raw.bin");
         let mut f = MmapFile::open(&path, MmapMode::Create, 64).unwrap();

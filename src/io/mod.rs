@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn file_streams_read_write_truncate() {
-        let dir = std::env::temp_dir().join(format!("b2nd-io-{}", std::process::id()));
+        let dir = crate::os::temp_dir().join(format!("b2nd-io-{}", crate::os::process_id()));
         let path = dir.to_str().unwrap().to_string() + ".bin";
         let fs = FileSystem;
         assert_eq!(fs.open(&path, Mode::Read).err(), Some(Error::FileOpen));
@@ -430,7 +430,7 @@ mod tests {
 
     #[test]
     fn path_files_hold_a_handle_only_while_held() {
-        let base = std::env::temp_dir().join(format!("b2nd-io-path-{}", std::process::id()));
+        let base = crate::os::temp_dir().join(format!("b2nd-io-path-{}", crate::os::process_id()));
         let path = base.to_str().unwrap().to_string() + ".bin";
         let other = base.to_str().unwrap().to_string() + ".other";
         let s = PathFile::open(&path, Mode::Create).unwrap();

@@ -381,6 +381,14 @@ pub(super) fn remove_file(path: &std::path::Path) -> io::Result<()> {
     std::fs::remove_file(path)
 }
 
+pub(super) fn process_id() -> u32 {
+    std::process::id()
+}
+
+pub(super) fn temp_dir() -> std::path::PathBuf {
+    std::env::temp_dir()
+}
+
 pub(super) const HANDLES_PIN_NAMES: bool = false;
 
 pub(super) struct SysPath(std::ffi::CString);

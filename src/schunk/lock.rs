@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn a_change_elsewhere_stays_unseen_until_the_handle_reloads() {
-        let dir = std::env::temp_dir().join(format!("b2nd-lock-{}", std::process::id()));
+        let dir = crate::os::temp_dir().join(format!("b2nd-lock-{}", crate::os::process_id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("frame.b2frame");
         let path = path.to_str().unwrap();

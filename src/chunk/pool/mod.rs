@@ -248,9 +248,12 @@ impl Workers {
     }
 
     /// Create the pool if the context is multi-threaded and it does not exist
-    /// yet, or belongs to the parent of this forked process.
+    /// yet, or belongs to the parent of this forked process. Not where the
+    /// process has one core: no helper could run beside the caller (and
+    /// where there are no threads at all, WebAssembly without them,
+    /// `nthreads` above 1 runs on the caller's, with no error).
     pub fn ready(&mut self) -> Result<()> {
-        if self.nthreads > 1 {
+        if self.nthreads > 1 && cores() > 1 {
             let generation = fork_generation();
             match self.pool.take() {
                 Some((g, pool)) if g == generation => self.pool = Some((g, pool)),
@@ -363,6 +366,7 @@ mod tests {
 
     /// Every job runs once, from callers on several threads sharing the pools.
     #[test]
+    #[cfg_attr(target_os = "wasi", ignore = "WASI: no threads")]
     fn every_job_runs_once_with_concurrent_callers() {
         std::thread::scope(|scope| {
             for t in 0..4usize {
@@ -411,6 +415,7 @@ mod tests {
 
     /// Jobs run on more than one thread when there are helpers.
     #[test]
+    #[cfg_attr(target_os = "wasi", ignore = "WASI: no threads")]
     fn helpers_take_part() {
         let mut w = Workers::new(2);
         w.ready().unwrap();

@@ -141,7 +141,7 @@ fn new_nonce() -> u64 {
     static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u64(COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    h.write_u32(std::process::id());
+    h.write_u32(crate::os::process_id());
     h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
     h.finish() | 1
 }
@@ -707,7 +707,7 @@ mod tests {
 
     #[test]
     fn plans_undo_the_change_in_progress_or_go_back_to_the_checkpoint() {
-        let dir = std::env::temp_dir().join(format!("b2nd-journal-plan-{}", std::process::id()));
+        let dir = crate::os::temp_dir().join(format!("b2nd-journal-plan-{}", crate::os::process_id()));
         std::fs::create_dir_all(&dir).unwrap();
         let frame = dir.join("f.b2frame");
         std::fs::write(&frame, [0u8; 100]).unwrap();

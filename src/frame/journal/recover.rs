@@ -35,8 +35,8 @@ impl Overlay {
         let mut kept = if total <= OVERLAY_IN_MEMORY {
             Kept::Memory(Vec::with_capacity(total as usize))
         } else {
-            let dir = std::env::temp_dir();
-            let name = dir.join(format!("b2nd-overlay-{}-{:x}", std::process::id(), new_nonce()));
+            let dir = crate::os::temp_dir();
+            let name = dir.join(format!("b2nd-overlay-{}-{:x}", crate::os::process_id(), new_nonce()));
             let f = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&name).map_err(|_| Error::FileOpen)?;
             let _ = crate::os::remove_file(&name);
             Kept::File(f)

@@ -1,6 +1,6 @@
 //! The one place the C skin calls the operating system or the C runtime
 //! (the core's calls are in `b2nd::os`). Each system has its side in a file
-//! of its own with the same functions: `unix.rs`, `windows.rs`.
+//! of its own with the same functions: `unix.rs` (WASI's too), `windows.rs`.
 //!
 //! - the C types of the API ([`c_char`], [`c_int`], [`c_void`], [`size_t`],
 //!   [`FILE`]) and the system timestamp ([`Timestamp`]);
@@ -14,7 +14,7 @@
 
 pub use std::ffi::{c_char, c_int, c_void};
 
-#[cfg(unix)]
+#[cfg(any(unix, target_os = "wasi"))]
 #[path = "unix.rs"]
 mod sys;
 #[cfg(windows)]

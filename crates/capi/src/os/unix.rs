@@ -1,11 +1,24 @@
-//! The unix side of [`crate::os`].
+//! The unix side of [`crate::os`], and WASI's (`wasm32-wasip1`, whose
+//! wasi-libc has the same stdio calls), where marked: no `dup`, no dynamic
+//! libraries, no memory mappings.
 
 use super::{c_char, c_int, c_void};
 use std::io;
 use std::path::PathBuf;
 
 pub use libc::{size_t, FILE};
+#[cfg(not(target_os = "wasi"))]
 pub use libc::{MAP_PRIVATE, MAP_SHARED, PROT_READ, PROT_WRITE};
+// WASI has no mappings: the mmap backend's flags keep the values they have
+// on Linux (and in wasi-libc's emulation).
+#[cfg(target_os = "wasi")]
+pub const PROT_READ: c_int = 1;
+#[cfg(target_os = "wasi")]
+pub const PROT_WRITE: c_int = 2;
+#[cfg(target_os = "wasi")]
+pub const MAP_SHARED: c_int = 1;
+#[cfg(target_os = "wasi")]
+pub const MAP_PRIVATE: c_int = 2;
 
 /// The system timestamp of `blosc_timestamp_t`: `struct timespec`.
 pub type Timestamp = libc::timespec;
@@ -135,6 +148,7 @@ pub unsafe fn stream_truncate(file: *mut FILE, len: i64) -> c_int {
 
 /// A `FILE*` of its own on a duplicate of `raw`, opened for reading (and
 /// writing, with `write`), or NULL.
+#[cfg(not(target_os = "wasi"))]
 pub fn stream_on(raw: b2nd::os::RawFile, write: bool) -> *mut FILE {
     let mode = if write { c"rb+" } else { c"rb" };
     // SAFETY: `raw` is open; the duplicate belongs to the FILE (its fclose
@@ -152,6 +166,12 @@ pub fn stream_on(raw: b2nd::os::RawFile, write: bool) -> *mut FILE {
     }
 }
 
+/// WASI cannot duplicate a descriptor: NULL.
+#[cfg(target_os = "wasi")]
+pub fn stream_on(_raw: b2nd::os::RawFile, _write: bool) -> *mut FILE {
+    std::ptr::null_mut()
+}
+
 /// The file as the C struct's `int fd` (a descriptor already).
 pub fn c_fd_of(raw: b2nd::os::RawFile) -> c_int {
     raw
@@ -162,11 +182,35 @@ pub fn raw_of_c_fd(fd: c_int) -> b2nd::os::RawFile {
     fd
 }
 
+#[cfg(not(target_os = "wasi"))]
 pub(super) fn path_from_c(bytes: &[u8]) -> Option<PathBuf> {
     use std::os::unix::ffi::OsStrExt;
     Some(PathBuf::from(std::ffi::OsStr::from_bytes(bytes)))
 }
 
+/// WASI's paths are UTF-8.
+#[cfg(target_os = "wasi")]
+pub(super) fn path_from_c(bytes: &[u8]) -> Option<PathBuf> {
+    std::str::from_utf8(bytes).ok().map(PathBuf::from)
+}
+
+/// WASI has no dynamic libraries: plugins are registered by the program.
+#[cfg(target_os = "wasi")]
+pub(super) fn dl_open(_path: &str) -> Result<usize, String> {
+    Err("WebAssembly (WASI) loads no dynamic libraries".to_string())
+}
+
+#[cfg(target_os = "wasi")]
+pub(super) fn dl_symbol(_handle: usize, _name: &std::ffi::CStr) -> *mut c_void {
+    std::ptr::null_mut()
+}
+
+#[cfg(target_os = "wasi")]
+pub(super) fn dl_error() -> String {
+    String::new()
+}
+
+#[cfg(not(target_os = "wasi"))]
 pub(super) fn dl_open(path: &str) -> Result<usize, String> {
     let c = std::ffi::CString::new(path).map_err(|e| e.to_string())?;
     // SAFETY: a NUL-terminated path; RTLD_LAZY as c-blosc2 opens plugins.
@@ -178,11 +222,13 @@ pub(super) fn dl_open(path: &str) -> Result<usize, String> {
     }
 }
 
+#[cfg(not(target_os = "wasi"))]
 pub(super) fn dl_symbol(handle: usize, name: &std::ffi::CStr) -> *mut c_void {
     // SAFETY: a handle from dlopen, never closed; a NUL-terminated name.
     unsafe { libc::dlsym(handle as *mut c_void, name.as_ptr()) }
 }
 
+#[cfg(not(target_os = "wasi"))]
 pub(super) fn dl_error() -> String {
     // SAFETY: dlerror returns NULL or a C string valid until the next dl call on this thread.
     let e = unsafe { libc::dlerror() };

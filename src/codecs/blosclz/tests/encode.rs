@@ -219,10 +219,10 @@ fn matches_reference_digests() {
     ];
     let corpus: std::collections::HashMap<_, _> = corpus(48 << 10, 2024).into_iter().collect();
     for (name, clevel, len, digest) in EXPECTED {
-        if cfg!(any(target_arch = "x86", windows)) && name.starts_with("f64") {
+        if cfg!(any(target_arch = "x86", windows, target_family = "wasm")) && name.starts_with("f64") {
             // These inputs come from libm's `sin`, whose last bits differ
-            // on 32-bit x86 (x87) and in mingw's libm: another input, so
-            // another stream.
+            // on 32-bit x86 (x87), in mingw's libm and in wasi-libc's:
+            // another input, so another stream.
             continue;
         }
         let stream = round_trip(clevel, &corpus[name], name);

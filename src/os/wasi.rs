@@ -1,0 +1,236 @@
+//! The WASI side of [`crate::os`] (`wasm32-wasip1`): one process, no
+//! threads of its own unless the host gives them, files through the host's
+//! preopened directories.
+//!
+//! What differs from unix, for callers:
+//! - locks: WASI has none; a lock is always granted, so a frame is safe
+//!   only while one process (one WebAssembly instance) uses it;
+//! - no boot id (the journal checkpoints every change) and no fork;
+//! - no memory mappings: a copy-on-write mapping, and a read-only shared
+//!   one, are memory the file is read into; a writable shared mapping is
+//!   refused (`Unsupported`).
+
+use super::Lock;
+use std::alloc::Layout;
+use std::ffi::CString;
+use std::fs::File;
+use std::io;
+use std::os::fd::AsRawFd;
+
+/// Paths separate with `/` only.
+pub(super) const BACKSLASH_SEPARATES: bool = false;
+
+pub(super) fn read_at(f: &File, pos: u64, buf: &mut [u8]) -> io::Result<usize> {
+    let pos = i64::try_from(pos).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: a read into `buf`, at most its length, from an open descriptor.
+    let n = unsafe { libc::pread(f.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), pos) };
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
+pub(super) fn write_at(f: &File, pos: u64, data: &[u8]) -> io::Result<usize> {
+    let pos = i64::try_from(pos).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: a write of `data` to an open descriptor.
+    let n = unsafe { libc::pwrite(f.as_raw_fd(), data.as_ptr().cast(), data.len(), pos) };
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
+pub(super) fn identity(f: &File) -> Option<(u64, u64)> {
+    // SAFETY: a zeroed `stat` is a valid value to be filled.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat of an open descriptor into `st`.
+    (unsafe { libc::fstat(f.as_raw_fd(), &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+}
+
+pub(super) fn path_identity(path: &str) -> Option<(u64, u64)> {
+    let c = CString::new(path).ok()?;
+    // SAFETY: a zeroed `stat` is a valid value to be filled.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path; `st` to fill.
+    (unsafe { libc::stat(c.as_ptr(), &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+}
+
+pub(super) fn open_for_sync(path: &std::path::Path) -> io::Result<File> {
+    File::open(path)
+}
+
+/// `fd_sync` of the directory, where the host allows it (a host may refuse
+/// syncs of directories; the entries are then as durable as it makes them).
+pub(super) fn sync_dir(dir: &str) -> io::Result<()> {
+    match File::open(dir)?.sync_all() {
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EBADF | libc::EINVAL | libc::ENOTSUP | libc::EISDIR)) => Ok(()),
+        r => r,
+    }
+}
+
+/// WASI has no file locks: granted at once (one process at a time).
+pub(super) fn lock(_f: &File, _at: u64, _kind: Lock, _wait: bool) -> io::Result<bool> {
+    Ok(true)
+}
+
+pub(super) fn unlock(_f: &File, _at: u64) -> io::Result<()> {
+    Ok(())
+}
+
+/// No boot id in WASI.
+pub(super) fn boot_id() -> Option<[u8; 16]> {
+    None
+}
+
+/// No processes to fork.
+pub(super) fn watch_forks() {}
+
+/// No CPU caches to read.
+pub(super) fn cache_sizes() -> [Option<u64>; 3] {
+    [None; 3]
+}
+
+/// An open file as a plain value (its descriptor), for C structs.
+pub type RawFile = std::os::fd::RawFd;
+/// No file.
+pub const NO_RAW_FILE: RawFile = -1;
+
+/// Give `f` up as its descriptor (not closed).
+pub fn file_into_raw(f: File) -> RawFile {
+    std::os::fd::IntoRawFd::into_raw_fd(f)
+}
+
+/// The descriptor of `f`, borrowed.
+pub fn raw_file_of(f: &File) -> RawFile {
+    f.as_raw_fd()
+}
+
+/// Take a descriptor back as a file (`None` for [`NO_RAW_FILE`]).
+///
+/// # Safety
+/// `raw` must be an open descriptor that nothing else owns, or [`NO_RAW_FILE`].
+pub unsafe fn file_from_raw(raw: RawFile) -> Option<File> {
+    // SAFETY: caller contract.
+    (raw >= 0).then(|| unsafe { std::os::fd::FromRawFd::from_raw_fd(raw) })
+}
+
+// ---- memory "mappings" (see `super::map`): memory the file is read into
+
+pub(super) const CUT_NEEDS_UNMAP: bool = false;
+
+/// WebAssembly's page.
+pub(super) fn page_size() -> usize {
+    65536
+}
+
+fn layout(len: usize) -> io::Result<Layout> {
+    if len == 0 {
+        return Err(io::ErrorKind::InvalidInput.into());
+    }
+    Layout::from_size_align(len, 16).map_err(|_| io::ErrorKind::OutOfMemory.into())
+}
+
+/// `len` zeroed bytes with the first `file_len` bytes of `f` read in.
+fn read_in(f: &File, len: usize, file_len: usize) -> io::Result<*mut u8> {
+    let l = layout(len)?;
+    // SAFETY: a layout of non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(l) };
+    if p.is_null() {
+        return Err(io::ErrorKind::OutOfMemory.into());
+    }
+    // SAFETY: `p` holds `len` >= `file_len` bytes, owned here.
+    let dst = unsafe { std::slice::from_raw_parts_mut(p, file_len.min(len)) };
+    match super::read_at(f, 0, dst) {
+        Ok(_) => Ok(p),
+        Err(e) => {
+            // SAFETY: allocated above with `l`.
+            unsafe { std::alloc::dealloc(p, l) };
+            Err(e)
+        }
+    }
+}
+
+/// A read-only shared mapping is the file read into memory (a writable
+/// one would have to write back: refused).
+pub(super) fn map_shared(f: &File, len: usize, writable: bool) -> io::Result<*mut u8> {
+    if writable {
+        return Err(io::Error::new(io::ErrorKind::Unsupported, "WASI has no shared memory mappings of files"));
+    }
+    let file_len = usize::try_from(super::file_len(f)?).unwrap_or(usize::MAX);
+    read_in(f, len, file_len)
+}
+
+pub(super) fn map_private(f: &File, len: usize, file_len: usize) -> io::Result<*mut u8> {
+    read_in(f, len, file_len)
+}
+
+/// Only writable shared mappings grow, and there are none.
+pub(super) unsafe fn grow_shared(_f: &File, _addr: *mut u8, _old_len: usize, _new_len: usize) -> io::Result<*mut u8> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "WASI has no shared memory mappings of files"))
+}
+
+pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, _file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    let old = layout(old_len)?;
+    layout(new_len)?;
+    // SAFETY: caller contract: `addr` was allocated here with `old_len` bytes;
+    // the bytes past `old_len` are zeroed as a mapping's are.
+    unsafe {
+        let p = std::alloc::realloc(addr, old, new_len);
+        if p.is_null() {
+            return Err(io::ErrorKind::OutOfMemory.into());
+        }
+        if new_len > old_len {
+            p.add(old_len).write_bytes(0, new_len - old_len);
+        }
+        Ok(p)
+    }
+}
+
+/// Nothing to write: the memory is never the file's.
+pub(super) unsafe fn flush(_addr: *mut u8, _len: usize) -> io::Result<()> {
+    Ok(())
+}
+
+pub(super) unsafe fn unmap(addr: *mut u8, len: usize, _private: bool) -> io::Result<()> {
+    // SAFETY: caller contract: allocated here with `len` bytes.
+    unsafe { std::alloc::dealloc(addr, layout(len)?) };
+    Ok(())
+}
+
+pub(super) fn file_len(f: &File) -> io::Result<u64> {
+    f.metadata().map(|m| m.len())
+}
+
+pub(super) fn remove_file(path: &std::path::Path) -> io::Result<()> {
+    std::fs::remove_file(path)
+}
+
+/// WASI has no process ids: a number drawn once per instance (from the
+/// host's random source), so that scratch names of two instances differ.
+pub(super) fn process_id() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static ID: AtomicU32 = AtomicU32::new(0);
+    let id = ID.load(Ordering::Relaxed);
+    if id != 0 {
+        return id;
+    }
+    let drawn = (std::collections::hash_map::RandomState::new().build_hasher().finish() as u32).max(1);
+    match ID.compare_exchange(0, drawn, Ordering::Relaxed, Ordering::Relaxed) {
+        Ok(_) => drawn,
+        Err(first) => first,
+    }
+}
+
+/// `TMPDIR`, else `/tmp` (std's `temp_dir` has no answer on WASI).
+pub(super) fn temp_dir() -> std::path::PathBuf {
+    std::env::var_os("TMPDIR").map_or_else(|| "/tmp".into(), Into::into)
+}
+
+pub(super) const HANDLES_PIN_NAMES: bool = false;
+
+pub(super) struct SysPath(String);
+
+impl SysPath {
+    pub(super) fn new(path: &str) -> io::Result<SysPath> {
+        Ok(SysPath(path.to_string()))
+    }
+
+    pub(super) fn open(&self, write: bool) -> io::Result<File> {
+        File::options().read(true).write(write).open(&self.0)
+    }
+}
