@@ -104,7 +104,8 @@ setup() {  # $1 arch
   fi
   # zig cc for the target, as one command (cc-rs and the scripts want a path); the target
   # that cc-rs adds (--target=arm64-apple-macosx) gives way to zig's own
-  printf '%s\n' '#!/bin/sh' 'for a do' '  shift' '  case "$a" in --target=*) ;; *) set -- "$@" "$a" ;; esac' 'done' \
+  printf '%s\n' '#!/bin/sh' '# (zig cc --version, which cc-rs asks, leaves an empty a.o where it runs)' \
+    '[ "$*" = --version ] && cd "${TMPDIR:-/tmp}"' 'for a do' '  shift' '  case "$a" in --target=*) ;; *) set -- "$@" "$a" ;; esac' 'done' \
     "exec \"$tools/bin/python\" -m ziglang cc -target $zt \"\$@\"" >"$tools/bin/zig-cc-$arch"
   chmod +x "$tools/bin/zig-cc-$arch"
   make_sdk

@@ -36,7 +36,8 @@ setup() {
   fi
   # zig cc for wasm32-wasi, as one command; the target cc-rs adds (--target=wasm32-wasip1)
   # gives way to zig's own
-  printf '%s\n' '#!/bin/sh' 'for a do' '  shift' '  case "$a" in --target=*) ;; *) set -- "$@" "$a" ;; esac' 'done' \
+  printf '%s\n' '#!/bin/sh' '# (zig cc --version, which cc-rs asks, leaves an empty a.o where it runs)' \
+    '[ "$*" = --version ] && cd "${TMPDIR:-/tmp}"' 'for a do' '  shift' '  case "$a" in --target=*) ;; *) set -- "$@" "$a" ;; esac' 'done' \
     "exec \"$tools/bin/python\" -m ziglang cc -target wasm32-wasi \"\$@\"" >"$tools/bin/zig-cc-wasm32"
   chmod +x "$tools/bin/zig-cc-wasm32"
   echo "setup: rust-std $triple, zig $("$tools/bin/python" -m ziglang version), wasmtime $WASMTIME_VERSION (Python)"
