@@ -32,7 +32,8 @@ exchange() {
   B2ND_CROSS_CHECK="$PWD/$dir" cargo test --release ${reader:+--target "$reader"} --features ndarray --test cross_files \
     -- --exact every_codec_and_filter_reads_back_from_a_written_set --nocapture >>"$log" 2>&1 || true
   local line ok bad
-  line=$(grep "^cross files in $PWD/$dir:" "$log" | tail -1)
+  # (the line may follow the test's name: wasmtime's output is one stream)
+  line=$(grep -o "cross files in $PWD/$dir:.*" "$log" | tail -1 || true)
   ok=$(echo "$line" | sed -nE 's/.*: ([0-9]+) read back.*/\1/p')
   bad=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
   [ -n "$line" ] || grep -E 'differ|could not|panicked' "$log" | head -5

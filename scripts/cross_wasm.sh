@@ -8,7 +8,9 @@
 # build  the core crate and its tests, and the C library as a static library.
 # test   every Rust test of the core under wasmtime, each in an instance of its own
 #        (scripts/wasm/run.py --tests), the ones that need processes, signals or threads
-#        ignored there with the reason. Prints "N passed, N failed" per part and in all.
+#        ignored there with the reason; then the file exchanges (tests/cross_files.rs):
+#        x86-64's set read under wasmtime, wasm32's read on x86-64 and by python-blosc2.
+#        Prints "N passed, N failed" per part and in all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -19,11 +21,8 @@ out=target/cross/$triple
 ZIGLANG_VERSION=0.17.1
 WASMTIME_VERSION=50.0.1
 
-passed_all=0; failed_all=0
-part() {  # $1 name, $2 passed, $3 failed
-  printf '%-70s %s passed, %s failed\n' "$1:" "$2" "$3"
-  passed_all=$((passed_all + $2)); failed_all=$((failed_all + $3))
-}
+# part, exchange, python_reads
+source scripts/cross_counts.sh
 llvm() { command -v "$1" 2>/dev/null || command -v "$1-14" 2>/dev/null || { echo "no $1" >&2; return 1; }; }
 
 setup() {
@@ -43,10 +42,11 @@ setup() {
   echo "setup: rust-std $triple, zig $("$tools/bin/python" -m ziglang version), wasmtime $WASMTIME_VERSION (Python)"
 }
 
-cargo_wasm() {
-  env CC_wasm32_wasip1="$tools/bin/zig-cc-wasm32" AR_wasm32_wasip1="$(llvm llvm-ar)" \
-    CARGO_TARGET_WASM32_WASIP1_RUNNER="$PWD/scripts/wasm/run" cargo "$@"
-}
+# The C compiler, archiver and runner of the target, for every cargo call (the exchanges' too)
+export CC_wasm32_wasip1="$tools/bin/zig-cc-wasm32" CARGO_TARGET_WASM32_WASIP1_RUNNER="$PWD/scripts/wasm/run"
+AR_wasm32_wasip1="$(llvm llvm-ar)"
+export AR_wasm32_wasip1
+cargo_wasm() { cargo "$@"; }
 
 build() {
   echo "== build $triple"
@@ -75,15 +75,26 @@ for line in sys.stdin:
   fi
   echo "  ignored under WASI: ${i:-0} ($out/tests.log: each with its reason)"
   part "Rust tests of the core" "${p:-0}" "${f:-1}"
+  run_exchanges
+}
+
+run_exchanges() {
+  echo "== files across machines (tests/cross_files.rs)"
+  local venv
+  venv=$(./scripts/setup.sh)
+  exchange "x86-64 files read on $triple" "" "$triple" "target/cross/x86_64-unknown-linux-gnu/set"
+  exchange "$triple files read on x86-64" "$triple" "" "$out/set"
+  python_reads "$triple files read by python-blosc2" "$out/set" "$venv"
 }
 
 case "$what" in
   setup) setup ;;
   build) setup; build ;;
   test) setup; build; run_tests ;;
-  *) echo "usage: scripts/cross.sh wasm32 [setup|build|test]" >&2; exit 2 ;;
+  exchanges) setup; mkdir -p "$out"; run_exchanges ;;
+  *) echo "usage: scripts/cross.sh wasm32 [setup|build|test|exchanges]" >&2; exit 2 ;;
 esac
-if [ "$what" = test ]; then
-  echo "== $triple: $passed_all passed, $failed_all failed"
-  [ "$failed_all" = 0 ]
+if [ "$what" = test ] || [ "$what" = exchanges ]; then
+  echo "== $triple: $total_passed passed, $total_failed failed"
+  [ "$total_failed" = 0 ]
 fi
