@@ -212,57 +212,6 @@ pub fn decompress_prefix(src: &[u8], dst: &mut [u8], want: usize) -> Option<usiz
     usize::try_from(n).ok()
 }
 
-/// lz4-sys 1.11 compiles LZ4 for WASI against its "wasm shim" headers
-/// (LZ4's `malloc`, `calloc`, `free` and `mem*` renamed
-/// `rust_lz4_wasm_shim_*`) but defines the shim's functions only for the
-/// other WebAssembly targets. On WASI they are here, over wasi-libc's own.
-#[cfg(target_os = "wasi")]
-mod wasi_shim {
-    use libc::{c_int, c_void, size_t};
-
-    #[no_mangle]
-    extern "C" fn rust_lz4_wasm_shim_malloc(size: size_t) -> *mut c_void {
-        // SAFETY: C's malloc.
-        unsafe { libc::malloc(size) }
-    }
-
-    #[no_mangle]
-    extern "C" fn rust_lz4_wasm_shim_calloc(nmemb: size_t, size: size_t) -> *mut c_void {
-        // SAFETY: C's calloc.
-        unsafe { libc::calloc(nmemb, size) }
-    }
-
-    #[no_mangle]
-    unsafe extern "C" fn rust_lz4_wasm_shim_free(ptr: *mut c_void) {
-        // SAFETY: LZ4 frees what the two above gave it.
-        unsafe { libc::free(ptr) }
-    }
-
-    #[no_mangle]
-    unsafe extern "C" fn rust_lz4_wasm_shim_memcmp(a: *const c_void, b: *const c_void, n: size_t) -> c_int {
-        // SAFETY: LZ4 passes `n` readable bytes at each.
-        unsafe { libc::memcmp(a, b, n) }
-    }
-
-    #[no_mangle]
-    unsafe extern "C" fn rust_lz4_wasm_shim_memcpy(dest: *mut c_void, src: *const c_void, n: size_t) -> *mut c_void {
-        // SAFETY: LZ4 passes `n` bytes at each, not overlapping.
-        unsafe { libc::memcpy(dest, src, n) }
-    }
-
-    #[no_mangle]
-    unsafe extern "C" fn rust_lz4_wasm_shim_memmove(dest: *mut c_void, src: *const c_void, n: size_t) -> *mut c_void {
-        // SAFETY: LZ4 passes `n` bytes at each.
-        unsafe { libc::memmove(dest, src, n) }
-    }
-
-    #[no_mangle]
-    unsafe extern "C" fn rust_lz4_wasm_shim_memset(dest: *mut c_void, c: c_int, n: size_t) -> *mut c_void {
-        // SAFETY: LZ4 passes `n` writable bytes.
-        unsafe { libc::memset(dest, c, n) }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

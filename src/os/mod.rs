@@ -45,6 +45,11 @@ pub mod map;
 pub mod process;
 
 pub use process::{fork_generation, PerProcess};
+#[cfg(any(unix, target_os = "wasi"))]
+mod fd;
+#[cfg(any(unix, target_os = "wasi"))]
+pub use fd::{file_from_raw, file_into_raw, raw_file_of, RawFile, NO_RAW_FILE};
+#[cfg(windows)]
 pub use sys::{file_from_raw, file_into_raw, raw_file_of, RawFile, NO_RAW_FILE};
 
 /// Whether a handle held open pins its file's name: on Windows a removed

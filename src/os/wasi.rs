@@ -84,30 +84,6 @@ pub(super) fn cache_sizes() -> [Option<u64>; 3] {
     [None; 3]
 }
 
-/// An open file as a plain value (its descriptor), for C structs.
-pub type RawFile = std::os::fd::RawFd;
-/// No file.
-pub const NO_RAW_FILE: RawFile = -1;
-
-/// Give `f` up as its descriptor (not closed).
-pub fn file_into_raw(f: File) -> RawFile {
-    std::os::fd::IntoRawFd::into_raw_fd(f)
-}
-
-/// The descriptor of `f`, borrowed.
-pub fn raw_file_of(f: &File) -> RawFile {
-    f.as_raw_fd()
-}
-
-/// Take a descriptor back as a file (`None` for [`NO_RAW_FILE`]).
-///
-/// # Safety
-/// `raw` must be an open descriptor that nothing else owns, or [`NO_RAW_FILE`].
-pub unsafe fn file_from_raw(raw: RawFile) -> Option<File> {
-    // SAFETY: caller contract.
-    (raw >= 0).then(|| unsafe { std::os::fd::FromRawFd::from_raw_fd(raw) })
-}
-
 // ---- memory "mappings" (see `super::map`): memory the file is read into
 
 pub(super) const CUT_NEEDS_UNMAP: bool = false;
@@ -232,5 +208,56 @@ impl SysPath {
 
     pub(super) fn open(&self, write: bool) -> io::Result<File> {
         File::options().read(true).write(write).open(&self.0)
+    }
+}
+
+/// lz4-sys 1.11 compiles LZ4 for WASI against its "wasm shim" headers
+/// (LZ4's `malloc`, `calloc`, `free` and `mem*` renamed
+/// `rust_lz4_wasm_shim_*`) but defines the shim's functions only for the
+/// other WebAssembly targets (its `lib.rs` leaves WASI out). They are here,
+/// over wasi-libc's own.
+mod lz4_shim {
+    use libc::{c_int, c_void, size_t};
+
+    #[no_mangle]
+    extern "C" fn rust_lz4_wasm_shim_malloc(size: size_t) -> *mut c_void {
+        // SAFETY: C's malloc.
+        unsafe { libc::malloc(size) }
+    }
+
+    #[no_mangle]
+    extern "C" fn rust_lz4_wasm_shim_calloc(nmemb: size_t, size: size_t) -> *mut c_void {
+        // SAFETY: C's calloc.
+        unsafe { libc::calloc(nmemb, size) }
+    }
+
+    #[no_mangle]
+    unsafe extern "C" fn rust_lz4_wasm_shim_free(ptr: *mut c_void) {
+        // SAFETY: LZ4 frees what the two above gave it.
+        unsafe { libc::free(ptr) }
+    }
+
+    #[no_mangle]
+    unsafe extern "C" fn rust_lz4_wasm_shim_memcmp(a: *const c_void, b: *const c_void, n: size_t) -> c_int {
+        // SAFETY: LZ4 passes `n` readable bytes at each.
+        unsafe { libc::memcmp(a, b, n) }
+    }
+
+    #[no_mangle]
+    unsafe extern "C" fn rust_lz4_wasm_shim_memcpy(dest: *mut c_void, src: *const c_void, n: size_t) -> *mut c_void {
+        // SAFETY: LZ4 passes `n` bytes at each, not overlapping.
+        unsafe { libc::memcpy(dest, src, n) }
+    }
+
+    #[no_mangle]
+    unsafe extern "C" fn rust_lz4_wasm_shim_memmove(dest: *mut c_void, src: *const c_void, n: size_t) -> *mut c_void {
+        // SAFETY: LZ4 passes `n` bytes at each.
+        unsafe { libc::memmove(dest, src, n) }
+    }
+
+    #[no_mangle]
+    unsafe extern "C" fn rust_lz4_wasm_shim_memset(dest: *mut c_void, c: c_int, n: size_t) -> *mut c_void {
+        // SAFETY: LZ4 passes `n` writable bytes.
+        unsafe { libc::memset(dest, c, n) }
     }
 }
