@@ -36,13 +36,15 @@
    run, refused in the next): the index decoding reads uninitialized memory. */
 #define _DEFAULT_SOURCE
 #include <fcntl.h>
+#ifndef __wasi__
 #include <signal.h>
+#endif
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-#ifndef _WIN32
+#if !defined(_WIN32) && !defined(__wasi__)
 #include <sys/wait.h>
 #endif
 
@@ -411,7 +413,7 @@ static void variant(const char *name, const uint8_t *b, int64_t len, int expect)
       continue;
     }
 #endif
-#ifndef _WIN32
+#if !defined(_WIN32) && !defined(__wasi__)
     if (g_fork) {
       fflush(stdout);
       fflush(stderr);
@@ -1050,8 +1052,8 @@ int main(int argc, char **argv) {
   const char *dir = ".";
   for (int a = 1; a < argc; a++) {
     if (strcmp(argv[a], "--fork") == 0) {
-#ifdef _WIN32
-      fprintf(stderr, "--fork: not on Windows\n");
+#if defined(_WIN32) || defined(__wasi__)
+      fprintf(stderr, "--fork: not on this system (no fork)\n");
       return 2;
 #endif
       g_fork = true;

@@ -1,7 +1,8 @@
 /* What the C tests need of the system, on unix and on Windows: child
    processes (Windows has no fork: a child is the program run again with other
    arguments, on every system, so that the tests take one path everywhere),
-   the environment, and the few POSIX file calls Windows spells otherwise. */
+   the environment, and the few POSIX file calls Windows spells otherwise.
+   WASI (wasm32-wasi) has no processes: no child starts there. */
 #ifndef B2ND_TEST_PORTABLE_H
 #define B2ND_TEST_PORTABLE_H
 
@@ -33,6 +34,9 @@ static inline ssize_t pwrite(int fd, const void *buf, size_t n, off_t at) {
   if (_lseeki64(fd, at, SEEK_SET) < 0) return -1;
   return _write(fd, buf, (unsigned)n);
 }
+#elif defined(__wasi__)
+#include <unistd.h>
+typedef int child_t;
 #else
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +67,10 @@ static inline child_t spawn_self(const char *self, char *const *args) {
   child_t c = _spawnv(_P_NOWAIT, self, (const char *const *)quoted);
   for (int i = 0; i < n; i++) free(quoted[i]);
   return c;
+#elif defined(__wasi__)
+  (void)self;
+  (void)args;
+  return -1;
 #else
   pid_t pid = fork();
   if (pid == 0) {
@@ -84,6 +92,11 @@ static inline int child_ended(child_t c, bool nohang, int *code) {
   CloseHandle((HANDLE)c);
   *code = (int)exit_code;
   return 1;
+#elif defined(__wasi__)
+  (void)c;
+  (void)nohang;
+  (void)code;
+  return -1;
 #else
   int status = 0;
   pid_t r = waitpid(c, &status, nohang ? WNOHANG : 0);

@@ -3,7 +3,7 @@
 # would (pkg-config of the install prefix), run them and print a table of the results.
 #
 #   scripts/c-blosc2-tests.sh SRC [--sample N] [--asan] [--ref] [--only REGEX] [--windows]
-#                                 [--link-only ARCH]
+#                                 [--link-only ARCH] [--wasi]
 #                                 [--prefix DIR] [--ref-prefix DIR] [--timeout SECONDS]
 #
 #   SRC              a c-blosc2 3.3.x source tree (at least tests/, tests/b2nd/, examples/,
@@ -30,6 +30,13 @@
 #                    compiler in $CC (e.g. scripts/cross.sh macos-arm64's zig cc), and run none:
 #                    a program passes when it links. ARCH (arm64, x86_64, ...) picks the shuffle
 #                    tests c-blosc2's CMake builds for that CPU.
+#   --wasi           build the programs for wasm32-wasi with zig cc (scripts/cross.sh wasm32
+#                    setup's wrapper, or $CC), linked against the static library of
+#                    build/wasm/install (scripts/cross.sh wasm32 build lays it out), and run
+#                    them under wasmtime (scripts/wasm/run: the host's / preopened as /, the
+#                    scratch directory as .). There is no reference build for wasm32: a program
+#                    that does not compile there is a failure, unless it does not build against
+#                    the host's reference c-blosc2 either.
 #   --prefix DIR     libb2nd install prefix (default $B2ND_PREFIX or build/install)
 #   --timeout S      per run (each csv row is a run), default 120; a timeout is a failure
 #
@@ -65,7 +72,7 @@ set -uo pipefail
 usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-SRC=""; SAMPLE=0; ASAN=0; REF=0; ONLY=""; WIN=0; LINK_ONLY=0
+SRC=""; SAMPLE=0; ASAN=0; REF=0; ONLY=""; WIN=0; LINK_ONLY=0; WASI=0
 PREFIX=${B2ND_PREFIX:-}
 REF_PREFIX=${BLOSC2_REF_PREFIX:-}
 TIMEOUT=${C_BLOSC2_TESTS_TIMEOUT:-120}
@@ -77,6 +84,7 @@ while [ $# -gt 0 ]; do
     --only) ONLY=${2:?}; shift 2;;
     --windows) WIN=1; shift;;
     --link-only) LINK_ONLY=1; TARGET_ARCH=${2:?}; shift 2;;
+    --wasi) WASI=1; TARGET_ARCH=wasm32; shift;;
     --prefix) PREFIX=${2:?}; shift 2;;
     --ref-prefix) REF_PREFIX=${2:?}; shift 2;;
     --timeout) TIMEOUT=${2:?}; shift 2;;
@@ -97,8 +105,13 @@ if [ $WIN = 1 ]; then
   export WINEDEBUG=-all
 fi
 if [ $LINK_ONLY = 1 ]; then
-  [ $ASAN = 0 ] && [ $WIN = 0 ] || { echo "--link-only: not with --asan or --windows" >&2; exit 2; }
+  [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $WASI = 0 ] || { echo "--link-only: not with --asan, --windows or --wasi" >&2; exit 2; }
   [ -n "${CC:-}" ] || { echo "--link-only: give the target's compiler in \$CC" >&2; exit 2; }
+fi
+if [ $WASI = 1 ]; then
+  [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $REF = 0 ] || { echo "--wasi: not with --asan, --windows or --ref" >&2; exit 2; }
+  : "${PREFIX:=build/wasm/install}" "${CC:=$root/build/wasm/tools/bin/zig-cc-wasm32}"
+  [ -x "$CC" ] || command -v "$CC" >/dev/null || { echo "--wasi: no $CC (scripts/cross.sh wasm32 setup)" >&2; exit 2; }
 fi
 : "${PREFIX:=build/install}"
 case "$PREFIX" in /*) ;; *) PREFIX=$(cd "$root" && cd "$PREFIX" 2>/dev/null && pwd || echo "$root/$PREFIX");; esac
@@ -123,7 +136,7 @@ lib_flags() {  # $1 = lib | ref
     CFLAGS_LIB=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH= pkg-config --cflags blosc2) || return 1
     LIBS_LIB=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH= pkg-config --libs blosc2) || return 1
     local libdir; libdir=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH= pkg-config --variable=libdir blosc2)
-    [ $WIN = 1 ] || LIBS_LIB="$LIBS_LIB -Wl,-rpath,$(cd "$libdir" && pwd)"
+    [ $WIN = 1 ] || [ $WASI = 1 ] || LIBS_LIB="$LIBS_LIB -Wl,-rpath,$(cd "$libdir" && pwd)"
   fi
 }
 if [ $REF = 1 ]; then
@@ -138,12 +151,15 @@ kind=$mode  # lib | ref, whatever the build
 refname="c-blosc2 3.3.5"
 [ $WIN = 1 ] && refname="c-blosc2 (mingw-w64 build)"
 lib_flags $mode || { echo "pkg-config failed for $PREFIX" >&2; exit 2; }
+# (with --wasi, the reference is the host's, built by the host's compiler)
+REF_CC=$CC; [ $WASI = 1 ] && REF_CC=gcc
 MAIN_CFLAGS=$CFLAGS_LIB; MAIN_LIBS=$LIBS_LIB
 if [ $ref_ok = 1 ]; then lib_flags ref; REF_CFLAGS=$CFLAGS_LIB; REF_LIBS=$LIBS_LIB; fi
 
 [ $ASAN = 1 ] && mode="$mode-asan"
 [ $WIN = 1 ] && mode="windows-$mode"
 [ $LINK_ONLY = 1 ] && mode="link-$TARGET_ARCH-$mode"
+[ $WASI = 1 ] && mode="wasi-$mode"
 out="$root/build/c-blosc2-tests/$mode"
 rm -rf "$out"; mkdir -p "$out/bin" "$out/run" "$out/logs" "$out/stub-include/lib" "$out/stub-include/ref"
 # tests/b2nd/test_common.h's "context.h" (see above): empty for libb2nd, whose b2nd.h defines
@@ -159,6 +175,9 @@ CC=${CC:-gcc}
 EXE=""; RUN=()
 SYS_LIBS="-lm -lpthread -ldl -lrt"
 [ $LINK_ONLY = 1 ] && SYS_LIBS="-lm -lpthread"
+if [ $WASI = 1 ]; then
+  EXE=.wasm; RUN=("$root/scripts/wasm/run"); SYS_LIBS="-lm"
+fi
 if [ $WIN = 1 ]; then
   CC=x86_64-w64-mingw32-gcc; EXE=.exe; RUN=(wine); SYS_LIBS="-lm -lpthread"
   # each build's programs find their own libblosc2.dll first: the one beside them
@@ -177,8 +196,16 @@ cat > "$out/linebuf.c" <<'EOF2'
 #include <stdio.h>
 __attribute__((constructor)) static void c_blosc2_tests_unbuffered(void) { setvbuf(stdout, NULL, _IONBF, 0); }
 EOF2
+# A WASI program starts in / (its runner preopens the host's /): there, it first changes into
+# PWD, the scratch directory it is run in, as CMake's tests run in their build directory.
+[ $WASI = 1 ] && cat >> "$out/linebuf.c" <<'EOF2'
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void c_blosc2_tests_into_pwd(void) { const char *d = getenv("PWD"); if (d) chdir(d); }
+EOF2
 # shellcheck disable=SC2086
 $CC -O1 -c $SAN_FLAGS "$out/linebuf.c" -o "$out/linebuf.o" || exit 2
+[ "$REF_CC" = "$CC" ] || $REF_CC -O1 -c "$out/linebuf.c" -o "$out/linebuf.host.o" || exit 2
 
 # --- which programs ----------------------------------------------------------------------
 # c-blosc2's private headers: the names in its blosc/ dir (when SRC has it) and config.h.
@@ -221,8 +248,8 @@ cmake_disabled() {  # $1 = program name
   case "$1" in
     tests/test_shuffle_roundtrip_neon) [[ $arch == arm* || $arch == aarch64 ]] || echo "not built by tests/CMakeLists.txt on non-NEON builds";;
     tests/test_shuffle_roundtrip_altivec) [[ $arch == ppc64* ]] || echo "not built by tests/CMakeLists.txt on non-ALTIVEC builds";;
-    tests/test_shuffle_roundtrip_sse2) { [ $LINK_ONLY = 1 ] && [ "$arch" = x86_64 ]; } || cpu_has sse2 || echo "not built by tests/CMakeLists.txt on non-SSE2 builds";;
-    tests/test_shuffle_roundtrip_avx2) { [ $LINK_ONLY = 1 ] && [ "$arch" = x86_64 ]; } || cpu_has avx2 || echo "not built by tests/CMakeLists.txt on non-AVX2 builds";;
+    tests/test_shuffle_roundtrip_sse2) { [ "$arch" = x86_64 ] && { [ $LINK_ONLY = 1 ] || cpu_has sse2; }; } || echo "not built by tests/CMakeLists.txt on non-SSE2 builds";;
+    tests/test_shuffle_roundtrip_avx2) { [ "$arch" = x86_64 ] && { [ $LINK_ONLY = 1 ] || cpu_has avx2; }; } || echo "not built by tests/CMakeLists.txt on non-AVX2 builds";;
   esac
 }
 
@@ -280,9 +307,19 @@ first_error() {  # $1 = log file, [$2 = strict: no fallback to the last line]: t
   printf '%s' "$l"
 }
 
-compile() {  # $1 src, $2 output binary, $3 cflags, $4 libs, $5 extra cflags, $6 log
+compile() {  # $1 src, $2 output binary, $3 cflags, $4 libs, $5 extra cflags, $6 log [, $7 compiler]
+  local lb="$out/linebuf.o"; [ "${7:-$CC}" = "$CC" ] || lb="$out/linebuf.host.o"
   # shellcheck disable=SC2086
-  $CC $BASE_CFLAGS $SAN_FLAGS $5 $3 "$1" "$out/linebuf.o" -o "$2" $4 $SAN_FLAGS $SYS_LIBS >"$6" 2>&1
+  ${7:-$CC} $BASE_CFLAGS $SAN_FLAGS $5 $3 "$1" "$lb" -o "$2" $4 $SAN_FLAGS $SYS_LIBS >"$6" 2>&1
+}
+
+# What a program that wasi-libc cannot build needs from the system: processes, signals, ...
+wasi_lacks() {  # $1 = build log; prints it, fails for any other error
+  if grep -q 'wasm lacks signal support' "$1"; then echo "signals"
+  elif grep -qE "undeclared function '(fork|waitpid|execv?p?)'|undefined symbol: (fork|waitpid)" "$1"; then echo "child processes"
+  elif grep -qE 'undefined symbol: (tmpfile|tmpnam|mkstemp)' "$1"; then echo "temporary files (tmpfile)"
+  elif grep -qE "undeclared function 'pthread_create'|undefined symbol: pthread_create" "$1"; then echo "threads"
+  else return 1; fi
 }
 
 sig_name() { local s; s=$(kill -l $(( $1 - 128 )) 2>/dev/null) && echo "SIG$s" || echo "status $1"; }
@@ -290,7 +327,7 @@ sig_name() { local s; s=$(kill -l $(( $1 - 128 )) 2>/dev/null) && echo "SIG$s" |
 npass=0; nfail=0; nskip=0
 skipped=(); failed=()
 printf '# c-blosc2 test programs (%s) against %s%s%s%s\n' "$SRC" "$libname" "$([ $ASAN = 1 ] && echo ', ASan+UBSan')" "$([ $WIN = 1 ] && echo ', Windows (mingw-w64) under wine')" \
-  "$([ $LINK_ONLY = 1 ] && echo ", linked for $TARGET_ARCH by $CC, not run")"
+  "$([ $LINK_ONLY = 1 ] && echo ", linked for $TARGET_ARCH by $CC, not run")$([ $WASI = 1 ] && echo ", wasm32-wasi by $CC, under wasmtime")"
 fmt='%-52s %9s %6s %8s  %-8s %s\n'
 printf "$fmt" program rows cases time result "first error line"
 printf "$fmt" "-------" "----" "-----" "----" "------" "----------------"
@@ -324,9 +361,12 @@ for name in "${programs[@]}"; do
   t0=$EPOCHREALTIME
   if ! compile "$src" "$bin" "$MAIN_CFLAGS" "$MAIN_LIBS" "$extra" "$out/logs/$safe.build.log"; then
     err=$(first_error "$out/logs/$safe.build.log")
+    if [ $WASI = 1 ] && lacks=$(wasi_lacks "$out/logs/$safe.build.log"); then
+      skip "$name" "needs $lacks, which wasm32-wasi lacks (wasi-libc: $err)"; continue
+    fi
     if [ "$kind" = lib ] && [ $ref_ok = 1 ]; then
       if compile "$src" "$out/bin/$safe.ref$EXE" "$REF_CFLAGS" "$REF_LIBS" "$([ $stub = 1 ] && echo "-I$out/stub-include/ref")" \
-           "$out/logs/$safe.refbuild.log"; then
+           "$out/logs/$safe.refbuild.log" "$REF_CC"; then
         printf "$fmt" "$name" - - - FAIL "does not compile: $err"
         failed+=("$name|does not compile: $err"); nfail=$((nfail + 1))
       else

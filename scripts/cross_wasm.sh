@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # WebAssembly (wasm32-wasip1) from a fresh Debian 12 machine: zig compiles the C sources,
 # Rust's lld (wasm-ld) links, wasmtime runs. Called as
-#   scripts/cross.sh wasm32 [setup|build|test]
+#   scripts/cross.sh wasm32 [setup|build|test|c-tests|exchanges]
 #
 # setup  the Rust std (rustup); zig and wasmtime from PyPI in a venv of their own
 #        (build/wasm/tools), with a `zig cc -target wasm32-wasi` wrapper.
-# build  the core crate and its tests, and the C library as a static library.
+# build  the core crate and its tests, and the C library as a static library, laid out in
+#        build/wasm/install as scripts/install.sh lays out the Linux one.
 # test   every Rust test of the core under wasmtime, each in an instance of its own
 #        (scripts/wasm/run.py --tests), the ones that need processes, signals or threads
-#        ignored there with the reason; then the file exchanges (tests/cross_files.rs):
-#        x86-64's set read under wasmtime, wasm32's read on x86-64 and by python-blosc2.
-#        Prints "N passed, N failed" per part and in all.
+#        ignored there with the reason; then our C tests (c-tests, below); c-blosc2's test
+#        programs, when C_BLOSC2_SRC names a c-blosc2 3.3 source tree (scripts/c-blosc2-tests.sh
+#        --wasi, C_BLOSC2_SAMPLE rows of each csv, default 3); then the file exchanges
+#        (tests/cross_files.rs): x86-64's set read under wasmtime, wasm32's read on x86-64 and
+#        by python-blosc2. Prints "N passed, N failed" per part and in all.
+# c-tests  our C tests (c_tests/) built by zig cc against the static library and run under
+#        wasmtime with the arguments c_tests/CMakeLists.txt gives them; the cross-compatibility
+#        programs (x*.c) write under wasmtime and read what c-blosc2 3.3.5 (the reference wheel,
+#        on this machine) wrote, and the reverse. The programs that need what WASI lacks are
+#        listed with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -53,6 +61,19 @@ build() {
   mkdir -p "$out"
   cargo_wasm build --release --target "$triple" -p b2nd -p b2nd-capi 2>&1 | tail -1
   cargo_wasm test --release --target "$triple" -p b2nd --features ndarray --no-run 2>&1 | tail -1
+  # The C library's install, as scripts/install.sh lays it out but static only (wasm32-wasi
+  # has no shared libraries): lib/libb2nd.a and libblosc2.a, include/, pkg-config and CMake
+  # files.
+  local inst=build/wasm/install
+  rm -rf "$inst"
+  mkdir -p "$inst/lib/cmake/Blosc2" "$inst/lib/cmake/B2nd" "$inst/lib/pkgconfig" "$inst/include"
+  install -m 644 "target/$triple/release/libb2nd_capi.a" "$inst/lib/libb2nd.a"
+  ln -sf libb2nd.a "$inst/lib/libblosc2.a"
+  cp -R include/. "$inst/include/"
+  install -m 644 cmake/Blosc2Config.cmake cmake/Blosc2ConfigVersion.cmake "$inst/lib/cmake/Blosc2/"
+  install -m 644 cmake/B2ndConfig.cmake cmake/B2ndConfigVersion.cmake "$inst/lib/cmake/B2nd/"
+  install -m 644 cmake/blosc2.pc cmake/b2nd.pc "$inst/lib/pkgconfig/"
+  echo "installed the static C library into $inst"
 }
 
 run_tests() {
@@ -75,7 +96,91 @@ for line in sys.stdin:
   fi
   echo "  ignored under WASI: ${i:-0} ($out/tests.log: each with its reason)"
   part "Rust tests of the core" "${p:-0}" "${f:-1}"
+  run_c_tests
+  run_c_blosc2
   run_exchanges
+}
+
+# One C test: `c_case NAME COMMAND...` runs it, counts it, shows the end of its output
+# when it fails.
+c_case() {
+  local name=$1 log="$out/c_tests/$1.log"; shift
+  if (cd "$out/c_tests/run" && "$@") >"$log" 2>&1; then
+    c_ok=$((c_ok + 1))
+  else
+    c_bad=$((c_bad + 1)); echo "  FAILED $name:"; tail -5 "$log" | sed 's/^/    /'
+  fi
+}
+
+run_c_tests() {
+  echo "== our C tests (c_tests/) under wasmtime"
+  local cc=$tools/bin/zig-cc-wasm32 lib=build/wasm/install/lib/libb2nd.a run=scripts/wasm/run
+  local d=$PWD/$out/c_tests/run f name venv ref
+  rm -rf "$out/c_tests"; mkdir -p "$d"
+  c_ok=0; c_bad=0
+  local -A lacks=(
+    [test_conformance]="dup and child processes (stderr captured, environment cases run as children)"
+    [test_schunk_locking]="child processes and locks between processes"
+    [test_schunk_threads]="threads (pthread_create fails: the readers of one super-chunk are threads)"
+    [test_core_cdylib]="the core crate's own test library, loaded with dlopen"
+  )
+  for f in c_tests/test_*.c c_tests/x*.c; do
+    name=$(basename "$f" .c)
+    [ -n "${lacks[$name]:-}" ] && continue
+    "$cc" -std=gnu11 -O1 -Wall -Wextra -Werror -Wno-unused-function -DLIBB2ND_STRICT -Iinclude -Ic_tests \
+      -o "$out/c_tests/$name.wasm" "$f" "$lib" -lm >"$out/c_tests/$name.build.log" 2>&1 \
+      || { c_bad=$((c_bad + 1)); echo "  $name does not build: $(grep -m1 error "$out/c_tests/$name.build.log")"; }
+  done
+  local w=$PWD/$out/c_tests
+  for name in test_chunk_api test_null_args test_plugins test_hooks; do c_case "$name" "$PWD/$run" "$w/$name.wasm"; done
+  mkdir -p "$d/b2nd" "$d/testdata" "$d/api" "$d/crafted"
+  c_case test_b2nd "$PWD/$run" "$w/test_b2nd.wasm" "$d/b2nd"
+  c_case test_testdata_frames "$PWD/$run" "$w/test_testdata_frames.wasm" "$PWD/tests/data" "$d/testdata"
+  c_case test_schunk_api "$PWD/$run" "$w/test_schunk_api.wasm" "$d/api"
+  c_case test_frame_crafted "$PWD/$run" "$w/test_frame_crafted.wasm" "$d/crafted"
+  local case
+  for case in cframe sframe; do
+    mkdir -p "$d/udio/$case"; c_case "udio_wrapped_$case" "$PWD/$run" "$w/test_udio_wrapped.wasm" "$case" "$d/udio/$case"
+  done
+  # (the cases of c_tests/CMakeLists.txt's set(B2ND_LAYOUT_CASES ...))
+  for case in $(awk '/set\(B2ND_LAYOUT_CASES/{g=1} g{print} g&&/\)/{exit}' c_tests/CMakeLists.txt | tr '()' '  ' | tr -s ' ' '\n' | grep -v -e '^set$' -e B2ND_LAYOUT_CASES -e '^$'); do
+    mkdir -p "$d/layouts/$case"; c_case "b2nd_$case" "$PWD/$run" "$w/test_b2nd_layouts.wasm" "$case" "$d/layouts/$case"
+  done
+  # The cross-compatibility programs, with c-blosc2 3.3.5 (the wheel's) on this machine: each
+  # reads what the other wrote. (Not the byte comparison of ctest: LZ4 and Zstd hash by the
+  # machine's word, so on a 32-bit machine they choose other matches than a 64-bit c-blosc2,
+  # and xnd's data come from libm's sin, whose last bits differ in wasi-libc.)
+  venv=$(./scripts/setup.sh)
+  ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
+  local x extra
+  for x in xcompat xplugins xnd xframes; do
+    extra=(); [ $x = xframes ] && extra=(--b2nd-writer)
+    gcc -std=gnu11 -O1 -w -D_DEFAULT_SOURCE -I"$ref/include" -Ic_tests -o "$out/c_tests/${x}_ref" "c_tests/$x.c" \
+      "$ref/lib/libblosc2.so" -Wl,-rpath,"$ref/lib" -lm >"$out/c_tests/${x}_ref.build.log" 2>&1 \
+      || { c_bad=$((c_bad + 1)); echo "  ${x}_ref does not build: $(grep -m1 error "$out/c_tests/${x}_ref.build.log")"; continue; }
+    mkdir -p "$d/$x/wasm" "$d/$x/ref"
+    c_case "${x}_write_wasm" "$PWD/$run" "$w/$x.wasm" write "$d/$x/wasm" "${extra[@]}"
+    c_case "${x}_write_ref" "$w/${x}_ref" write "$d/$x/ref"
+    c_case "${x}_wasm_reads_wasm" "$PWD/$run" "$w/$x.wasm" check "$d/$x/wasm" "${extra[@]}"
+    c_case "${x}_wasm_reads_ref" "$PWD/$run" "$w/$x.wasm" check "$d/$x/ref"
+    c_case "${x}_ref_reads_wasm" "$w/${x}_ref" check "$d/$x/wasm" "${extra[@]}"
+  done
+  for name in "${!lacks[@]}"; do echo "  not run: $name: needs ${lacks[$name]}, which WASI lacks"; done | sort
+  part "our C tests (c_tests/) under wasmtime" "$c_ok" "$c_bad"
+}
+
+run_c_blosc2() {
+  if [ -z "${C_BLOSC2_SRC:-}" ]; then
+    echo "== c-blosc2's test programs: skipped (set C_BLOSC2_SRC to a c-blosc2 3.3 source tree)"
+    return
+  fi
+  echo "== c-blosc2's test programs under wasmtime (scripts/c-blosc2-tests.sh --wasi)"
+  local log=$out/c-blosc2-tests.log p f
+  ./scripts/c-blosc2-tests.sh "$C_BLOSC2_SRC" --wasi --sample "${C_BLOSC2_SAMPLE:-3}" >"$log" 2>&1 || true
+  sed -n '/^Failed/,/^(logs/p' "$log" | head -20
+  grep 'wasm32-wasi lacks' "$log" | sed -E 's/^ +/  skipped: /; s/ \(wasi-libc: .*//' || true
+  read -r p f < <(tail -1 "$log" | awk '{print $1, $3}')
+  part "c-blosc2's test programs under wasmtime ($(tail -1 "$log"); $log)" "${p:-0}" "${f:-1}"
 }
 
 run_exchanges() {
@@ -92,9 +197,10 @@ case "$what" in
   build) setup; build ;;
   test) setup; build; run_tests ;;
   exchanges) setup; mkdir -p "$out"; run_exchanges ;;
-  *) echo "usage: scripts/cross.sh wasm32 [setup|build|test|exchanges]" >&2; exit 2 ;;
+  c-tests) setup; build; run_c_tests; run_c_blosc2 ;;
+  *) echo "usage: scripts/cross.sh wasm32 [setup|build|test|c-tests|exchanges]" >&2; exit 2 ;;
 esac
-if [ "$what" = test ] || [ "$what" = exchanges ]; then
+if [ "$what" != setup ] && [ "$what" != build ]; then
   echo "== $triple: $total_passed passed, $total_failed failed"
   [ "$total_failed" = 0 ]
 fi

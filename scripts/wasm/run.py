@@ -5,8 +5,10 @@ PyPI), for scripts/cross.sh wasm32.
     run.py --tests TEST.wasm...         run every test of Rust test programs, each alone
 
 A program gets its arguments, the environment (TMPDIR set to the host's temporary directory
-where unset) and the host's file system at the same paths (the host's / is preopened as /):
-tests find their data by the absolute paths cargo compiled into them. The exit status is the
+where unset, PWD to the directory run.py runs in) and the host's file system at the same
+paths (the host's / is preopened as /): tests find their data by the absolute paths cargo
+compiled into them. A WASI program starts in / whatever the host's directory: one that should
+start in PWD changes into it (scripts/c-blosc2-tests.sh --wasi links that into its programs). The exit status is the
 program's; a trap (a panic aborts: wasm32-wasip1 does not unwind) exits with 134, as SIGABRT
 would.
 
@@ -40,6 +42,7 @@ def run(eng, module, argv, stdout=None):
     wasi.argv = argv
     env = dict(os.environ)
     env.setdefault("TMPDIR", tempfile.gettempdir())
+    env["PWD"] = os.getcwd()
     wasi.env = list(env.items())
     wasi.preopen_dir("/", "/")
     wasi.inherit_stdin()

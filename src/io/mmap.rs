@@ -329,7 +329,11 @@ impl MmapFile {
         // SAFETY: `pos + len <= file_size <= mapping_size`: inside the live,
         // writable mapping; `src` is readable for `len` bytes (caller contract).
         unsafe { ptr::copy(src, self.addr.add(pos), len) };
-        Ok(())
+        match &self.file {
+            // SAFETY: as above: the bytes written lie inside the live mapping of `f`.
+            Some(f) if self.mode.shared_writes() => unsafe { map::written(f, self.addr, pos, len) }.map_err(|_| Error::FileWrite),
+            _ => Ok(()),
+        }
     }
 
     /// Set the file's size to `len` bytes (on disk too, unless copy-on-write),
@@ -342,7 +346,13 @@ impl MmapFile {
         match self.mode {
             MmapMode::Read => return Err(Error::FileTruncate),
             MmapMode::Update | MmapMode::Create if map::CUT_NEEDS_UNMAP && len < self.file_size => return self.cut_unmapped(len),
-            MmapMode::Update | MmapMode::Create => self.file.as_ref().ok_or(Error::FileTruncate)?.set_len(len as u64).map_err(|_| Error::FileTruncate)?,
+            MmapMode::Update | MmapMode::Create => {
+                self.file.as_ref().ok_or(Error::FileTruncate)?.set_len(len as u64).map_err(|_| Error::FileTruncate)?;
+                if len < self.file_size {
+                    // SAFETY: `addr`/`mapping_size` describe the live shared mapping.
+                    unsafe { map::cut(self.addr, self.mapping_size, len) };
+                }
+            }
             MmapMode::CopyOnWrite => {}
         }
         if len > self.mapping_size {
@@ -504,7 +514,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(target_os = "wasi", ignore = "WASI: no shared memory mappings")]
     fn write_read_back_reopen() {
         let path = scratch("rw.bin");
         let _ = std::fs::remove_file(&path);
@@ -521,6 +530,10 @@ mod tests {
             assert_eq!(buf[..], data[..]);
             assert_eq!(s.read_at(5060, &mut buf).unwrap(), 40); // short at the end
             assert_eq!(s.read_at(9000, &mut buf).unwrap(), 0);
+            // The file holds what was written while the mapping is open (on WASI,
+            // where the mapping is memory, because it writes through).
+            let now = std::fs::read(&path).unwrap();
+            assert_eq!((now.len(), &now[..100], &now[5000..]), (5100, &data[..], &data[..]));
             // The same path shares the mapping; another one is refused.
             let again = backend.open(&path, Mode::Read).unwrap();
             again.read_exact_at(0, &mut buf).unwrap();
@@ -572,7 +585,22 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(target_os = "wasi", ignore = "WASI: no shared memory mappings")]
+    fn cut_then_grown_reads_zeros() {
+        let path = scratch("cut.bin");
+        let s = mmap(MmapMode::Create, 4096).open(&path, Mode::Create).unwrap();
+        s.write_at(0, &[7; 100]).unwrap();
+        s.truncate(40).unwrap();
+        s.write_at(90, b"end").unwrap();
+        let mut buf = [1u8; 93];
+        s.read_exact_at(0, &mut buf).unwrap();
+        assert!(buf[..40].iter().all(|&b| b == 7) && buf[40..90].iter().all(|&b| b == 0), "{buf:?}");
+        assert_eq!(&buf[90..], b"end");
+        assert_eq!(std::fs::read(&path).unwrap(), buf);
+        drop(s);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
     fn raw_parts_round_trip() {
         let path = scratch("raw.bin");
         let mut f = MmapFile::open(&path, MmapMode::Create, 64).unwrap();

@@ -72,6 +72,33 @@ pub unsafe fn flush(addr: *mut u8, len: usize) -> io::Result<()> {
     unsafe { sys::flush(addr, len) }
 }
 
+/// Tell the system that the `len` bytes at `pos` of the shared writable
+/// mapping of `f` at `addr` were written. Where mappings are emulated (WASI:
+/// memory the file was read into) they are written to the file now, so that
+/// the file holds what the mapping does, as a mapping's would; elsewhere
+/// there is nothing to do.
+///
+/// # Safety
+/// `addr` must be a live shared mapping of `f` of at least `pos + len` bytes.
+#[inline]
+pub unsafe fn written(f: &File, addr: *const u8, pos: usize, len: usize) -> io::Result<()> {
+    // SAFETY: caller contract.
+    unsafe { sys::written(f, addr, pos, len) }
+}
+
+/// The file of the shared writable mapping at `addr` (`mapping_len` bytes)
+/// was cut to `file_len` bytes. A mapping's bytes past the end of its file
+/// read as zeros if the file grows again; where mappings are emulated (WASI)
+/// they are zeroed now, elsewhere the system does it.
+///
+/// # Safety
+/// `addr` must be a live shared mapping of `mapping_len` bytes.
+#[inline]
+pub unsafe fn cut(addr: *mut u8, mapping_len: usize, file_len: usize) {
+    // SAFETY: caller contract.
+    unsafe { sys::cut(addr, mapping_len, file_len) }
+}
+
 /// Unmap the mapping at `addr` of `len` bytes (`private`: one of
 /// [`map_private`]).
 ///

@@ -109,6 +109,12 @@ pub fn remove_file(path: impl AsRef<std::path::Path>) -> io::Result<()> {
     sys::remove_file(path.as_ref())
 }
 
+/// Remove the directory at `path` and everything in it. A name ending in `/`
+/// is taken as POSIX takes it (WASI hosts refuse it, so the slashes go there).
+pub fn remove_dir_all(path: &str) -> io::Result<()> {
+    sys::remove_dir_all(path)
+}
+
 /// The length of an open file.
 pub fn file_len(f: &File) -> io::Result<u64> {
     sys::file_len(f)

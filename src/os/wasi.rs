@@ -6,9 +6,11 @@
 //! - locks: WASI has none; a lock is always granted, so a frame is safe
 //!   only while one process (one WebAssembly instance) uses it;
 //! - no boot id (the journal checkpoints every change) and no fork;
-//! - no memory mappings: a copy-on-write mapping, and a read-only shared
-//!   one, are memory the file is read into; a writable shared mapping is
-//!   refused (`Unsupported`).
+//! - no memory mappings: a mapping is memory the file is read into. A
+//!   shared writable one writes through to the file at each write
+//!   (`super::map::written`), so the file and other handles of it (this
+//!   instance's) see every write at once; what they write is not seen by a
+//!   mapping made before, as it would be by a real one.
 
 use super::Lock;
 use std::alloc::Layout;
@@ -120,23 +122,36 @@ fn read_in(f: &File, len: usize, file_len: usize) -> io::Result<*mut u8> {
     }
 }
 
-/// A read-only shared mapping is the file read into memory (a writable
-/// one would have to write back: refused).
-pub(super) fn map_shared(f: &File, len: usize, writable: bool) -> io::Result<*mut u8> {
-    if writable {
-        return Err(io::Error::new(io::ErrorKind::Unsupported, "WASI has no shared memory mappings of files"));
-    }
+/// A shared mapping is the file read into memory; a writable one writes
+/// through ([`written`]).
+pub(super) fn map_shared(f: &File, len: usize, _writable: bool) -> io::Result<*mut u8> {
     let file_len = usize::try_from(super::file_len(f)?).unwrap_or(usize::MAX);
     read_in(f, len, file_len)
+}
+
+/// The written bytes go to the file now (write-through).
+pub(super) unsafe fn written(f: &File, addr: *const u8, pos: usize, len: usize) -> io::Result<()> {
+    // SAFETY: caller contract: `pos + len` bytes at `addr` are the live mapping's.
+    let data = unsafe { std::slice::from_raw_parts(addr.add(pos), len) };
+    super::write_all_at(f, pos as u64, data)
+}
+
+/// What the file lost reads as zeros if it grows again, as a mapping's pages do.
+pub(super) unsafe fn cut(addr: *mut u8, mapping_len: usize, file_len: usize) {
+    if file_len < mapping_len {
+        // SAFETY: caller contract: `mapping_len` bytes at `addr` are the live mapping's.
+        unsafe { addr.add(file_len).write_bytes(0, mapping_len - file_len) };
+    }
 }
 
 pub(super) fn map_private(f: &File, len: usize, file_len: usize) -> io::Result<*mut u8> {
     read_in(f, len, file_len)
 }
 
-/// Only writable shared mappings grow, and there are none.
-pub(super) unsafe fn grow_shared(_f: &File, _addr: *mut u8, _old_len: usize, _new_len: usize) -> io::Result<*mut u8> {
-    Err(io::Error::new(io::ErrorKind::Unsupported, "WASI has no shared memory mappings of files"))
+/// The memory grows; the file holds every write already.
+pub(super) unsafe fn grow_shared(_f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
+    // SAFETY: caller contract, as for `grow_private`.
+    unsafe { grow_private(addr, old_len, 0, new_len) }
 }
 
 pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, _file_len: usize, new_len: usize) -> io::Result<*mut u8> {
@@ -156,7 +171,7 @@ pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, _file_len: usiz
     }
 }
 
-/// Nothing to write: the memory is never the file's.
+/// Nothing to write: a writable mapping's writes went to the file as made.
 pub(super) unsafe fn flush(_addr: *mut u8, _len: usize) -> io::Result<()> {
     Ok(())
 }
@@ -173,6 +188,13 @@ pub(super) fn file_len(f: &File) -> io::Result<u64> {
 
 pub(super) fn remove_file(path: &std::path::Path) -> io::Result<()> {
     std::fs::remove_file(path)
+}
+
+/// wasmtime refuses to remove a directory named with a trailing `/` (EINVAL)
+/// where POSIX removes it: the name without them.
+pub(super) fn remove_dir_all(path: &str) -> io::Result<()> {
+    let trimmed = path.trim_end_matches('/');
+    std::fs::remove_dir_all(if trimmed.is_empty() { path } else { trimmed })
 }
 
 /// WASI has no process ids: a number drawn once per instance (from the

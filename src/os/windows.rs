@@ -353,6 +353,20 @@ pub(super) fn remove_file(path: &std::path::Path) -> io::Result<()> {
     std::fs::remove_file(path)
 }
 
+/// A mapping's writes are the file's (see `super::map::written`).
+#[inline]
+pub(super) unsafe fn written(_f: &File, _addr: *const u8, _pos: usize, _len: usize) -> io::Result<()> {
+    Ok(())
+}
+
+/// The system zeroes what a cut takes from a mapping (see `super::map::cut`).
+#[inline]
+pub(super) unsafe fn cut(_addr: *mut u8, _mapping_len: usize, _file_len: usize) {}
+
+pub(super) fn remove_dir_all(path: &str) -> io::Result<()> {
+    std::fs::remove_dir_all(path)
+}
+
 pub(super) fn process_id() -> u32 {
     std::process::id()
 }

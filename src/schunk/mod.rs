@@ -694,9 +694,15 @@ pub fn remove_urlpath(urlpath: &str) -> Result<()> {
     let p = Path::new(urlpath);
     match std::fs::symlink_metadata(p) {
         Err(_) => Ok(()),
-        Ok(m) if m.is_dir() => std::fs::remove_dir_all(p).map_err(|_| Error::FileRemove),
+        Ok(m) if m.is_dir() => remove_dir(urlpath),
         Ok(_) => crate::os::remove_file(p).map_err(|_| Error::FileRemove),
     }
+}
+
+/// Remove the directory `path` (a sparse frame's) and everything in it; an
+/// error if there is none.
+pub fn remove_dir(path: &str) -> Result<()> {
+    crate::os::remove_dir_all(path).map_err(|_| Error::FileRemove)
 }
 
 /// Rename a file or directory.

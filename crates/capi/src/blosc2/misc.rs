@@ -27,17 +27,24 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
         }
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
-        let ptrs = unsafe { slice(srcs.cast(), i64::from(nblocks) * 8)? };
-        let sizes = unsafe { slice(srcsizes.cast(), i64::from(nblocks) * 4)? };
+        if srcs.is_null() || srcsizes.is_null() {
+            return Err(Error::NullPointer);
+        }
+        // SAFETY: caller contract: `nblocks` entries in each array (pointers of this
+        // machine's width, whatever it is).
+        let (ptrs, sizes) = unsafe {
+            (
+                std::slice::from_raw_parts(srcs, nblocks as usize),
+                std::slice::from_raw_parts(srcsizes, nblocks as usize),
+            )
+        };
         let mut blocks = Vec::with_capacity(nblocks as usize);
-        for j in 0..nblocks as usize {
-            let p = usize::from_ne_bytes(ptrs[8 * j..8 * j + 8].try_into().map_err(|_| Error::InvalidParam)?);
-            let n = i32::from_ne_bytes(sizes[4 * j..4 * j + 4].try_into().map_err(|_| Error::InvalidParam)?);
+        for (&p, &n) in ptrs.iter().zip(sizes) {
             if n <= 0 {
                 return Err(Error::InvalidParam);
             }
-            // SAFETY: caller contract: entry j describes a readable buffer.
-            blocks.push(unsafe { slice(p as *const u8, i64::from(n))? });
+            // SAFETY: caller contract: each entry describes a readable buffer.
+            blocks.push(unsafe { slice(p.cast(), i64::from(n))? });
         }
         let dst = unsafe { slice_mut(dest.cast(), i64::from(destsize))? };
         let n = ctx.compressor()?.vlcompress(&blocks, dst)?;

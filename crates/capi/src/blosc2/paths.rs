@@ -14,7 +14,7 @@ pub unsafe extern "C" fn blosc2_remove_dir(path: *const c_char) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let p = unsafe { c_str(path) }.ok_or(Error::InvalidParam)?;
-        std::fs::remove_dir_all(p).map_err(|_| Error::FileRemove)?;
+        b2nd::schunk::remove_dir(p)?;
         Ok(0)
     })
 }

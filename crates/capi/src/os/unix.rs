@@ -146,10 +146,10 @@ pub unsafe fn stream_truncate(file: *mut FILE, len: i64) -> c_int {
     }
 }
 
-/// A `FILE*` of its own on a duplicate of `raw`, opened for reading (and
-/// writing, with `write`), or NULL.
+/// A `FILE*` of its own on a duplicate of `raw` (the open file at `_path`),
+/// opened for reading (and writing, with `write`), or NULL.
 #[cfg(not(target_os = "wasi"))]
-pub fn stream_on(raw: b2nd::os::RawFile, write: bool) -> *mut FILE {
+pub fn stream_on(raw: b2nd::os::RawFile, _path: &std::ffi::CStr, write: bool) -> *mut FILE {
     let mode = if write { c"rb+" } else { c"rb" };
     // SAFETY: `raw` is open; the duplicate belongs to the FILE (its fclose
     // closes it), or is closed here when fdopen fails.
@@ -166,10 +166,13 @@ pub fn stream_on(raw: b2nd::os::RawFile, write: bool) -> *mut FILE {
     }
 }
 
-/// WASI cannot duplicate a descriptor: NULL.
+/// WASI cannot duplicate a descriptor: a `FILE*` on the file's path, opened
+/// again (the file exists: `raw` is open on it).
 #[cfg(target_os = "wasi")]
-pub fn stream_on(_raw: b2nd::os::RawFile, _write: bool) -> *mut FILE {
-    std::ptr::null_mut()
+pub fn stream_on(_raw: b2nd::os::RawFile, path: &std::ffi::CStr, write: bool) -> *mut FILE {
+    let mode = if write { c"rb+" } else { c"rb" };
+    // SAFETY: both NUL-terminated strings.
+    unsafe { libc::fopen(path.as_ptr(), mode.as_ptr()) }
 }
 
 /// The file as the C struct's `int fd` (a descriptor already).

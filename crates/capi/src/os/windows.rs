@@ -161,7 +161,7 @@ pub unsafe fn stream_truncate(file: *mut FILE, len: i64) -> c_int {
 }
 
 /// A `FILE*` of its own on a duplicate of the handle `raw`, or NULL.
-pub fn stream_on(raw: b2nd::os::RawFile, write: bool) -> *mut FILE {
+pub fn stream_on(raw: b2nd::os::RawFile, _path: &std::ffi::CStr, write: bool) -> *mut FILE {
     let mode = if write { c"rb+" } else { c"rb" };
     // SAFETY: `raw` is an open handle; the duplicate belongs to the CRT
     // descriptor and then the FILE (whose fclose closes it), or is closed here.

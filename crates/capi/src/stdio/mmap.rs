@@ -134,7 +134,7 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *c
         let Ok(opened) = MmapFile::open(os_path, wanted, m.initial_mapping_size) else {
             return fail(m);
         };
-        let file = crate::os::stream_on(opened.raw_file(), matches!(wanted, MmapMode::Update | MmapMode::Create));
+        let file = crate::os::stream_on(opened.raw_file(), path, matches!(wanted, MmapMode::Update | MmapMode::Create));
         if file.is_null() {
             return fail(m); // `opened` is unmapped and closed
         }
