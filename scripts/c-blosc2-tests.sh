@@ -3,7 +3,7 @@
 # would (pkg-config of the install prefix), run them and print a table of the results.
 #
 #   scripts/c-blosc2-tests.sh SRC [--sample N] [--asan] [--ref] [--only REGEX] [--windows]
-#                                 [--link-only ARCH] [--wasi]
+#                                 [--link-only ARCH] [--wasi | --emscripten]
 #                                 [--prefix DIR] [--ref-prefix DIR] [--timeout SECONDS]
 #
 #   SRC              a c-blosc2 3.3.x source tree (at least tests/, tests/b2nd/, examples/,
@@ -37,6 +37,9 @@
 #                    scratch directory as .). There is no reference build for wasm32: a program
 #                    that does not compile there is a failure, unless it does not build against
 #                    the host's reference c-blosc2 either.
+#   --emscripten     the same for wasm32-unknown-emscripten: built by emcc (Debian's emscripten)
+#                    against build/emscripten/install (scripts/cross.sh emscripten build), run
+#                    by node, the host's files reached through NODERAWFS.
 #   --prefix DIR     libb2nd install prefix (default $B2ND_PREFIX or build/install)
 #   --timeout S      per run (each csv row is a run), default 120; a timeout is a failure
 #
@@ -72,7 +75,7 @@ set -uo pipefail
 usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-SRC=""; SAMPLE=0; ASAN=0; REF=0; ONLY=""; WIN=0; LINK_ONLY=0; WASI=0
+SRC=""; SAMPLE=0; ASAN=0; REF=0; ONLY=""; WIN=0; LINK_ONLY=0; WASI=0; WASM=""
 PREFIX=${B2ND_PREFIX:-}
 REF_PREFIX=${BLOSC2_REF_PREFIX:-}
 TIMEOUT=${C_BLOSC2_TESTS_TIMEOUT:-120}
@@ -84,7 +87,8 @@ while [ $# -gt 0 ]; do
     --only) ONLY=${2:?}; shift 2;;
     --windows) WIN=1; shift;;
     --link-only) LINK_ONLY=1; TARGET_ARCH=${2:?}; shift 2;;
-    --wasi) WASI=1; TARGET_ARCH=wasm32; shift;;
+    --wasi) WASI=1; WASM=wasi; TARGET_ARCH=wasm32; shift;;
+    --emscripten) WASI=1; WASM=emscripten; TARGET_ARCH=wasm32; shift;;
     --prefix) PREFIX=${2:?}; shift 2;;
     --ref-prefix) REF_PREFIX=${2:?}; shift 2;;
     --timeout) TIMEOUT=${2:?}; shift 2;;
@@ -105,13 +109,18 @@ if [ $WIN = 1 ]; then
   export WINEDEBUG=-all
 fi
 if [ $LINK_ONLY = 1 ]; then
-  [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $WASI = 0 ] || { echo "--link-only: not with --asan, --windows or --wasi" >&2; exit 2; }
+  [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $WASI = 0 ] || { echo "--link-only: not with --asan, --windows, --wasi or --emscripten" >&2; exit 2; }
   [ -n "${CC:-}" ] || { echo "--link-only: give the target's compiler in \$CC" >&2; exit 2; }
 fi
+# (WASI=1 for both WebAssembly modes, WASM says which)
 if [ $WASI = 1 ]; then
-  [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $REF = 0 ] || { echo "--wasi: not with --asan, --windows or --ref" >&2; exit 2; }
-  : "${PREFIX:=build/wasm/install}" "${CC:=$root/build/wasm/tools/bin/zig-cc-wasm32}"
-  [ -x "$CC" ] || command -v "$CC" >/dev/null || { echo "--wasi: no $CC (scripts/cross.sh wasm32 setup)" >&2; exit 2; }
+  [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $REF = 0 ] || { echo "--$WASM: not with --asan, --windows or --ref" >&2; exit 2; }
+  if [ $WASM = wasi ]; then
+    : "${PREFIX:=build/wasm/install}" "${CC:=$root/build/wasm/tools/bin/zig-cc-wasm32}"
+  else
+    : "${PREFIX:=build/emscripten/install}" "${CC:=emcc}"
+  fi
+  [ -x "$CC" ] || command -v "$CC" >/dev/null || { echo "--$WASM: no $CC (scripts/cross.sh ${WASM/wasi/wasm32} setup)" >&2; exit 2; }
 fi
 : "${PREFIX:=build/install}"
 case "$PREFIX" in /*) ;; *) PREFIX=$(cd "$root" && cd "$PREFIX" 2>/dev/null && pwd || echo "$root/$PREFIX");; esac
@@ -159,7 +168,7 @@ if [ $ref_ok = 1 ]; then lib_flags ref; REF_CFLAGS=$CFLAGS_LIB; REF_LIBS=$LIBS_L
 [ $ASAN = 1 ] && mode="$mode-asan"
 [ $WIN = 1 ] && mode="windows-$mode"
 [ $LINK_ONLY = 1 ] && mode="link-$TARGET_ARCH-$mode"
-[ $WASI = 1 ] && mode="wasi-$mode"
+[ $WASI = 1 ] && mode="$WASM-$mode"
 out="$root/build/c-blosc2-tests/$mode"
 rm -rf "$out"; mkdir -p "$out/bin" "$out/run" "$out/logs" "$out/stub-include/lib" "$out/stub-include/ref"
 # tests/b2nd/test_common.h's "context.h" (see above): empty for libb2nd, whose b2nd.h defines
@@ -175,8 +184,13 @@ CC=${CC:-gcc}
 EXE=""; RUN=()
 SYS_LIBS="-lm -lpthread -ldl -lrt"
 [ $LINK_ONLY = 1 ] && SYS_LIBS="-lm -lpthread"
-if [ $WASI = 1 ]; then
+if [ "$WASM" = wasi ]; then
   EXE=.wasm; RUN=("$root/scripts/wasm/run"); SYS_LIBS="-lm"
+elif [ "$WASM" = emscripten ]; then
+  # node runs the program (without its fetch, which emscripten 3.1.6's loader would take for a
+  # browser's); the host's files directly (NODERAWFS); the exceptions Rust's std unwinds with
+  EXE=.js; RUN=(node --no-experimental-fetch)
+  SYS_LIBS="-lm -sNODERAWFS=1 -sALLOW_MEMORY_GROWTH=1 -sEXIT_RUNTIME=1 -fwasm-exceptions"
 fi
 if [ $WIN = 1 ]; then
   CC=x86_64-w64-mingw32-gcc; EXE=.exe; RUN=(wine); SYS_LIBS="-lm -lpthread"
@@ -198,7 +212,7 @@ __attribute__((constructor)) static void c_blosc2_tests_unbuffered(void) { setvb
 EOF2
 # A WASI program starts in / (its runner preopens the host's /): there, it first changes into
 # PWD, the scratch directory it is run in, as CMake's tests run in their build directory.
-[ $WASI = 1 ] && cat >> "$out/linebuf.c" <<'EOF2'
+[ "$WASM" = wasi ] && cat >> "$out/linebuf.c" <<'EOF2'
 #include <stdlib.h>
 #include <unistd.h>
 __attribute__((constructor)) static void c_blosc2_tests_into_pwd(void) { const char *d = getenv("PWD"); if (d) chdir(d); }
@@ -327,7 +341,7 @@ sig_name() { local s; s=$(kill -l $(( $1 - 128 )) 2>/dev/null) && echo "SIG$s" |
 npass=0; nfail=0; nskip=0
 skipped=(); failed=()
 printf '# c-blosc2 test programs (%s) against %s%s%s%s\n' "$SRC" "$libname" "$([ $ASAN = 1 ] && echo ', ASan+UBSan')" "$([ $WIN = 1 ] && echo ', Windows (mingw-w64) under wine')" \
-  "$([ $LINK_ONLY = 1 ] && echo ", linked for $TARGET_ARCH by $CC, not run")$([ $WASI = 1 ] && echo ", wasm32-wasi by $CC, under wasmtime")"
+  "$([ $LINK_ONLY = 1 ] && echo ", linked for $TARGET_ARCH by $CC, not run")$([ "$WASM" = wasi ] && echo ", wasm32-wasi by $CC, under wasmtime")$([ "$WASM" = emscripten ] && echo ", wasm32-emscripten by $CC, under node")"
 fmt='%-52s %9s %6s %8s  %-8s %s\n'
 printf "$fmt" program rows cases time result "first error line"
 printf "$fmt" "-------" "----" "-----" "----" "------" "----------------"
@@ -362,7 +376,7 @@ for name in "${programs[@]}"; do
   if ! compile "$src" "$bin" "$MAIN_CFLAGS" "$MAIN_LIBS" "$extra" "$out/logs/$safe.build.log"; then
     err=$(first_error "$out/logs/$safe.build.log")
     if [ $WASI = 1 ] && lacks=$(wasi_lacks "$out/logs/$safe.build.log"); then
-      skip "$name" "needs $lacks, which wasm32-wasi lacks (wasi-libc: $err)"; continue
+      skip "$name" "needs $lacks, which wasm32-$WASM lacks ($err)"; continue
     fi
     if [ "$kind" = lib ] && [ $ref_ok = 1 ]; then
       if compile "$src" "$out/bin/$safe.ref$EXE" "$REF_CFLAGS" "$REF_LIBS" "$([ $stub = 1 ] && echo "-I$out/stub-include/ref")" \

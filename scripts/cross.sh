@@ -6,7 +6,9 @@
 # TARGET: aarch64 (NEON, under qemu), i686 (32-bit, runs natively on an
 # x86-64 kernel), s390x (big-endian, under qemu), windows (mingw-w64 and wine:
 # scripts/cross_windows.sh), macos-arm64, macos-x86_64 or macos (both; built
-# and linked with zig, never run: scripts/cross_macos.sh, default build), or
+# and linked with zig, never run: scripts/cross_macos.sh, default build),
+# wasm32 (wasm32-wasip1 under wasmtime: scripts/cross_wasm.sh), emscripten
+# (wasm32-unknown-emscripten under node: scripts/cross_emscripten.sh), or
 # the full Rust triple.
 #
 # setup  installs what the target needs: the Rust standard library (rustup),
@@ -33,10 +35,11 @@ case "${1:-}" in
   windows|x86_64-pc-windows-gnu) shift; exec "$(dirname "$0")/cross_windows.sh" "$@" ;;
   macos|macos-arm64|macos-x86_64) exec "$(dirname "$0")/cross_macos.sh" "$@" ;;
   wasm32|wasm32-wasip1) shift; exec "$(dirname "$0")/cross_wasm.sh" "$@" ;;
+  emscripten|wasm32-unknown-emscripten) shift; exec "$(dirname "$0")/cross_emscripten.sh" "$@" ;;
   aarch64|aarch64-unknown-linux-gnu) triple=aarch64-unknown-linux-gnu; gnu=aarch64-linux-gnu; qemu=aarch64; deb=arm64 ;;
   i686|i686-unknown-linux-gnu) triple=i686-unknown-linux-gnu; gnu=i686-linux-gnu; qemu=; deb=i386 ;;
   s390x|s390x-unknown-linux-gnu) triple=s390x-unknown-linux-gnu; gnu=s390x-linux-gnu; qemu=s390x; deb=s390x ;;
-  *) echo "usage: $0 aarch64|i686|s390x|windows|macos-arm64|macos-x86_64|macos [setup|build|test]" >&2; exit 2 ;;
+  *) echo "usage: $0 aarch64|i686|s390x|windows|macos-arm64|macos-x86_64|macos|wasm32|emscripten [setup|build|test]" >&2; exit 2 ;;
 esac
 what="${2:-test}"
 out="target/cross/$triple"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # WebAssembly (wasm32-wasip1) from a fresh Debian 12 machine: zig compiles the C sources,
 # Rust's lld (wasm-ld) links, wasmtime runs. Called as
-#   scripts/cross.sh wasm32 [setup|build|test|c-tests|exchanges]
+#   scripts/cross.sh wasm32 [setup|build|test|c-tests|exchanges|ci]
 #
 # setup  the Rust std (rustup); zig and wasmtime from PyPI in a venv of their own
 #        (build/wasm/tools), with a `zig cc -target wasm32-wasi` wrapper.
@@ -14,6 +14,9 @@
 #        --wasi, C_BLOSC2_SAMPLE rows of each csv, default 3); then the file exchanges
 #        (tests/cross_files.rs): x86-64's set read under wasmtime, wasm32's read on x86-64 and
 #        by python-blosc2. Prints "N passed, N failed" per part and in all.
+# ci     what scripts/test.sh runs: the core and the C library built (not the tests), and one
+#        C program (c_tests/test_chunk_api.c) linked against the static library and run
+#        under wasmtime.
 # c-tests  our C tests (c_tests/) built by zig cc against the static library and run under
 #        wasmtime with the arguments c_tests/CMakeLists.txt gives them; the cross-compatibility
 #        programs (x*.c) write under wasmtime and read what c-blosc2 3.3.5 (the reference wheel,
@@ -56,11 +59,11 @@ AR_wasm32_wasip1="$(llvm llvm-ar)"
 export AR_wasm32_wasip1
 cargo_wasm() { cargo "$@"; }
 
-build() {
+build() {  # [lib: not the tests]
   echo "== build $triple"
   mkdir -p "$out"
   cargo_wasm build --release --target "$triple" -p b2nd -p b2nd-capi 2>&1 | tail -1
-  cargo_wasm test --release --target "$triple" -p b2nd --features ndarray --no-run 2>&1 | tail -1
+  [ "${1:-}" = lib ] || cargo_wasm test --release --target "$triple" -p b2nd --features ndarray --no-run 2>&1 | tail -1
   # The C library's install, as scripts/install.sh lays it out but static only (wasm32-wasi
   # has no shared libraries): lib/libb2nd.a and libblosc2.a, include/, pkg-config and CMake
   # files.
@@ -178,7 +181,7 @@ run_c_blosc2() {
   local log=$out/c-blosc2-tests.log p f
   ./scripts/c-blosc2-tests.sh "$C_BLOSC2_SRC" --wasi --sample "${C_BLOSC2_SAMPLE:-3}" >"$log" 2>&1 || true
   sed -n '/^Failed/,/^(logs/p' "$log" | head -20
-  grep 'wasm32-wasi lacks' "$log" | sed -E 's/^ +/  skipped: /; s/ \(wasi-libc: .*//' || true
+  grep 'wasm32-wasi lacks' "$log" | sed -E 's/^ +/  skipped: /; s/ \(.*//' || true
   read -r p f < <(tail -1 "$log" | awk '{print $1, $3}')
   part "c-blosc2's test programs under wasmtime ($(tail -1 "$log"); $log)" "${p:-0}" "${f:-1}"
 }
@@ -198,7 +201,16 @@ case "$what" in
   test) setup; build; run_tests ;;
   exchanges) setup; mkdir -p "$out"; run_exchanges ;;
   c-tests) setup; build; run_c_tests; run_c_blosc2 ;;
-  *) echo "usage: scripts/cross.sh wasm32 [setup|build|test|c-tests|exchanges]" >&2; exit 2 ;;
+  ci)
+    setup; build lib
+    mkdir -p "$out/c_tests/run"
+    "$tools/bin/zig-cc-wasm32" -std=gnu11 -O1 -Wall -Wextra -Werror -Wno-unused-function -Iinclude -Ic_tests \
+      -o "$out/c_tests/test_chunk_api.wasm" c_tests/test_chunk_api.c build/wasm/install/lib/libb2nd.a -lm
+    c_ok=0; c_bad=0
+    c_case test_chunk_api "$PWD/scripts/wasm/run" "$PWD/$out/c_tests/test_chunk_api.wasm"
+    part "a C program on the static library, under wasmtime (c_tests/test_chunk_api.c)" "$c_ok" "$c_bad"
+    ;;
+  *) echo "usage: scripts/cross.sh wasm32 [setup|build|test|c-tests|exchanges|ci]" >&2; exit 2 ;;
 esac
 if [ "$what" != setup ] && [ "$what" != build ]; then
   echo "== $triple: $total_passed passed, $total_failed failed"

@@ -77,6 +77,22 @@ else
   tail -3 build/cross-setup.log; echo "cross: windows SKIPPED (mingw-w64 or wine could not be installed)"
 fi
 
+echo "== macOS and WebAssembly builds (scripts/cross.sh macos ci, wasm32 ci)"
+# macOS: the C library for arm64 and x86-64 (zig and lld; never run here), its exports, names
+# and ABI, our C tests linked, universal2. wasm32-wasip1: the core and the C library, one C
+# program run under wasmtime. The tests (wasm32: Rust, C, c-blosc2's, file exchanges) take
+# longer: scripts/cross.sh wasm32 test, results in docs/PORTING.md.
+if ./scripts/cross.sh macos setup >build/cross-setup.log 2>&1; then
+  ./scripts/cross.sh macos ci
+else
+  tail -3 build/cross-setup.log; echo "cross: macos SKIPPED (zig or llvm could not be installed)"
+fi
+if ./scripts/cross.sh wasm32 setup >build/cross-setup.log 2>&1; then
+  ./scripts/cross.sh wasm32 ci
+else
+  tail -3 build/cross-setup.log; echo "cross: wasm32 SKIPPED (its Rust std, zig or wasmtime could not be installed)"
+fi
+
 echo "== fuzzing, short budget (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS)"
 ./scripts/fuzz.sh --runs 40000
 echo "all tests passed"

@@ -18,7 +18,7 @@ static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 /// Called in the child right after a fork, on its only thread (it only
 /// bumps an atomic: async-signal-safe).
-#[cfg_attr(not(unix), allow(dead_code))]
+#[cfg_attr(any(not(unix), target_os = "emscripten"), allow(dead_code))]
 pub(super) extern "C" fn forked_child() {
     GENERATION.fetch_add(1, Ordering::Relaxed);
 }

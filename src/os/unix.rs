@@ -195,6 +195,8 @@ pub(super) fn watch_forks() {
     static WATCHING: AtomicBool = AtomicBool::new(false);
     if !WATCHING.load(Ordering::Acquire) && WATCHING.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok() {
         // SAFETY: registers a handler that only bumps an atomic.
+        // (Emscripten has no fork, and no pthread_atfork.)
+        #[cfg(not(target_os = "emscripten"))]
         unsafe { libc::pthread_atfork(None, None, Some(super::process::forked_child)) };
     }
 }
