@@ -160,8 +160,6 @@ kind=$mode  # lib | ref, whatever the build
 refname="c-blosc2 3.3.5"
 [ $WIN = 1 ] && refname="c-blosc2 (mingw-w64 build)"
 lib_flags $mode || { echo "pkg-config failed for $PREFIX" >&2; exit 2; }
-# (with --wasi, the reference is the host's, built by the host's compiler)
-REF_CC=$CC; [ $WASI = 1 ] && REF_CC=gcc
 MAIN_CFLAGS=$CFLAGS_LIB; MAIN_LIBS=$LIBS_LIB
 if [ $ref_ok = 1 ]; then lib_flags ref; REF_CFLAGS=$CFLAGS_LIB; REF_LIBS=$LIBS_LIB; fi
 
@@ -181,6 +179,8 @@ rm -rf "$out"; mkdir -p "$out/bin" "$out/run" "$out/logs" "$out/stub-include/lib
 } > "$out/stub-include/ref/context.h"
 
 CC=${CC:-gcc}
+# (with --wasi and --emscripten, the reference is the host's, built by the host's compiler)
+REF_CC=$CC; [ $WASI = 1 ] && REF_CC=gcc
 EXE=""; RUN=()
 SYS_LIBS="-lm -lpthread -ldl -lrt"
 [ $LINK_ONLY = 1 ] && SYS_LIBS="-lm -lpthread"
