@@ -27,6 +27,13 @@
 #                       HDF5_BLOSC2_SRC): its filter library, plugin and example compiled directly
 #                       (its CMakeLists.txt always builds c-blosc2 from GitHub), twice; runs the
 #                       example (its only test) and the same cross checks as h5zblosc2.
+#          phdf5        parallel HDF5 (Debian's libhdf5-openmpi-dev, openmpi-bin) with H5Zblosc2
+#                       (H5ZBLOSC2_SRC, as for h5zblosc2) compiled by mpicc against the openmpi
+#                       libhdf5, twice (libb2nd, the reference); scripts/clients/phdf5_blosc2.c
+#                       run under mpiexec with PHDF5_RANKS ranks (default 4): collective writes
+#                       of chunked datasets (several codecs and shuffles, chunks spanning ranks,
+#                       written and read in slabs), read back on every rank; each build writes,
+#                       reads its own file and the other build's. Issue 43, in progress.
 #          imagecodecs  imagecodecs 2026.3.6 from its PyPI sdist, Blosc2 extension only
 #                       (IMAGECODECS_ONLY=blosc2 + a build hook module written into build/), with
 #                       python-blosc2 and zarr; runs `pytest -k blosc2 tests/test_imagecodecs.py`.
@@ -685,6 +692,58 @@ EOF
     (( CF == 0 ))
 }
 
+# --- parallel HDF5 (phdf5) ------------------------------------------------------------------
+
+phdf5() {
+    local src=${H5ZBLOSC2_SRC:-} lib other d ranks=${PHDF5_RANKS:-4} hcflags hlibs
+    unset LD_LIBRARY_PATH   # see h5zblosc2: the plugins have an rpath
+    [[ -n $src ]] || die "set H5ZBLOSC2_SRC as for h5zblosc2 ($0 h5zblosc2 prints how)"
+    [[ -f $src/BLOSC2/src/H5Zblosc2.c ]] && src=$src/BLOSC2
+    [[ -f $src/src/H5Zblosc2.c ]] || die "H5ZBLOSC2_SRC=$src is not an hdf5_plugins tree (no BLOSC2/src/H5Zblosc2.c)"
+    for d in mpicc mpiexec pkg-config; do
+        command -v $d >/dev/null || die "$d not found (apt-get install libhdf5-openmpi-dev openmpi-bin pkg-config)"
+    done
+    # (the openmpi HDF5 by name: pkg-config's plain "hdf5" follows Debian's alternatives)
+    hcflags=$(pkg-config --cflags hdf5-openmpi) && hlibs=$(pkg-config --libs hdf5-openmpi) \
+        || die "no pkg-config file hdf5-openmpi (apt-get install libhdf5-openmpi-dev)"
+    ref_lib
+    local -A LD=([b2nd]=$PREFIX/lib [ref]=$REF_LIBDIR) INC=([b2nd]=$PREFIX/include [ref]=$REF_INCDIR)
+    # The plugin's blosc2_config.h (its CMake writes it): the headers this system has
+    mkdir -p "$work/cfg"
+    printf '#define %s 1\n' HAVE_SYS_TYPES_H HAVE_SYS_STAT_H STDC_HEADERS HAVE_STDLIB_H HAVE_STRING_H \
+        HAVE_STRINGS_H HAVE_INTTYPES_H HAVE_STDINT_H HAVE_UNISTD_H >"$work/cfg/blosc2_config.h"
+    for lib in b2nd ref; do
+        mkdir -p "$work/plugin-$lib"
+        # shellcheck disable=SC2086
+        mpicc -O2 -shared -fPIC -I"$work/cfg" -I"${INC[$lib]}" $hcflags "$src/src/H5Zblosc2.c" \
+            -o "$work/plugin-$lib/libh5blosc2.so" -L"${LD[$lib]}" -lblosc2 -Wl,-rpath,"${LD[$lib]}" $hlibs \
+            >"$work/build-$lib.log" 2>&1 || { tail -20 "$work/build-$lib.log" >&2; die "the plugin does not build against ${LD[$lib]}"; }
+        LIBDIR=${LD[$lib]} check_ldd "$work/plugin-$lib/libh5blosc2.so"
+    done
+    # shellcheck disable=SC2086
+    mpicc -O2 -Wall -Wextra $hcflags "$root/scripts/clients/phdf5_blosc2.c" -o "$work/phdf5_blosc2" $hlibs \
+        >"$work/build-program.log" 2>&1 || { tail -20 "$work/build-program.log" >&2; die "phdf5_blosc2.c does not build"; }
+    local mpi=(mpiexec -n "$ranks" --oversubscribe)
+    [[ $(id -u) == 0 ]] && mpi+=(--allow-run-as-root)
+    if (( REF )); then lib=ref other=b2nd; else lib=b2nd other=ref; fi
+    CP=0 CF=0 CS=0
+    run_mpi() {  # PLUGIN ACTION FILE
+        local out
+        out=$(HDF5_PLUGIN_PATH=$work/plugin-$1 timeout "$TIMEOUT" "${mpi[@]}" "$work/phdf5_blosc2" "$2" "$3" 2>&1)
+        local rc=$?
+        printf '%s\n' "$out" >>"$work/test-$MODE.log"
+        log "plugin-$1 $2 $(basename "$3"): $(printf '%s\n' "$out" | tail -1)"
+        if (( rc == 0 )); then CP=$((CP + 1)); else CF=$((CF + 1)); printf '%s\n' "$out" | tail -8 >&2; fi
+    }
+    : >"$work/test-$MODE.log"
+    run_mpi $lib write "$work/$lib.h5"
+    run_mpi $other write "$work/$other.h5"
+    run_mpi $lib check "$work/$other.h5"
+    run_mpi $other check "$work/$lib.h5"
+    echo "$CP passed, $CF failed, $CS skipped"
+    (( CF == 0 ))
+}
+
 # --- hdf5-blosc2 ---------------------------------------------------------------------------
 
 hdf5_blosc2() {
@@ -1123,6 +1182,7 @@ case $NAME in
     hdf5plugin) mkdir -p "$work"; hdf5plugin ;;
     h5zblosc2) mkdir -p "$work"; h5zblosc2 ;;
     hdf5-blosc2) mkdir -p "$work"; hdf5_blosc2 ;;
+    phdf5) mkdir -p "$work"; phdf5 ;;
     imagecodecs) mkdir -p "$work"; imagecodecs ;;
     caterva2) mkdir -p "$work"; caterva2 ;;
     *) echo "unknown client $NAME" >&2; usage ;;
