@@ -5,6 +5,10 @@
      mpiexec -n 4 phdf5_blosc2 write FILE     write the datasets (FILE is made anew), check them
      mpiexec -n 4 phdf5_blosc2 check FILE     check the datasets of FILE (written by any build)
 
+   PHDF5_SCALE=N makes the datasets N times longer (default 1: 6,181 rows of 1,000 items with
+   4 ranks). Each rank's peak resident memory (VmHWM) is then checked to stay below the size
+   of one 8-byte dataset when N >= 4: no rank ever holds a whole dataset, nor its share of all.
+
    The datasets: several codecs and shuffles, 4- and 8-byte items; rows split evenly between
    the ranks while a chunk holds 1.5 ranks' rows, so that chunks span ranks; written and read
    in slabs of SLAB_ROWS rows, so that no rank holds more than one slab, while each dataset
@@ -58,7 +62,19 @@ static void fill(const case_t *c, long row0, long nrows, void *buf) {
     }
 }
 
-static long rows_total(void) { return (long)nranks * 24 * SLAB_ROWS + 37; } /* not a multiple of the chunk */
+static long scale = 1;
+static long rows_total(void) { return scale * nranks * 24 * SLAB_ROWS + 37; } /* not a multiple of the chunk */
+
+/* This process's peak resident memory, bytes (Linux: VmHWM), or -1. */
+static long peak_rss(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+  if (f) fclose(f);
+  return kb < 0 ? -1 : kb * 1024;
+}
 
 static hid_t mem_type(const case_t *c) { return c->typesize == 8 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT32; }
 
@@ -142,6 +158,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *path = argv[2];
+  if (getenv("PHDF5_SCALE")) scale = atol(getenv("PHDF5_SCALE"));
+  if (scale < 1) scale = 1;
   int writing = strcmp(argv[1], "write") == 0;
   check(H5Zfilter_avail(FILTER_BLOSC2) > 0, "the Blosc2 filter is found (HDF5_PLUGIN_PATH)", "plugin");
   void *buf = malloc((size_t)SLAB_ROWS * COLS * 8), *want = malloc((size_t)SLAB_ROWS * COLS * 8);
@@ -168,6 +186,12 @@ int main(int argc, char **argv) {
   H5Pclose(fapl);
   free(buf);
   free(want);
+  long rss = peak_rss(), max_rss = 0, dataset_bytes = rows_total() * COLS * 8;
+  MPI_Allreduce(&rss, &max_rss, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+  if (scale >= 4) check(rss > 0 && rss < dataset_bytes, "peak memory below one dataset's size", "memory");
+  if (rank == 0)
+    printf("peak resident memory of a rank: %.1f MB; one 8-byte dataset: %.1f MB, a rank's share of the %d: %.1f MB\n",
+           max_rss / 1e6, dataset_bytes / 1e6, NCASES, (double)dataset_bytes * 0.75 * NCASES / nranks / 1e6);
   long all_checks = 0, all_failures = 0;
   MPI_Reduce(&checks, &all_checks, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   MPI_Reduce(&failures, &all_failures, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
