@@ -42,13 +42,7 @@ build() {
   echo "== build $triple (the C library, static)"
   CC_wasm32_unknown_emscripten=emcc AR_wasm32_unknown_emscripten=emar \
     cargo rustc --release --target "$triple" -p b2nd-capi --crate-type staticlib 2>&1 | tail -1
-  rm -rf "$inst"
-  mkdir -p "$inst/lib/pkgconfig" "$inst/include"
-  install -m 644 "target/$triple/release/libb2nd_capi.a" "$inst/lib/libb2nd.a"
-  ln -sf libb2nd.a "$inst/lib/libblosc2.a"
-  cp -R include/. "$inst/include/"
-  install -m 644 cmake/blosc2.pc cmake/b2nd.pc "$inst/lib/pkgconfig/"
-  echo "installed the static C library into $inst"
+  ./scripts/install.sh "$inst" --static-only "target/$triple/release/libb2nd_capi.a"
 }
 
 run_tests() {

@@ -64,19 +64,8 @@ build() {  # [lib: not the tests]
   mkdir -p "$out"
   cargo_wasm build --release --target "$triple" -p b2nd -p b2nd-capi 2>&1 | tail -1
   [ "${1:-}" = lib ] || cargo_wasm test --release --target "$triple" -p b2nd --features ndarray --no-run 2>&1 | tail -1
-  # The C library's install, as scripts/install.sh lays it out but static only (wasm32-wasi
-  # has no shared libraries): lib/libb2nd.a and libblosc2.a, include/, pkg-config and CMake
-  # files.
-  local inst=build/wasm/install
-  rm -rf "$inst"
-  mkdir -p "$inst/lib/cmake/Blosc2" "$inst/lib/cmake/B2nd" "$inst/lib/pkgconfig" "$inst/include"
-  install -m 644 "target/$triple/release/libb2nd_capi.a" "$inst/lib/libb2nd.a"
-  ln -sf libb2nd.a "$inst/lib/libblosc2.a"
-  cp -R include/. "$inst/include/"
-  install -m 644 cmake/Blosc2Config.cmake cmake/Blosc2ConfigVersion.cmake "$inst/lib/cmake/Blosc2/"
-  install -m 644 cmake/B2ndConfig.cmake cmake/B2ndConfigVersion.cmake "$inst/lib/cmake/B2nd/"
-  install -m 644 cmake/blosc2.pc cmake/b2nd.pc "$inst/lib/pkgconfig/"
-  echo "installed the static C library into $inst"
+  # The C library's install, static only (wasm32-wasi has no shared libraries)
+  ./scripts/install.sh build/wasm/install --static-only "target/$triple/release/libb2nd_capi.a"
 }
 
 run_tests() {
