@@ -10,7 +10,7 @@
 #          readme    clone this repository's HEAD there and run the README's two commands
 #          demo      the same, the demo only
 #          install   ./scripts/install.sh /opt/b2nd (a prefix outside the loader's path)
-#          python-blosc2 pytables hdf5plugin h5zblosc2 hdf5-blosc2 imagecodecs caterva2
+#          python-blosc2 pytables hdf5plugin h5zblosc2 phdf5 adios2 hdf5-blosc2 imagecodecs caterva2
 #                    that client's recipe: the Debian packages its section names
 #                    (`apt-get install ...` in its text), then its ```sh block, run with
 #                    PREFIX=/opt/b2nd in ~/clients/NAME with a new venv activated
@@ -36,8 +36,10 @@
 #     https://github.com/OWNER/NAME[.git] clone there (submodules too), so that the recipes' own
 #     `git clone`s and CMake's FetchContent run unchanged on a machine that cannot reach GitHub.
 #     python-blosc2 4.14.1 needs Blosc/miniexpr, Blosc/minicc, shibatch/sleef and its submodule
-#     shibatch/tlfloat; H5Zblosc2 HDFGroup/hdf5_plugins (whose mirror lacks blobs outside
-#     BLOSC2/: there `git archive` of BLOSC2/ at the pinned commit stands in for the clone).
+#     shibatch/tlfloat; H5Zblosc2 and parallel HDF5 HDFGroup/hdf5_plugins (whose mirror lacks
+#     blobs outside BLOSC2/: there `git archive` of BLOSC2/ at the pinned commit stands in for
+#     the clone); ADIOS2 ornladios/ADIOS2. The phdf5 recipe builds this repository's
+#     scripts/clients/phdf5_blosc2.c: B2ND_SRC is the clone of the readme step.
 # Exit status: 0 when every step passed; the steps that failed are listed.
 set -uo pipefail
 root_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,7 +49,7 @@ LOGS=$FRESH/logs
 PREFIX_IN=/opt/b2nd
 RUSTUP=${RUSTUP_HOME:-$HOME/.rustup}
 MIRROR=${FRESH_GITHUB_MIRROR:-/work/.mirror}
-ALL=(machine readme install python-blosc2 pytables hdf5plugin h5zblosc2 hdf5-blosc2 imagecodecs caterva2)
+ALL=(machine readme install python-blosc2 pytables hdf5plugin h5zblosc2 phdf5 adios2 hdf5-blosc2 imagecodecs caterva2)
 log() { printf '== %s\n' "$*" >&2; }
 die() { echo "fresh-machine: $*" >&2; exit 2; }
 [[ $(id -u) == 0 ]] || die "needs root (debootstrap, chroot, mount)"
@@ -175,6 +177,7 @@ heading() {
     case $1 in
         pytables) echo "PyTables" ;; hdf5plugin) echo "hdf5plugin" ;; h5zblosc2) echo "The HDF Group's H5Zblosc2" ;;
         hdf5-blosc2) echo "Blosc's HDF5-Blosc2" ;; imagecodecs) echo "imagecodecs" ;; caterva2) echo "caterva2" ;;
+        phdf5) echo "Parallel HDF5" ;; adios2) echo "ADIOS2" ;;
     esac
 }
 
@@ -188,7 +191,7 @@ step_client() {  # NAME
     [[ -n $text ]] || { echo "no section for $name" >&2; return 1; }
     cmds=$(recipe "$name" | grep -v '#.*a long run$')
     [[ -n $cmds ]] || { echo "no recipe for $name" >&2; return 1; }
-    if [[ $name == h5zblosc2 && -d $MIRROR/HDFGroup+hdf5_plugins ]]; then
+    if [[ ($name == h5zblosc2 || $name == phdf5) && -d $MIRROR/HDFGroup+hdf5_plugins ]]; then
         # The mirror lacks blobs of other plugins' test files (JPEG/), so the commit cannot be
         # cloned from it: its BLOSC2/ tree stands in for the clone and checkout.
         cmds=$(printf '%s\n' "$cmds" | sed -E 's|^git clone https://github.com/HDFGroup/hdf5_plugins .*checkout ([0-9a-f]+)$|mkdir hdf5_plugins \&\& git -C /mnt/github-mirror/HDFGroup+hdf5_plugins/repo archive \1 BLOSC2 \| tar x -C hdf5_plugins|')
@@ -201,6 +204,8 @@ step_client() {  # NAME
                  h5import in.bin -c in.cfg -o in.h5' ;;
         hdf5-blosc2) # its sources come from the hdf5plugin sdist
             pre='pip download --no-deps --no-binary hdf5plugin hdf5plugin==7.1.0 && tar xzf hdf5plugin-7.1.0.tar.gz && cd hdf5plugin-7.1.0/lib/HDF5-Blosc2' ;;
+        phdf5)       # the program is this repository's
+            pre='export B2ND_SRC=~/libb2nd' ;;
         imagecodecs)
             pre='export BLOSC2_WHEEL=$(ls ~/clients/python-blosc2/blosc2-*.whl)' ;;
         caterva2)
@@ -231,7 +236,7 @@ for s in "${steps[@]}"; do
         readme)  step_readme ;;
         demo)    step_demo ;;
         install) step_install ;;
-        python-blosc2|pytables|hdf5plugin|h5zblosc2|hdf5-blosc2|imagecodecs|caterva2) fresh_copy && step_client "$s" ;;
+        python-blosc2|pytables|hdf5plugin|h5zblosc2|phdf5|adios2|hdf5-blosc2|imagecodecs|caterva2) fresh_copy && step_client "$s" ;;
         *) die "unknown step $s" ;;
     esac >"$LOGS/$s.log" 2>&1
     rc=$?
