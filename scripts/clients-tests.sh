@@ -91,6 +91,13 @@
 #                        changed BLOSC2/); required by h5zblosc2, which prints how to get it.
 #   HDF5_BLOSC2_SRC      a checkout of https://github.com/Blosc/hdf5-blosc2 to use instead of the
 #                        copy in the hdf5plugin 7.1.0 sdist (src/, executables/example.c)
+#   PHDF5_RANKS          phdf5's rank count (default 4)
+#   ADIOS2_SRC           a checkout of https://github.com/ornladios/ADIOS2 at v2.12.1; required by
+#                        adios2, which prints how to get it (copied and patched, never modified)
+#   ADIOS2_RANKS         the rank counts of ADIOS2's MPI tests (default "2 4")
+#   ADIOS2_CROSS_RANKS   ranks writing the cross-read files (default 4; they are read with one less)
+#   C_BLOSC2_SRC         adios2 only: a c-blosc2 source tree to build the reference from (its
+#                        version from include/blosc2.h; installed in build/clients/c-blosc2-VERSION)
 #
 # Everything goes under build/clients/NAME/: the sdist, an unpacked source tree and a venv per
 # mode (src-b2nd/, venv/; src-ref/, ref-venv/), wheels, build-MODE.log, test logs. Extensions are
