@@ -39,7 +39,7 @@
 #     shibatch/tlfloat; H5Zblosc2 and parallel HDF5 HDFGroup/hdf5_plugins (whose mirror lacks
 #     blobs outside BLOSC2/: there `git archive` of BLOSC2/ at the pinned commit stands in for
 #     the clone); ADIOS2 ornladios/ADIOS2. The phdf5 recipe builds this repository's
-#     scripts/clients/phdf5_blosc2.c: B2ND_SRC is the clone of the readme step.
+#     scripts/clients/phdf5_blosc2.c: B2ND_SRC is the clone the readme or install step made.
 # Exit status: 0 when every step passed; the steps that failed are listed.
 set -uo pipefail
 root_dir=$(cd "$(dirname "$0")/.." && pwd)
