@@ -208,6 +208,9 @@ use_ref_lib() {
     STAMP="$NAME $MODE $LIBFILE"
 }
 
+# mpiexec's flags for more ranks than cores, and as root (Open MPI refuses root otherwise)
+mpi_flags() { echo "--oversubscribe$([[ $(id -u) == 0 ]] && echo " --allow-run-as-root")"; }
+
 check_ldd() {  # FILE...: each must resolve libblosc2/libb2nd into LIBDIR
     local f r
     for f in "$@"; do
@@ -762,8 +765,8 @@ phdf5() {
     # shellcheck disable=SC2086
     mpicc -O2 -Wall -Wextra $hcflags "$root/scripts/clients/phdf5_blosc2.c" -o "$work/phdf5_blosc2" $hlibs \
         >"$work/build-program.log" 2>&1 || { tail -20 "$work/build-program.log" >&2; die "phdf5_blosc2.c does not build"; }
-    local mpi=(mpiexec -n "$ranks" --oversubscribe)
-    [[ $(id -u) == 0 ]] && mpi+=(--allow-run-as-root)
+    # shellcheck disable=SC2207
+    local mpi=(mpiexec -n "$ranks" $(mpi_flags))
     if (( REF )); then lib=ref other=b2nd; else lib=b2nd other=ref; fi
     CP=0 CF=0 CS=0
     run_mpi() {  # PLUGIN ACTION FILE [SCALE]
@@ -853,8 +856,7 @@ c_blosc2_from_source() {
 adios2_build() {  # LABEL BDIR CMAKE_DIR LIBDIR
     local label=$1 bdir=$2 cmake_dir=$3 libdir=$4 stamp t0 mpiflags
     stamp="$ADIOS2_COPY $(cat "$ADIOS2_COPY/.copied-from") $cmake_dir ${ADIOS2_TARGETS[*]}"
-    mpiflags="--oversubscribe --mca mpi_yield_when_idle 1"
-    [[ $(id -u) == 0 ]] && mpiflags+=" --allow-run-as-root"
+    mpiflags="$(mpi_flags) --mca mpi_yield_when_idle 1"
     if [[ ! -f $bdir/.built-against || $(cat "$bdir/.built-against") != "$stamp" ]]; then
         rm -rf "$bdir" "$bdir-prog"
         log "building ADIOS2 $ADIOS2_VERSION against $label (log $bdir.log)"
@@ -966,8 +968,8 @@ USAGE
     #    checks it; the other build's program checks it with one rank less; both bpls dump both
     #    files' data: the four dumps are the same
     local ranks=${ADIOS2_CROSS_RANKS:-4} e w r out
-    local mpi=(mpiexec --oversubscribe) mpiw mpir
-    [[ $(id -u) == 0 ]] && mpi+=(--allow-run-as-root)
+    # shellcheck disable=SC2207
+    local mpi=(mpiexec $(mpi_flags)) mpiw mpir
     mpiw=("${mpi[@]}" -n "$ranks") mpir=("${mpi[@]}" -n $(( ranks > 1 ? ranks - 1 : 1 )))
     p0=$CP f0=$CF s0=$CS
     rm -rf "$work/cross-$MODE" && mkdir -p "$work/cross-$MODE"
