@@ -19,15 +19,25 @@ else()
   set(_b2nd_soname "libb2nd.so.0")
 endif()
 
+# The Python package (pip install libb2nd; python -m libb2nd --cmake-dir) sits in a venv that
+# no loader searches and carries no static library: what links against its shared library
+# records the library's directory as a run path (CMake's own run path is dropped at install).
+if(EXISTS "${_b2nd_prefix}/__init__.py" AND NOT TARGET Blosc2::blosc2_shared)
+  set(_b2nd_rpath "LINKER:-rpath,${_b2nd_prefix}/lib")
+else()
+  set(_b2nd_rpath "")
+endif()
+
 if(NOT TARGET Blosc2::blosc2_shared)
   add_library(Blosc2::blosc2_shared SHARED IMPORTED)
   set_target_properties(Blosc2::blosc2_shared PROPERTIES
     IMPORTED_LOCATION "${_b2nd_shared}"
     IMPORTED_SONAME "${_b2nd_soname}"
-    INTERFACE_INCLUDE_DIRECTORIES "${_b2nd_prefix}/include")
+    INTERFACE_INCLUDE_DIRECTORIES "${_b2nd_prefix}/include"
+    INTERFACE_LINK_OPTIONS "${_b2nd_rpath}")
 endif()
 
-if(NOT TARGET Blosc2::blosc2_static)
+if(NOT TARGET Blosc2::blosc2_static AND EXISTS "${_b2nd_prefix}/lib/libb2nd.a")
   add_library(Blosc2::blosc2_static STATIC IMPORTED)
   set_target_properties(Blosc2::blosc2_static PROPERTIES
     IMPORTED_LOCATION "${_b2nd_prefix}/lib/libb2nd.a"
@@ -44,4 +54,5 @@ set(Blosc2_ZSTD_FOUND TRUE)
 set(Blosc2_FOUND TRUE)
 unset(_b2nd_shared)
 unset(_b2nd_soname)
+unset(_b2nd_rpath)
 unset(_b2nd_prefix)

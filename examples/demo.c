@@ -67,9 +67,16 @@ int main(void) {
   fparams.typesize = sizeof(double);
   fparams.nthreads = 2;
   blosc2_storage storage = {.contiguous = true, .urlpath = (char *)frame_path, .cparams = &fparams};
+  /* A new frame is never written over an old one (c-blosc2's rule too): remove what an
+     earlier run left. */
+  blosc2_remove_urlpath(frame_path);
   blosc2_schunk *sc = blosc2_schunk_new(&storage);
   uint8_t unit[] = {'s'};
-  if (sc == NULL || blosc2_meta_add(sc, "units", unit, 1) < 0) return 1;
+  if (sc == NULL) {
+    fprintf(stderr, "cannot create the frame %s\n", frame_path);
+    return 1;
+  }
+  if (blosc2_meta_add(sc, "units", unit, 1) < 0) return 1;
   const int32_t chunk_items = 128 * 1024;
   blosc_set_timestamp(&t0);
   for (int64_t i = 0; i < NITEMS; i += chunk_items) {

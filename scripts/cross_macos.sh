@@ -31,6 +31,8 @@
 #        Once both architectures are built, also the universal2 dylib, static library
 #        and tool (llvm-lipo), in build/macos/universal2/install.
 # ci     what scripts/test.sh runs: build, of the C library alone (not the tool).
+# release  what scripts/release.sh needs: the installs and universal2, without the checks
+#        (B2ND_RUSTFLAGS: more flags for rustc, CARGO_TARGET_DIR: where cargo builds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
@@ -150,15 +152,16 @@ build() {  # $1 arch
   local arch=$1 triple zt out inst rel crates=(-p b2nd-capi -p b2nd-cli)
   [ "$what" = ci ] && crates=(-p b2nd-capi)  # (CI: the C library alone, not the tool)
   triple=$(triple_of "$arch"); zt=$(zig_target_of "$arch")
-  out=target/cross/$triple; inst=build/macos/$arch/install; rel=target/$triple/release
+  out=target/cross/$triple; inst=build/macos/$arch/install; rel=${CARGO_TARGET_DIR:-target}/$triple/release
   mkdir -p "$out"
   echo "== build $triple (C: zig cc; link: rust-lld)"
   local t=${triple//-/_}
   env "CC_$t=$tools/bin/zig-cc-$arch" "AR_$t=$(llvm llvm-ar)" \
-    "CARGO_TARGET_${t^^}_LINKER=$(rust_lld)" "CARGO_TARGET_${t^^}_RUSTFLAGS=-Clinker-flavor=ld64.lld" \
+    "CARGO_TARGET_${t^^}_LINKER=$(rust_lld)" "CARGO_TARGET_${t^^}_RUSTFLAGS=-Clinker-flavor=ld64.lld${B2ND_RUSTFLAGS:+ $B2ND_RUSTFLAGS}" \
     SDKROOT="$PWD/build/macos/sdk" cargo build --release --target "$triple" "${crates[@]}" 2>&1 \
     | grep -v 'newer than target minimum' | tail -1
   layout "$rel" "$inst"
+  [ "$what" = release ] && return  # (scripts/release.sh: the install alone, checked there)
   local cc="$tools/bin/zig-cc-$arch" nm objdump
   nm=$(llvm llvm-nm); objdump=$(llvm llvm-objdump)
   local dylib="$inst/lib/libblosc2.$version.dylib"
@@ -306,11 +309,11 @@ esac
 for a in "${archs[@]}"; do
   case "$what" in
     setup) setup "$a" ;;
-    build|ci) setup "$a"; build "$a" ;;
-    *) echo "usage: scripts/cross.sh $target [setup|build|ci]" >&2; exit 2 ;;
+    build|ci|release) setup "$a"; build "$a" ;;
+    *) echo "usage: scripts/cross.sh $target [setup|build|ci|release]" >&2; exit 2 ;;
   esac
 done
-if [ "$what" = build ] || [ "$what" = ci ]; then
+if [ "$what" = build ] || [ "$what" = ci ] || [ "$what" = release ]; then
   # whenever both architectures' installs are there
   [ -f build/macos/arm64/install/lib/libblosc2.$version.dylib ] && [ -f build/macos/x86_64/install/lib/libblosc2.$version.dylib ] && universal2
   echo "== $target: $passed_all passed, $failed_all failed (built and linked; nothing macOS runs here)"

@@ -55,15 +55,26 @@ build() {
   echo "== build $triple"
   cargo build --release --target "$triple" -p b2nd-capi -p b2nd-cli 2>&1 | tail -1
   cargo test --release --target "$triple" --features ndarray --workspace --no-run 2>&1 | tail -1
-  local rel=target/$triple/release
+  layout "target/$triple/release" "$inst"
+}
+
+# layout REL INST: the DLL, tool and static library of cargo's release directory REL laid out
+# in INST as c-blosc2's Windows install is (scripts/release.sh uses it too).
+layout() {
+  local rel=$1 inst=$2
   rm -rf "$inst" && mkdir -p "$inst/bin" "$inst/lib/cmake/Blosc2" "$inst/lib/pkgconfig" "$inst/include"
   install -m 755 "$rel/b2nd_capi.dll" "$inst/bin/libblosc2.dll"
   install -m 755 "$rel/b2nd.exe" "$inst/bin/b2nd.exe"
   install -m 644 "$rel/libb2nd_capi.a" "$inst/lib/libblosc2.a"
   # The import libraries name the DLL libblosc2.dll, as c-blosc2's do.
-  { echo "LIBRARY libblosc2.dll"; echo "EXPORTS"; exports "$inst/bin/libblosc2.dll" | sed 's/^/  /'; } >"$out.def"
-  "$gnu-dlltool" -d "$out.def" -D libblosc2.dll -l "$inst/lib/libblosc2.dll.a"
-  llvm-dlltool -m i386:x86-64 -d "$out.def" -D libblosc2.dll -l "$inst/lib/libblosc2.lib"
+  local def
+  def=$(mktemp --suffix=.def)
+  { echo "LIBRARY libblosc2.dll"; echo "EXPORTS"; exports "$inst/bin/libblosc2.dll" | sed 's/^/  /'; } >"$def"
+  # (dlltool names its temporary objects after its process id unless told a fixed prefix:
+  # the import library would differ from one build to the next)
+  "$gnu-dlltool" -d "$def" -D libblosc2.dll -l "$inst/lib/libblosc2.dll.a" --temp-prefix "$(dirname "$def")/b2nd-dlltool"
+  "$(command -v llvm-dlltool || command -v llvm-dlltool-14)" -m i386:x86-64 -d "$def" -D libblosc2.dll -l "$inst/lib/libblosc2.lib"
+  rm -f "$def"
   cp -R include/. "$inst/include/"
   install -m 644 cmake/windows/Blosc2Config.cmake cmake/Blosc2ConfigVersion.cmake "$inst/lib/cmake/Blosc2/"
   install -m 644 cmake/windows/blosc2.pc "$inst/lib/pkgconfig/"
@@ -263,6 +274,7 @@ run_c_blosc2() {
 case "$what" in
   setup) setup ;;
   setup-build|build) setup; mkdir -p "$out"; build ;;
+  layout) layout "${2:?layout REL INST}" "${3:?layout REL INST}" ;;
   test) setup; mkdir -p "$out"; build; run_tests ;;
   # scripts/test.sh: the Rust tests (the model test with 2 seeds of its 12), file
   # exchanges, exports, ABI and a C program; not ctest nor c-blosc2's tests

@@ -20,7 +20,8 @@ if(NOT TARGET Blosc2::blosc2_shared)
     INTERFACE_INCLUDE_DIRECTORIES "${_b2nd_prefix}/include")
 endif()
 
-if(NOT TARGET Blosc2::blosc2_static)
+# (the Python package, pip install libb2nd, carries no static library)
+if(NOT TARGET Blosc2::blosc2_static AND EXISTS "${_b2nd_prefix}/lib/libblosc2.a")
   add_library(Blosc2::blosc2_static STATIC IMPORTED)
   set_target_properties(Blosc2::blosc2_static PROPERTIES
     IMPORTED_LOCATION "${_b2nd_prefix}/lib/libblosc2.a"
