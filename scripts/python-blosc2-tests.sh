@@ -9,6 +9,11 @@
 #                    options, passed to pytest after ours; default: the whole tests/ directory.
 #   --ref            run the same tests against the reference wheel (pip install blosc2==VERSION,
 #                    which bundles c-blosc2 3.3.5) in another venv, for the baseline counts.
+#   --wheel WHEEL    follow docs/CLIENTS.md's recipe "python-blosc2 on the libb2nd wheel" in a
+#                    fresh venv (wheel-venv/): pip install WHEEL (scripts/release.sh's), then
+#                    python-blosc2 built from its sdist by one pip command against it
+#                    (USE_SYSTEM_BLOSC2=1, PKG_CONFIG_PATH=$(python -m libb2nd --pkgconfig-dir));
+#                    checks that blosc2_ext loads the wheel's library with no LD_LIBRARY_PATH.
 #
 # Environment:
 #   B2ND_PREFIX            libb2nd install prefix (default build/install; ./scripts/install.sh)
@@ -41,11 +46,12 @@
 # ninja come from PyPI through scikit-build-core). Exit status: pytest's.
 set -uo pipefail
 
-usage() { sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,/^set -uo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-REF=0
+REF=0 WHEEL=
 if [[ ${1:-} == --ref ]]; then REF=1; shift; fi
+if [[ ${1:-} == --wheel ]]; then WHEEL=$(readlink -f "${2:?--wheel WHEEL}"); shift 2; fi
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then usage 0; fi
 
 VERSION=${PYBLOSC2_VERSION:-4.14.1}
@@ -103,6 +109,37 @@ if (( REF )); then
         log "installing the reference wheel blosc2==$VERSION"
         "$venv/bin/python" -m pip install --quiet --only-binary :all: "blosc2==$VERSION" || exit 2
     fi
+elif [[ -n $WHEEL ]]; then
+    # docs/CLIENTS.md, "python-blosc2 on the libb2nd wheel": the same commands, in a new venv
+    venv=$work/wheel-venv
+    rm -rf "$venv"
+    make_venv "$venv"
+    log "pip install $(basename "$WHEEL")"
+    "$venv/bin/python" -m pip install --quiet "$WHEEL" || exit 2
+    cm=()
+    if [[ -n ${PYBLOSC2_MINIEXPR_SRC:-} && -n ${PYBLOSC2_SLEEF_SRC:-} && -n ${PYBLOSC2_MINICC_SRC:-} ]]; then
+        cm=(-Ccmake.define.FETCHCONTENT_FULLY_DISCONNECTED=ON
+            -Ccmake.define.FETCHCONTENT_SOURCE_DIR_MINIEXPR="$(cd "$PYBLOSC2_MINIEXPR_SRC" && pwd)"
+            -Ccmake.define.FETCHCONTENT_SOURCE_DIR_SLEEF="$(cd "$PYBLOSC2_SLEEF_SRC" && pwd)"
+            -Ccmake.define.FETCHCONTENT_SOURCE_DIR_TINYCC="$(cd "$PYBLOSC2_MINICC_SRC" && pwd)")
+    fi
+    log "building python-blosc2 $VERSION from its sdist against the wheel (log: $work/build-wheel.log)"
+    t0=$SECONDS
+    (unset LD_LIBRARY_PATH
+     USE_SYSTEM_BLOSC2=1 PKG_CONFIG_PATH="$("$venv/bin/python" -m libb2nd --pkgconfig-dir)" \
+        "$venv/bin/python" -m pip install -v --no-binary blosc2 "blosc2==$VERSION" "${cm[@]}") >"$work/build-wheel.log" 2>&1 \
+        || { tail -30 "$work/build-wheel.log" >&2; exit 2; }
+    log "built and installed in $((SECONDS - t0)) s"
+    unset LD_LIBRARY_PATH
+    libdir=$("$venv/bin/python" -m libb2nd --libdir)
+    ext=$("$venv/bin/python" -c 'import importlib.util as u; print(u.find_spec("blosc2.blosc2_ext").origin)') || exit 2
+    resolved=$(ldd "$ext" | awk '/libb2nd|libblosc2/ {print $3}')
+    [[ $resolved == "$libdir"/* ]] || { echo "$ext does not load libb2nd from the wheel ($libdir): ${resolved:-not linked}" >&2; exit 2; }
+    log "$(basename "$ext") -> $resolved (no LD_LIBRARY_PATH)"
+    "$venv/bin/python" -c '
+import blosc2, sys
+maps = open("/proc/self/maps").read()
+sys.exit(0 if sys.argv[1] + "/libb2nd.so.0" in maps else "libb2nd.so.0 of the wheel is not mapped")' "$libdir" || exit 2
 else
     venv=$work/venv
     make_venv "$venv"
@@ -160,7 +197,7 @@ fi
 # Run from a copy of the sdist's test files (conftest.py, pytest.ini, tests/) so that `import
 # blosc2` finds the installed package rather than src/blosc2, and the tests' scratch files stay
 # out of the unpacked sdist.
-mode=$([[ $REF == 1 ]] && echo ref || echo b2nd)
+mode=$([[ $REF == 1 ]] && echo ref || { [[ -n $WHEEL ]] && echo wheel; } || echo b2nd)
 run=$work/run-$mode
 rm -rf "$run" && mkdir -p "$run"
 cp -r "$src/tests" "$src/conftest.py" "$src/pytest.ini" "$run/" || exit 2

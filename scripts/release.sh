@@ -66,7 +66,12 @@ tools=$stage/tools
 ZIGBUILD_VERSION=0.24.1 ZIGLANG_VERSION=0.17.1
 
 zigbuild_setup() {
-  if ! "$tools/bin/python" -c "import ziglang" 2>/dev/null || [ "$("$tools/bin/cargo-zigbuild" --help >/dev/null 2>&1; echo $?)" != 0 ]; then
+  # (llvm-objcopy for strip_static: Debian's llvm)
+  if ! command -v llvm-objcopy >/dev/null && ! command -v llvm-objcopy-14 >/dev/null; then
+    if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq llvm >/dev/null
+    else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq llvm >/dev/null; fi
+  fi
+  if ! "$tools/bin/python" -c "import ziglang" 2>/dev/null || ! "$tools/bin/cargo-zigbuild" --help >/dev/null 2>&1; then
     python3 -m venv "$tools"
     "$tools/bin/pip" install -q "ziglang==$ZIGLANG_VERSION" "cargo-zigbuild==$ZIGBUILD_VERSION" auditwheel
   fi
@@ -93,6 +98,14 @@ glibc_check() {
     done
   done
   return $bad
+}
+
+# strip_static LIB.a: without debug sections and the LLVM bitcode rustc leaves in Rust's
+# objects (for LTO, which a C program's linker does not do): 44 MB become 9. LLVM's objcopy
+# reads every target's objects, and the members GNU's tools refuse (zig's compiler-rt, .dwo names).
+strip_static() {
+  "$(command -v llvm-objcopy || command -v llvm-objcopy-14)" --strip-debug \
+    --remove-section=.llvmbc --remove-section=.llvmcmd "$1"
 }
 
 # python_package STAGE_INSTALL DIR [rpath]: the wheel's tree DIR/libb2nd from an install layout
@@ -127,9 +140,7 @@ linux() {  # ARCH (x86_64|aarch64)
   env PATH="$tools/bin:$PATH" RUSTFLAGS="$B2ND_RUSTFLAGS" "CFLAGS_$t=$cflags" \
     cargo zigbuild --release --locked --target "$triple.2.17" -p b2nd-capi -p b2nd-cli 2>&1 | tail -1
   ./scripts/install.sh "$inst" --built "$rel" >/dev/null
-  # The static library without debug sections and the LLVM bitcode rustc leaves in Rust's
-  # objects (for LTO, which a C program's linker does not do): 44 MB become 9.
-  objcopy --strip-debug --remove-section=.llvmbc --remove-section=.llvmcmd "$inst/lib/libb2nd.a"
+  strip_static "$inst/lib/libb2nd.a"
   python3 scripts/release/licenses.py "$triple" "$inst/licenses"
   echo "  glibc and libraries (manylinux2014):"
   glibc_check "$inst/lib/libb2nd.so.0" "$inst/bin/b2nd"
@@ -152,7 +163,7 @@ windows() {
   RUSTFLAGS="$B2ND_RUSTFLAGS" CFLAGS_x86_64_pc_windows_gnu="$cflags" \
     cargo build --release --locked --target "$triple" -p b2nd-capi -p b2nd-cli 2>&1 | tail -1
   ./scripts/cross.sh windows layout "$CARGO_TARGET_DIR/$triple/release" "$inst" >/dev/null
-  x86_64-w64-mingw32-strip --strip-debug "$inst/lib/libblosc2.a"
+  strip_static "$inst/lib/libblosc2.a"
   python3 scripts/release/licenses.py "$triple" "$inst/licenses"
   python3 scripts/release/pack.py zip "$inst" "$dist/$name.zip" "$name"
   echo "  archive: $name.zip"
