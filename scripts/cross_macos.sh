@@ -122,25 +122,9 @@ setup() {  # $1 arch
   echo "setup: rust-std $triple, zig $("$tools/bin/python" -m ziglang version), $(rust_lld), $(llvm llvm-lipo)"
 }
 
-layout() {  # $1 release dir, $2 install dir, $3 static libraries' link flags
-  local rel=$1 inst=$2
-  rm -rf "$inst" && mkdir -p "$inst/lib/cmake/Blosc2" "$inst/lib/cmake/B2nd" "$inst/lib/pkgconfig" "$inst/include" "$inst/bin"
-  install -m 755 "$rel/libb2nd_capi.dylib" "$inst/lib/libblosc2.$version.dylib"
-  ln -s "libblosc2.$version.dylib" "$inst/lib/libblosc2.9.dylib"
-  ln -s libblosc2.9.dylib "$inst/lib/libblosc2.dylib"
-  ln -s "libblosc2.$version.dylib" "$inst/lib/libb2nd.dylib"
-  # The static library without the LLVM bitcode that rustc leaves in the Rust objects
-  # (__LLVM,__bitcode: for LTO, which a C program's linker does not do with Rust's LLVM):
-  # 32 MB become 19, and lipo (LLVM 14's) reads the archive again.
-  "$(llvm llvm-objcopy)" --remove-section=__LLVM,__bitcode --remove-section=__LLVM,__cmdline \
-    "$rel/libb2nd_capi.a" "$inst/lib/libb2nd.a"
-  ln -s libb2nd.a "$inst/lib/libblosc2.a"
-  [ -f "$rel/b2nd" ] && install -m 755 "$rel/b2nd" "$inst/bin/b2nd"
-  cp -R include/. "$inst/include/"
-  install -m 644 cmake/Blosc2Config.cmake cmake/Blosc2ConfigVersion.cmake "$inst/lib/cmake/Blosc2/"
-  install -m 644 cmake/B2ndConfig.cmake cmake/B2ndConfigVersion.cmake "$inst/lib/cmake/B2nd/"
-  install -m 644 cmake/blosc2.pc cmake/b2nd.pc "$inst/lib/pkgconfig/"
-}
+# layout REL INST: the install layout (shared with scripts/ci/native.sh, which lays out a
+# native macOS build the same way)
+source scripts/layout_macos.sh
 
 # The exports of libb2nd.so.0 (Linux, this machine's build)
 linux_exports() {  # $1 output file

@@ -59,21 +59,36 @@ build() {
 }
 
 # layout REL INST: the DLL, tool and static library of cargo's release directory REL laid out
-# in INST as c-blosc2's Windows install is (scripts/release.sh uses it too).
+# in INST as c-blosc2's Windows install is (scripts/release.sh uses it too). The tools it
+# uses can be named (scripts/ci/native.sh, on Windows itself), each as a command:
+#   DLLTOOL   makes lib/libblosc2.dll.a (default $gnu-dlltool; set empty: none)
+#   IMPLIB    makes lib/libblosc2.lib (default llvm-dlltool; lib or lib.exe: MSVC's lib,
+#             called with its own options; set empty: none)
+#   OBJDUMP   lists the DLL's exports (default $gnu-objdump; dumpbin: MSVC's dumpbin)
+#   WIN_STATIC  the static library in REL, installed as lib/libblosc2.a (default
+#             libb2nd_capi.a, what the GNU target builds; set empty: none)
 layout() {
   local rel=$1 inst=$2
+  local dlltool=${DLLTOOL-$gnu-dlltool} static=${WIN_STATIC-libb2nd_capi.a}
+  local implib=${IMPLIB-$(command -v llvm-dlltool || command -v llvm-dlltool-14 || echo llvm-dlltool)}
   rm -rf "$inst" && mkdir -p "$inst/bin" "$inst/lib/cmake/Blosc2" "$inst/lib/pkgconfig" "$inst/include"
   install -m 755 "$rel/b2nd_capi.dll" "$inst/bin/libblosc2.dll"
   install -m 755 "$rel/b2nd.exe" "$inst/bin/b2nd.exe"
-  install -m 644 "$rel/libb2nd_capi.a" "$inst/lib/libblosc2.a"
+  [ -z "$static" ] || install -m 644 "$rel/$static" "$inst/lib/libblosc2.a"
   # The import libraries name the DLL libblosc2.dll, as c-blosc2's do.
   local def
   def=$(mktemp --suffix=.def)
   { echo "LIBRARY libblosc2.dll"; echo "EXPORTS"; exports "$inst/bin/libblosc2.dll" | sed 's/^/  /'; } >"$def"
   # (dlltool names its temporary objects after its process id unless told a fixed prefix:
   # the import library would differ from one build to the next)
-  "$gnu-dlltool" -d "$def" -D libblosc2.dll -l "$inst/lib/libblosc2.dll.a" --temp-prefix "$(dirname "$def")/b2nd-dlltool"
-  "$(command -v llvm-dlltool || command -v llvm-dlltool-14)" -m i386:x86-64 -d "$def" -D libblosc2.dll -l "$inst/lib/libblosc2.lib"
+  [ -z "$dlltool" ] || "$dlltool" -d "$def" -D libblosc2.dll -l "$inst/lib/libblosc2.dll.a" --temp-prefix "$(dirname "$def")/b2nd-dlltool"
+  case ${implib##*/} in
+    "") ;;
+    lib|lib.exe)  # (a Windows program: Windows paths, and options with -, which MSYS leaves alone)
+      "$implib" -nologo -machine:x64 -def:"$(cygpath -w "$def")" -out:"$(cygpath -w "$inst/lib/libblosc2.lib")" >/dev/null
+      rm -f "$inst/lib/libblosc2.exp" ;;
+    *) "$implib" -m i386:x86-64 -d "$def" -D libblosc2.dll -l "$inst/lib/libblosc2.lib" ;;
+  esac
   rm -f "$def"
   cp -R include/. "$inst/include/"
   install -m 644 cmake/windows/Blosc2Config.cmake cmake/Blosc2ConfigVersion.cmake "$inst/lib/cmake/Blosc2/"
@@ -85,7 +100,13 @@ layout() {
 
 # The functions a DLL exports, one a line, sorted.
 exports() {
-  "$gnu-objdump" -p "$1" | sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NR>1 && NF {print $NF}' | sort
+  local objdump=${OBJDUMP:-$gnu-objdump}
+  case ${objdump##*/} in
+    dumpbin|dumpbin.exe)  # "ordinal hint RVA name" rows, up to the summary
+      "$objdump" -nologo -exports "$(cygpath -w "$1")" | tr -d '\r' \
+        | awk '/ordinal +hint +RVA +name/ {on=1; next} on && /Summary/ {on=0} on && NF >= 4 {print $4}' | sort ;;
+    *) "$objdump" -p "$1" | sed -n '/\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk 'NR>1 && NF {print $NF}' | sort ;;
+  esac
 }
 
 # count LOG and part NAME PASSED FAILED: the tallies (shared with cross.sh)

@@ -58,7 +58,9 @@ VERSION=${PYBLOSC2_VERSION:-4.14.1}
 TIMEOUT=${PYBLOSC2_TIMEOUT:-300}
 WORKERS=${PYBLOSC2_WORKERS:-2}
 PREFIX=${B2ND_PREFIX:-$root/build/install}
-PREFIX=$(cd "$PREFIX" 2>/dev/null && pwd) || { echo "no install prefix $PREFIX (run ./scripts/install.sh build/install)" >&2; exit 2; }
+if [[ -z $WHEEL && $REF == 0 ]]; then
+    PREFIX=$(cd "$PREFIX" 2>/dev/null && pwd) || { echo "no install prefix $PREFIX (run ./scripts/install.sh build/install)" >&2; exit 2; }
+fi
 PY=${PYTHON:-python3}
 work=$root/build/python-blosc2-tests
 mkdir -p "$work"
@@ -111,9 +113,12 @@ if (( REF )); then
     fi
 elif [[ -n $WHEEL ]]; then
     # docs/CLIENTS.md, "python-blosc2 on the libb2nd wheel": the same commands, in a new venv
+    # (the recipe first: the test dependencies, installed after, would bring the PyPI blosc2
+    # wheel, with c-blosc2 inside, were blosc2 not there yet)
     venv=$work/wheel-venv
     rm -rf "$venv"
-    make_venv "$venv"
+    "$PY" -m venv "$venv" || exit 2
+    "$venv/bin/python" -m pip install --quiet --upgrade pip || exit 2
     log "pip install $(basename "$WHEEL")"
     "$venv/bin/python" -m pip install --quiet "$WHEEL" || exit 2
     cm=()
@@ -130,6 +135,7 @@ elif [[ -n $WHEEL ]]; then
         "$venv/bin/python" -m pip install -v --no-binary blosc2 "blosc2==$VERSION" "${cm[@]}") >"$work/build-wheel.log" 2>&1 \
         || { tail -30 "$work/build-wheel.log" >&2; exit 2; }
     log "built and installed in $((SECONDS - t0)) s"
+    make_venv "$venv"
     unset LD_LIBRARY_PATH
     libdir=$("$venv/bin/python" -m libb2nd --libdir)
     ext=$("$venv/bin/python" -c 'import importlib.util as u; print(u.find_spec("blosc2.blosc2_ext").origin)') || exit 2

@@ -57,7 +57,9 @@ cargo_home=${CARGO_HOME:-$HOME/.cargo}
 # The paths of this checkout and of cargo's sources, as the compilers would write them
 # (panic locations, __FILE__), mapped to fixed names.
 maps=("$root=/libb2nd" "$cargo_home=/cargo")
-B2ND_RUSTFLAGS=""; cflags=""
+# (a target's CFLAGS replaces the CFLAGS of .cargo/config.toml for cc-rs: its alignment of
+# the C codecs' functions is repeated here)
+B2ND_RUSTFLAGS=""; cflags="-falign-functions=64"
 for m in "${maps[@]}"; do B2ND_RUSTFLAGS+="${B2ND_RUSTFLAGS:+ }--remap-path-prefix=$m"; cflags+="${cflags:+ }-ffile-prefix-map=$m"; done
 export B2ND_RUSTFLAGS
 dist=$root/dist stage=$root/build/release

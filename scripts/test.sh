@@ -93,6 +93,10 @@ else
   tail -3 build/cross-setup.log; echo "cross: wasm32 SKIPPED (its Rust std, zig or wasmtime could not be installed)"
 fi
 
+echo "== a release archive and wheel (scripts/release.sh VERSION linux-x86_64): glibc 2.17, tested unpacked"
+# (the other archives, the wheels' clients and the reproducibility check: docs/RELEASE.md)
+./scripts/release.sh "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)" linux-x86_64
+
 echo "== fuzzing, short budget (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS)"
 ./scripts/fuzz.sh --runs 40000
 echo "all tests passed"

@@ -25,12 +25,13 @@ work=$root/build/release/hdf5plugin
 rm -rf "$work" && mkdir -p "$work"
 echo "== hdf5plugin 7.1.0 on the same venv (log: $work/build.log)"
 # hdf5plugin reads pkg-config through the `pkgconfig` module, which its build requirements lack:
-# it is installed beside the rest and the build runs without isolation.
+# it is installed beside the rest and the build runs without isolation. (--force-reinstall:
+# python-blosc2's test dependencies brought hdf5plugin's PyPI wheel, c-blosc2 linked in.)
 "$venv/bin/python" -m pip install --quiet 'setuptools>=77' wheel py-cpuinfo==9.0.0 pkgconfig h5py || exit 2
 (unset LD_LIBRARY_PATH
  HDF5PLUGIN_SYSTEM_LIBRARIES=blosc2 HDF5PLUGIN_STRIP=bshuf,blosc,bzip2,fcidecomp,htj2k,lz4,sperr,sz,sz3,zfp,zstd \
    PKG_CONFIG_PATH="$("$venv/bin/python" -m libb2nd --pkgconfig-dir)" \
-   "$venv/bin/python" -m pip install -v --no-build-isolation --no-binary hdf5plugin hdf5plugin==7.1.0) >"$work/build.log" 2>&1 \
+   "$venv/bin/python" -m pip install -v --no-build-isolation --no-binary hdf5plugin --force-reinstall --no-deps hdf5plugin==7.1.0) >"$work/build.log" 2>&1 \
   || { tail -20 "$work/build.log" >&2; exit 2; }
 unset LD_LIBRARY_PATH
 libdir=$("$venv/bin/python" -m libb2nd --libdir)
