@@ -102,8 +102,18 @@ case $target in
     check "pkg-config: x86_64-w64-mingw32-gcc demo.c \$(pkg-config ...)" \
       x86_64-w64-mingw32-gcc -O2 -o "$work/demo_pc.exe" "$work/demo.c" $(pkg-config --cflags --libs blosc2)
     check "pkg-config: demo_pc.exe runs under wine" run_demo "$work" wine ./demo_pc.exe
-    check "lib/libblosc2.lib (MSVC's import library) names libblosc2.dll" \
-      sh -c "strings '$prefix/lib/libblosc2.lib' | grep -q '^libblosc2.dll$'"
+    # A program as MSVC's toolchain makes them (no MSVC here: LLVM's llc for the object, lld-link,
+    # no C runtime): linked against lib/libblosc2.lib, it compresses and decompresses through
+    # the DLL (scripts/release/msvc-caller.ll)
+    llc=$(command -v llc || command -v llc-14 || echo /usr/lib/llvm-14/bin/llc)
+    lld="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/rust-lld"
+    printf 'LIBRARY kernel32.dll\nEXPORTS\n  ExitProcess\n' >"$work/kernel32.def"
+    check "MSVC-style program linked against lib/libblosc2.lib (llc, lld-link)" sh -c "
+      '$llc' -O1 -filetype=obj '$root/scripts/release/msvc-caller.ll' -o '$work/caller.obj' &&
+      '$(command -v llvm-dlltool || command -v llvm-dlltool-14)' -m i386:x86-64 -d '$work/kernel32.def' -l '$work/kernel32.lib' &&
+      '$lld' -flavor link /nologo /entry:start /subsystem:console /nodefaultlib '$work/caller.obj' \
+        '$prefix/lib/libblosc2.lib' '$work/kernel32.lib' /out:'$work/caller.exe'"
+    check "  it runs under wine: blosc2_compress and blosc2_decompress round trip" run_in "$work" wine ./caller.exe
     # shellcheck disable=SC2046
     check "static: lib/libblosc2.a" \
       x86_64-w64-mingw32-gcc -O2 -o "$work/demo_static.exe" "$work/demo.c" -I"$prefix/include" "$prefix/lib/libblosc2.a" $(pkg-config --libs-only-l --static blosc2 | sed 's/-lblosc2//')
