@@ -122,6 +122,7 @@ python_package() {
   # loader's path (the CMake files do the same when they find themselves in this package).
   # (Windows has no run paths: a program finds the DLL beside it or on PATH.)
   [ "${3:-}" = rpath ] || return 0
+  # shellcheck disable=SC2016 # (pkg-config's own ${libdir}, written as it is)
   sed -i 's|^Libs: -L${libdir} |Libs: -L${libdir} -Wl,-rpath,${libdir} |' "$pkg"/lib/pkgconfig/*.pc
   grep -q 'rpath' "$pkg/lib/pkgconfig/blosc2.pc" || { echo "release.sh: the wheel's blosc2.pc has no run path" >&2; return 1; }
 }
@@ -210,7 +211,8 @@ echo "== dist/ ($((SECONDS - t0)) s; SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH)"
 (cd "$dist" && for f in libb2nd-"$version"-*; do printf '  %-62s %9s bytes\n' "$f" "$(stat -c %s "$f")"; done)
 if [ $test = 1 ]; then
   for t in "${targets[@]}"; do
-    f=$(ls "$dist/libb2nd-$version-$t".* | head -1)
-    ./scripts/release/consumer-test.sh "$f"
+    for f in "$dist/libb2nd-$version-$t".tar.gz "$dist/libb2nd-$version-$t".zip; do
+      [ ! -f "$f" ] || ./scripts/release/consumer-test.sh "$f"
+    done
   done
 fi

@@ -61,8 +61,9 @@ case $target in
     arch=${target#linux-}
     cc=cc; runner=()
     if [ "$arch" = aarch64 ]; then
-      command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null \
-        || ./scripts/cross.sh aarch64 setup >/dev/null
+      if ! command -v qemu-aarch64 >/dev/null || ! command -v aarch64-linux-gnu-gcc >/dev/null; then
+        ./scripts/cross.sh aarch64 setup >/dev/null
+      fi
       cc=aarch64-linux-gnu-gcc
       runner=(env QEMU_LD_PREFIX=/usr/aarch64-linux-gnu qemu-aarch64)
       printf '%s\n' 'set(CMAKE_SYSTEM_NAME Linux)' 'set(CMAKE_SYSTEM_PROCESSOR aarch64)' \
@@ -86,7 +87,9 @@ case $target in
     check "bin/b2nd verify demo.b2frame" run_in "$work" "${runner[@]}" "$prefix/bin/b2nd" verify "$work/demo.b2frame"
     ;;
   windows-x86_64)
-    command -v wine >/dev/null && command -v x86_64-w64-mingw32-gcc >/dev/null || ./scripts/cross.sh windows setup >/dev/null
+    if ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
+      ./scripts/cross.sh windows setup >/dev/null
+    fi
     export WINEDEBUG=-all
     : "${WINEPREFIX:=$HOME/.wine}"; export WINEPREFIX
     # the DLL from the archive's bin/ (as a user's PATH would give it), mingw's runtime DLLs

@@ -28,6 +28,7 @@ for f in $(cd "$a" && ls); do
     passed=$((passed + 1)); echo "  identical  $f"
   else
     failed=$((failed + 1)); echo "  DIFFERENT  $f"
+    # shellcheck disable=SC2016 # ($TAR_FILENAME: tar's, in the command it runs per member)
     case $f in
       *.tar.gz) diff <(tar -xzOf "$a/$f" --to-command='sha256sum | sed "s|-|$TAR_FILENAME|"') \
                      <(tar -xzOf "$b/$f" --to-command='sha256sum | sed "s|-|$TAR_FILENAME|"') | grep '^[<>]' | head -20 || true ;;
