@@ -97,6 +97,9 @@ echo "== a release archive and wheel (scripts/release.sh VERSION linux-x86_64): 
 # (the other archives, the wheels' clients and the reproducibility check: docs/RELEASE.md)
 ./scripts/release.sh "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)" linux-x86_64
 
+echo "== the CI workflows of .github/ (scripts/actionlint.sh; they never run here)"
+./scripts/actionlint.sh
+
 echo "== fuzzing, short budget (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS)"
 ./scripts/fuzz.sh --runs 40000
 echo "all tests passed"
