@@ -27,7 +27,8 @@
 #
 # Unless --no-test, each archive is then unpacked into a fresh directory and used as a user
 # would (scripts/release/consumer-test.sh): the C demo built through CMake and through
-# pkg-config, and run (linux-aarch64 under qemu, windows under wine; macOS linked only).
+# pkg-config, and run (linux-aarch64 under qemu, windows under wine; macOS linked only); the
+# x86-64 Linux wheel is pip-installed into a fresh venv and built against the same ways.
 # Builds go to target/dist/ (apart from the everyday target/), stages to build/release/.
 # Needs: what scripts/cross.sh TARGET setup installs, and PyPI (ziglang, cargo-zigbuild).
 set -euo pipefail
@@ -214,5 +215,9 @@ if [ $test = 1 ]; then
     for f in "$dist/libb2nd-$version-$t".tar.gz "$dist/libb2nd-$version-$t".zip; do
       [ ! -f "$f" ] || ./scripts/release/consumer-test.sh "$f"
     done
+    # (the wheel this machine can install: pip-installed into a fresh venv and built against)
+    if [ "$t" = linux-x86_64 ] && [ $wheels = 1 ]; then
+      ./scripts/release/consumer-test.sh "$dist/libb2nd-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
+    fi
   done
 fi

@@ -5,11 +5,15 @@
 # run both; then the static library and the b2nd tool.
 #
 #   scripts/release/consumer-test.sh dist/libb2nd-VERSION-TARGET.{tar.gz,zip}
+#   scripts/release/consumer-test.sh dist/libb2nd-VERSION-py3-none-manylinux_2_17_x86_64...whl
 #
 # linux-x86_64 runs natively; linux-aarch64 under qemu-aarch64 (scripts/cross.sh aarch64
 # setup); windows-x86_64 is built by mingw-w64 and run under wine (scripts/cross.sh windows
 # setup); macos-universal2 is built and linked for arm64 and x86_64 by zig cc (scripts/cross.sh
-# macos setup) and never run: nothing here runs macOS. Prints "N passed, N failed".
+# macos setup) and never run: nothing here runs macOS. A wheel (this machine's: x86-64 Linux) is
+# pip-installed into a fresh venv; the demo is built through `python -m libb2nd --cmake-dir`
+# (and installed, which drops CMake's own run path) and --pkgconfig-dir, with no rpath or
+# LD_LIBRARY_PATH of ours, and run; then its console script b2nd. Prints "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -29,8 +33,14 @@ check() {  # NAME CMD...: runs CMD, its output to the log
 }
 work=$(mktemp -d "${TMPDIR:-/tmp}/b2nd-consumer.XXXXXX")
 log=$work/log
-echo "== $base: unpacked into $work"
 case $archive in
+  *.whl) target=wheel; echo "== $base: pip-installed into a new venv in $work" ;;
+  *) echo "== $base: unpacked into $work" ;;
+esac
+case $archive in
+  *.whl)  # the wheel's own tree stands in for the archive's top directory
+    python3 -m venv "$work/venv" && "$work/venv/bin/pip" install -q --disable-pip-version-check "$archive" >>"$log" 2>&1
+    mkdir -p "$work/$base" ;;
   *.zip) (cd "$work" && python3 -m zipfile -e "$archive" .) ;;
   *) tar -xzf "$archive" -C "$work" ;;
 esac
@@ -141,6 +151,28 @@ case $target in
       check "static ($arch): lib/libb2nd.a linked, not run" \
         "$tools/bin/zig-cc-$arch" -O2 -o "$work/demo_static_$arch" "$work/demo.c" -I"$prefix/include" "$prefix/lib/libb2nd.a" -lpthread -lm
     done
+    ;;
+  wheel)
+    # (x86-64 Linux wheels, on this machine) What builds against the package: the paths of
+    # python -m libb2nd and nothing else; the run path the package's CMake and pkg-config files
+    # give, so that no LD_LIBRARY_PATH is needed, even after CMake's install drops its own.
+    py=$work/venv/bin/python
+    unset LD_LIBRARY_PATH
+    export PKG_CONFIG_PATH PKG_CONFIG_LIBDIR
+    PKG_CONFIG_PATH=$("$py" -m libb2nd --pkgconfig-dir); PKG_CONFIG_LIBDIR=$PKG_CONFIG_PATH
+    printf '%s\n' 'install(TARGETS demo DESTINATION bin)' >>"$work/CMakeLists.txt"
+    check "python -m libb2nd --cmake-dir, --pkgconfig-dir, --libdir, --includes" \
+      sh -c "'$py' -m libb2nd --cmake-dir --pkgconfig-dir --libdir --includes | grep -c site-packages/libb2nd | grep -qx 4"
+    check "CMake: find_package(Blosc2) in \$(python -m libb2nd --cmake-dir), built, installed" sh -c "
+      '$cmake' -S '$work' -B '$work/cmake' -DCMAKE_PREFIX_PATH=\"\$('$py' -m libb2nd --cmake-dir)\" \
+        -DCMAKE_INSTALL_PREFIX='$work/installed' -DCMAKE_BUILD_TYPE=Release && '$cmake' --build '$work/cmake' &&
+      '$cmake' --install '$work/cmake'"
+    check "CMake: the installed demo runs (the package's run path)" run_demo "$work" ./installed/bin/demo
+    # shellcheck disable=SC2046 # (pkg-config's words)
+    check "pkg-config: cc demo.c \$(pkg-config --cflags --libs blosc2), no -rpath of ours" \
+      cc -O2 -o "$work/demo_pc" "$work/demo.c" $(pkg-config --cflags --libs blosc2)
+    check "pkg-config: the demo runs" run_demo "$work" ./demo_pc
+    check "the console script b2nd verify demo.b2frame" run_in "$work" "$work/venv/bin/b2nd" verify demo.b2frame
     ;;
   *) echo "consumer-test.sh: no test for $target" >&2; exit 2 ;;
 esac
