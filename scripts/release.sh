@@ -106,9 +106,31 @@ glibc_check() {
 # strip_static LIB.a: without debug sections and the LLVM bitcode rustc leaves in Rust's
 # objects (for LTO, which a C program's linker does not do): 44 MB become 9. LLVM's objcopy
 # reads every target's objects, and the members GNU's tools refuse (zig's compiler-rt, .dwo names).
+# (LLVM 14's objcopy cannot read again what it wrote of a Windows archive: one pass, with
+# any more options given after LIB.a)
 strip_static() {
+  local lib=$1; shift
   "$(command -v llvm-objcopy || command -v llvm-objcopy-14)" --strip-debug \
-    --remove-section=.llvmbc --remove-section=.llvmcmd "$1"
+    --remove-section=.llvmbc --remove-section=.llvmcmd "$@" "$lib"
+}
+
+# import_names_map LIB.a RELEASE_DIR MAP: for a Windows static library, new names for the
+# symbols of the import libraries rustc writes for raw-dylib links (windows-sys): their names
+# carry the path of its temporary directory, RELEASE_DIR/deps/rustcXXXXXX (random), which would
+# make every build's library different. Renamed consistently across the archive (objcopy's
+# --redefine-syms=MAP), they keep linking as before (the consumer test links the demo against
+# it and runs it).
+import_names_map() {
+  # (llvm-nm fails on the members without symbols, but lists the others)
+  { "$(command -v llvm-nm || command -v llvm-nm-14)" "$1" 2>/dev/null || true; } | awk '{print $NF}' | sort -u \
+    | python3 -c '
+import re, sys
+prefix = re.sub(r"[^A-Za-z0-9]", "_", sys.argv[1].rstrip("/") + "/deps")
+pat = re.compile(re.escape(prefix) + r"_rustc[A-Za-z0-9]{6}")
+for name in sys.stdin.read().split():
+    if pat.search(name):
+        print(name, pat.sub("libb2nd_raw_dylib", name))' "$2" >"$3"
+  echo "  $(basename "$1"): $(wc -l <"$3") symbols of rustc's raw-dylib import libraries renamed"
 }
 
 # python_package STAGE_INSTALL DIR [rpath]: the wheel's tree DIR/libb2nd from an install layout
@@ -164,10 +186,13 @@ windows() {
   local inst=$stage/$name
   echo "== $name: mingw-w64"
   ./scripts/cross.sh windows setup >/dev/null
-  RUSTFLAGS="$B2ND_RUSTFLAGS" CFLAGS_x86_64_pc_windows_gnu="$cflags" \
+  # (-Cstrip=symbols: the DLL's and the tool's symbol tables, which name rustc's temporary
+  # directories, are left out; the DLL's exports stay)
+  RUSTFLAGS="$B2ND_RUSTFLAGS -Cstrip=symbols" CFLAGS_x86_64_pc_windows_gnu="$cflags" \
     cargo build --release --locked --target "$triple" -p b2nd-capi -p b2nd-cli 2>&1 | tail -1
   ./scripts/cross.sh windows layout "$CARGO_TARGET_DIR/$triple/release" "$inst" >/dev/null
-  strip_static "$inst/lib/libblosc2.a"
+  import_names_map "$inst/lib/libblosc2.a" "$CARGO_TARGET_DIR/$triple/release" "$stage/windows-names.map"
+  strip_static "$inst/lib/libblosc2.a" --redefine-syms="$stage/windows-names.map"
   python3 scripts/release/licenses.py "$triple" "$inst/licenses"
   python3 scripts/release/pack.py zip "$inst" "$dist/$name.zip" "$name"
   echo "  archive: $name.zip"
@@ -180,7 +205,8 @@ windows() {
 macos() {
   local name="libb2nd-$version-macos-universal2" inst=$stage/libb2nd-$version-macos-universal2
   echo "== $name: zig cc + rust-lld, arm64 and x86_64, lipo"
-  CFLAGS_aarch64_apple_darwin="$cflags" CFLAGS_x86_64_apple_darwin="$cflags" \
+  # (-S to ld64.lld: no debug map, whose object paths would enter the dylib's LC_UUID)
+  B2ND_RUSTFLAGS="$B2ND_RUSTFLAGS -Clink-arg=-S" CFLAGS_aarch64_apple_darwin="$cflags" CFLAGS_x86_64_apple_darwin="$cflags" \
     ./scripts/cross.sh macos release 2>&1 | grep -E '^(==|  lib|  bin)' || true
   rm -rf "$inst" && cp -R build/macos/universal2/install "$inst"
   python3 scripts/release/licenses.py aarch64-apple-darwin "$inst/licenses"

@@ -15,9 +15,11 @@ version=${1:?usage: reproduce.sh VERSION [TARGET...]}; shift
 work=$root/build/repro
 rm -rf "$work"
 dirs=("$work/a" "$work/second-tree/x")
+commit=$(git rev-parse HEAD)  # (both clones at this commit, whatever main becomes meanwhile)
 for d in "${dirs[@]}"; do
   mkdir -p "$(dirname "$d")"
   git clone -q --no-hardlinks "$root" "$d"
+  git -C "$d" checkout -q "$commit"
   echo "== release build in $d"
   (cd "$d" && ./scripts/release.sh "$version" --no-test "$@") >"$d.log" 2>&1 || { tail -20 "$d.log"; exit 1; }
 done
