@@ -81,7 +81,9 @@ layout() {
   { echo "LIBRARY libblosc2.dll"; echo "EXPORTS"; exports "$inst/bin/libblosc2.dll" | sed 's/^/  /'; } >"$def"
   # (dlltool names its temporary objects after its process id unless told a fixed prefix:
   # the import library would differ from one build to the next)
-  [ -z "$dlltool" ] || "$dlltool" -d "$def" -D libblosc2.dll -l "$inst/lib/libblosc2.dll.a" --temp-prefix "$(dirname "$def")/b2nd-dlltool"
+  # (and it names two symbols after the output's path as given: from lib/, libblosc2.dll.a
+  # alone, as MinGW's import libraries have them, the same wherever the build runs)
+  [ -z "$dlltool" ] || (cd "$inst/lib" && "$dlltool" -d "$def" -D libblosc2.dll -l libblosc2.dll.a --temp-prefix "$(dirname "$def")/b2nd-dlltool")
   case ${implib##*/} in
     "") ;;
     lib|lib.exe)  # (a Windows program: Windows paths, and options with -, which MSYS leaves alone)
