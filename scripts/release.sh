@@ -179,6 +179,13 @@ linux() {  # ARCH (x86_64|aarch64)
   cp "$inst/lib/libb2nd.so.0" "$stage/wheel-linux-$arch/libb2nd/lib/libb2nd.so"
   cp "$inst/bin/b2nd" "$stage/wheel-linux-$arch/libb2nd/bin/b2nd"
   wheel "manylinux_2_17_$arch.manylinux2014_$arch" "$stage/wheel-linux-$arch"
+  # auditwheel's own verdict on the wheel (PyPI refuses a manylinux tag it would refuse)
+  if [ $wheels = 1 ]; then
+    local verdict
+    verdict=$("$tools/bin/auditwheel" show "$dist/libb2nd-$version-py3-none-manylinux_2_17_$arch.manylinux2014_$arch.whl" 2>&1)
+    grep -q "\"manylinux_2_17_$arch\"" <<<"$verdict" || { echo "$verdict" >&2; echo "release.sh: auditwheel does not accept the wheel as manylinux_2_17_$arch" >&2; return 1; }
+    echo "  auditwheel show: consistent with manylinux_2_17_$arch"
+  fi
 }
 
 windows() {
