@@ -20,7 +20,11 @@ const ZLIB_NG_X86: &[(&str, &[&str], &[&str])] = &[
     ("X86_SSE41", &["-msse4.1"], &["chorba_sse41"]),
     ("X86_SSE42", &["-msse4.2"], &["adler32_sse42"]),
     ("X86_PCLMULQDQ_CRC", &["-msse4.2", "-mpclmul"], &["crc32_pclmulqdq"]),
-    ("X86_AVX2", &["-mavx2", "-mbmi2"], &["slide_hash_avx2", "chunkset_avx2", "compare256_avx2", "adler32_avx2"]),
+    (
+        "X86_AVX2",
+        &["-mavx2", "-mbmi2"],
+        &["slide_hash_avx2", "chunkset_avx2", "compare256_avx2", "adler32_avx2"],
+    ),
     (
         "X86_AVX512",
         &["-mavx512f", "-mavx512dq", "-mavx512bw", "-mavx512vl", "-mbmi2"],
@@ -40,10 +44,28 @@ const ZLIB_NG_X86: &[(&str, &[&str], &[&str])] = &[
 
 /// zlib-ng's library files (native `zng_` API, no gz* file functions).
 const ZLIB_NG_CORE: &[&str] = &[
-    "adler32", "compress", "cpu_features", "crc32", "crc32_braid_comb", "deflate", "deflate_fast",
-    "deflate_huff", "deflate_medium", "deflate_quick", "deflate_rle", "deflate_slow", "deflate_stored",
-    "functable", "infback", "inflate", "inftrees", "insert_string", "insert_string_roll", "trees",
-    "uncompr", "zutil",
+    "adler32",
+    "compress",
+    "cpu_features",
+    "crc32",
+    "crc32_braid_comb",
+    "deflate",
+    "deflate_fast",
+    "deflate_huff",
+    "deflate_medium",
+    "deflate_quick",
+    "deflate_rle",
+    "deflate_slow",
+    "deflate_stored",
+    "functable",
+    "infback",
+    "inflate",
+    "inftrees",
+    "insert_string",
+    "insert_string_roll",
+    "trees",
+    "uncompr",
+    "zutil",
 ];
 
 /// Build zlib-ng 2.3.3 (vendor/zlib-ng, the version c-blosc2 3.3.5 uses) with
@@ -70,7 +92,12 @@ fn zlib_ng(root: &Path) {
     let gnu = probe.get_compiler().is_like_gnu() || probe.get_compiler().is_like_clang();
     let mut defines: Vec<&str> = Vec::new();
     if gnu {
-        defines.extend(["HAVE_ATTRIBUTE_ALIGNED", "HAVE_BUILTIN_ASSUME_ALIGNED", "HAVE_BUILTIN_CTZ", "HAVE_BUILTIN_CTZLL"]);
+        defines.extend([
+            "HAVE_ATTRIBUTE_ALIGNED",
+            "HAVE_BUILTIN_ASSUME_ALIGNED",
+            "HAVE_BUILTIN_CTZ",
+            "HAVE_BUILTIN_CTZLL",
+        ]);
         defines.extend(["HAVE_VISIBILITY_HIDDEN", "HAVE_VISIBILITY_INTERNAL"]);
     }
     if os == "linux" {
@@ -98,8 +125,14 @@ fn zlib_ng(root: &Path) {
         &["adler32_c", "adler32_fold_c", "crc32_braid_c", "crc32_chorba_c", "crc32_fold_c"]
     } else {
         &[
-            "adler32_c", "adler32_fold_c", "chunkset_c", "compare256_c", "crc32_braid_c", "crc32_chorba_c",
-            "crc32_fold_c", "slide_hash_c",
+            "adler32_c",
+            "adler32_fold_c",
+            "chunkset_c",
+            "compare256_c",
+            "crc32_braid_c",
+            "crc32_chorba_c",
+            "crc32_fold_c",
+            "slide_hash_c",
         ]
     };
     if !defines.contains(&"X86_SSE2") {
@@ -129,7 +162,9 @@ fn zlib_ng(root: &Path) {
 /// its CMake resolves at configure time, zlib-ng.h without a symbol prefix.
 /// Files are rewritten only when their content changes.
 fn configured_headers(dir: &Path, out: &Path) {
-    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("vendor/zlib-ng/{name}: {e}"));
+    let read = |name: &str| {
+        std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("vendor/zlib-ng/{name}: {e}"))
+    };
     let unix = std::env::var("CARGO_CFG_UNIX").is_ok();
     // The two configure-time switches of zconf-ng.h, as zlib-ng's CMake resolves them.
     let zconf: String = read("zconf-ng.h.in")
@@ -146,9 +181,11 @@ fn configured_headers(dir: &Path, out: &Path) {
         .map(|l| l + "\n")
         .collect();
     let header = read("zlib-ng.h.in").replace("@ZLIB_SYMBOL_PREFIX@", "");
-    for (name, text) in
-        [("zconf-ng.h", zconf), ("zlib-ng.h", header), ("zlib_name_mangling-ng.h", read("zlib_name_mangling.h.empty"))]
-    {
+    for (name, text) in [
+        ("zconf-ng.h", zconf),
+        ("zlib-ng.h", header),
+        ("zlib_name_mangling-ng.h", read("zlib_name_mangling.h.empty")),
+    ] {
         let path = out.join(name);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(&text[..]) {
             std::fs::write(&path, text).expect("write zlib-ng header");

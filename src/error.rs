@@ -94,10 +94,7 @@ const TABLE: &[(Error, i32, &str)] = &[
 impl Error {
     /// The c-blosc2 `BLOSC2_ERROR_*` value for this error (always negative).
     pub fn code(self) -> i32 {
-        TABLE
-            .iter()
-            .find(|(e, _, _)| *e == self)
-            .map_or(-1, |&(_, c, _)| c)
+        TABLE.iter().find(|(e, _, _)| *e == self).map_or(-1, |&(_, c, _)| c)
     }
 
     /// The error for a c-blosc2 code, if it is one of the table's.
@@ -111,10 +108,7 @@ pub fn message(code: i32) -> &'static str {
     if code == 0 {
         return "Success";
     }
-    TABLE
-        .iter()
-        .find(|(_, c, _)| *c == code)
-        .map_or("Unknown error", |&(_, _, m)| m)
+    TABLE.iter().find(|(_, c, _)| *c == code).map_or("Unknown error", |&(_, _, m)| m)
 }
 
 impl fmt::Display for Error {

@@ -33,10 +33,17 @@ impl Meta {
     /// The metalayer's bytes.
     pub fn serialize(&self) -> Result<Vec<u8>> {
         let nd = self.ndim();
-        if nd > MAX_DIM || self.chunkshape.len() != nd || self.blockshape.len() != nd || self.dtype_format > 127 {
+        if nd > MAX_DIM
+            || self.chunkshape.len() != nd
+            || self.blockshape.len() != nd
+            || self.dtype_format > 127
+        {
             return Err(Error::InvalidParam);
         }
-        let dlen = u32::try_from(self.dtype.len()).ok().filter(|&l| l <= i32::MAX as u32).ok_or(Error::InvalidParam)?;
+        let dlen = u32::try_from(self.dtype.len())
+            .ok()
+            .filter(|&l| l <= i32::MAX as u32)
+            .ok_or(Error::InvalidParam)?;
         let mut m = Vec::with_capacity(3 + 3 + nd * 19 + 6 + self.dtype.len());
         m.extend_from_slice(&[0x97, VERSION, nd as u8, 0x90 + nd as u8]);
         for &s in &self.shape {
@@ -97,7 +104,9 @@ impl Meta {
             let len = match r.u8()? {
                 m @ 0xa0..=0xbf => usize::from(m - 0xa0),
                 0xd9 => usize::from(r.u8()?),
-                0xda => usize::from(u16::from_be_bytes(r.take(2)?.try_into().map_err(|_| Error::InvalidHeader)?)),
+                0xda => {
+                    usize::from(u16::from_be_bytes(r.take(2)?.try_into().map_err(|_| Error::InvalidHeader)?))
+                }
                 0xdb => u32::from_be_bytes(r.take(4)?.try_into().map_err(|_| Error::InvalidHeader)?) as usize,
                 _ => return Err(Error::InvalidHeader),
             };

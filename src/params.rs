@@ -24,7 +24,6 @@ pub mod filter {
     pub const INT_TRUNC: u8 = 36;
 }
 
-
 /// The super-chunk a chunk is compressed for or decompressed from, as the
 /// plugins that depend on it see it (c-blosc2 hands them `cparams->schunk`):
 /// bytedelta with a meta of 0 takes the super-chunk's typesize, the

@@ -18,7 +18,10 @@ fn f32s(b: &[u8]) -> Vec<f32> {
 
 #[test]
 fn python_written_arrays_read_whole() {
-    let a = Array::from_schunk(SChunk::new(SuperChunk::open(&testdata("b2nd/example_item_prices.b2nd"), filesystem(), false).unwrap())).unwrap();
+    let a = Array::from_schunk(SChunk::new(
+        SuperChunk::open(&testdata("b2nd/example_item_prices.b2nd"), filesystem(), false).unwrap(),
+    ))
+    .unwrap();
     assert_eq!(a.meta().shape, vec![12, 25, 250]);
     assert_eq!(a.meta().chunkshape, vec![8, 10, 50]);
     assert_eq!(a.meta().blockshape, vec![4, 5, 10]);
@@ -41,7 +44,10 @@ fn python_written_arrays_read_whole() {
             }
         }
     }
-    let d = Array::from_schunk(SChunk::new(SuperChunk::open(&testdata("b2nd/example_day_month_temp.b2nd"), filesystem(), false).unwrap())).unwrap();
+    let d = Array::from_schunk(SChunk::new(
+        SuperChunk::open(&testdata("b2nd/example_day_month_temp.b2nd"), filesystem(), false).unwrap(),
+    ))
+    .unwrap();
     assert_eq!(d.meta().shape, vec![400, 3]);
     let mut t = vec![0u8; 400 * 3 * 4];
     d.to_buffer(&mut t).unwrap();
@@ -93,13 +99,23 @@ fn slices_round_trip_against_a_model() {
     let dir = b2nd::os::temp_dir().join(format!("b2nd-arrays-{}", b2nd::os::process_id()));
     std::fs::create_dir_all(&dir).unwrap();
     let shape = vec![13i64, 7, 29];
-    let meta = Meta { shape: shape.clone(), chunkshape: vec![5, 4, 10], blockshape: vec![2, 3, 4], dtype: "<u4".into(), dtype_format: 0 };
+    let meta = Meta {
+        shape: shape.clone(),
+        chunkshape: vec![5, 4, 10],
+        blockshape: vec![2, 3, 4],
+        dtype: "<u4".into(),
+        dtype_format: 0,
+    };
     let mut cp = CParams::classic(Codec::Lz4, 5, 1, 4, false);
     cp.nthreads = 1;
     for (k, storage) in [
         Storage::default(),
         Storage { contiguous: true, ..Storage::default() },
-        Storage { contiguous: true, urlpath: Some(dir.join("a.b2nd").to_str().unwrap().into()), ..Storage::default() },
+        Storage {
+            contiguous: true,
+            urlpath: Some(dir.join("a.b2nd").to_str().unwrap().into()),
+            ..Storage::default()
+        },
     ]
     .into_iter()
     .enumerate()
@@ -130,7 +146,8 @@ fn slices_round_trip_against_a_model() {
             assert_eq!(got, want, "storage {k} round {round} {start:?}..{stop:?}");
             if round % 3 == 0 {
                 // Write new values there and update the model.
-                let new: Vec<u8> = (0..want.len()).map(|i| (i as u8).wrapping_mul(31).wrapping_add(round as u8)).collect();
+                let new: Vec<u8> =
+                    (0..want.len()).map(|i| (i as u8).wrapping_mul(31).wrapping_add(round as u8)).collect();
                 a.set_slice(&start, &stop, &new).unwrap();
                 let mut it = new.chunks_exact(4);
                 let nd = shape.len();
@@ -176,9 +193,16 @@ fn slices_round_trip_against_a_model() {
 
 #[test]
 fn filled_arrays() {
-    let meta = Meta { shape: vec![10, 10], chunkshape: vec![4, 6], blockshape: vec![2, 3], dtype: "<f8".into(), dtype_format: 0 };
+    let meta = Meta {
+        shape: vec![10, 10],
+        chunkshape: vec![4, 6],
+        blockshape: vec![2, 3],
+        dtype: "<f8".into(),
+        dtype_format: 0,
+    };
     let cp = CParams::classic(Codec::Zstd, 5, 1, 8, false);
-    let z = Array::new(&ctx(&meta, &cp, Storage { contiguous: true, ..Storage::default() }), Fill::Zeros).unwrap();
+    let z = Array::new(&ctx(&meta, &cp, Storage { contiguous: true, ..Storage::default() }), Fill::Zeros)
+        .unwrap();
     let mut b = vec![1u8; 800];
     z.to_buffer(&mut b).unwrap();
     assert!(b.iter().all(|&x| x == 0));
@@ -226,9 +250,20 @@ fn shape_changes_through_another_handle_are_picked_up() {
 
 #[test]
 fn a_metalayer_asking_for_chunks_too_big_opens_but_allocates_nothing() {
-    let mut sc = SuperChunk::new(CParams::classic(Codec::Lz4, 5, 1, 8, false), b2nd::chunk::DParams::default(), Storage::default()).unwrap();
+    let mut sc = SuperChunk::new(
+        CParams::classic(Codec::Lz4, 5, 1, 8, false),
+        b2nd::chunk::DParams::default(),
+        Storage::default(),
+    )
+    .unwrap();
     // 46340^2 items of 8 bytes: 17 GB per chunk, more than a chunk can hold.
-    let meta = Meta { shape: vec![1 << 20, 1 << 20], chunkshape: vec![46340, 46340], blockshape: vec![1, 1], dtype: "<f8".into(), dtype_format: 0 };
+    let meta = Meta {
+        shape: vec![1 << 20, 1 << 20],
+        chunkshape: vec![46340, 46340],
+        blockshape: vec![1, 1],
+        dtype: "<f8".into(),
+        dtype_format: 0,
+    };
     sc.meta_add("b2nd", &meta.serialize().unwrap()).unwrap();
     let mut a = Array::from_schunk(SChunk::new(sc)).unwrap();
     assert_eq!(a.shape(), &[1 << 20, 1 << 20]);
@@ -254,7 +289,9 @@ fn an_array_over_a_handle_opens_while_another_handle_holds_the_frame_lock() {
         let a = Array::from_schunk(SChunk::new(second)).map(|a| a.shape().to_vec());
         let _ = tx.send(a);
     });
-    let made = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("the array waited for the other handle's lock");
+    let made = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the array waited for the other handle's lock");
     assert_eq!(made.unwrap(), vec![4, 3]);
     first.unlock().unwrap();
     // (Closed first: Windows removes no directory with files open in it.)

@@ -33,7 +33,8 @@ const MB: f64 = 1024.0 * 1024.0;
 
 /// The item at (i, j) of the array the parent writes.
 fn val(i: i64, j: i64) -> f64 {
-    let mut h = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    let mut h =
+        (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (j as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     h ^= h >> 29;
     h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
     h ^= h >> 32;
@@ -155,7 +156,11 @@ type Outcome = (Option<Array>, [i64; 2], Vec<i64>, Vec<i64>, Box<dyn Fn(i64, i64
 
 /// The child: do operation `name` on the array at `src`, print the numbers.
 fn run_op(name: &str, src: &str, dir: &Path) {
-    let spec = OPS.iter().chain([&CONTROL]).find(|o| o.name == name).unwrap_or_else(|| panic!("no operation {name}"));
+    let spec = OPS
+        .iter()
+        .chain([&CONTROL])
+        .find(|o| o.name == name)
+        .unwrap_or_else(|| panic!("no operation {name}"));
     let work = dir.join(format!("{name}.b2frame"));
     let out = dir.join(format!("{name}-out.b2frame"));
     let out_s = out.to_str().unwrap().to_string();
@@ -177,11 +182,23 @@ fn run_op(name: &str, src: &str, dir: &Path) {
     let (result, shape, rows, cols, want): Outcome = match name {
         "resize_grow_rows" => {
             a.resize(&[4600, COLS], None).unwrap();
-            (None, [4600, COLS], around(&[4000]), vec![], Box::new(|i, j| if i < 4000 { val(i, j) } else { 0.0 }))
+            (
+                None,
+                [4600, COLS],
+                around(&[4000]),
+                vec![],
+                Box::new(|i, j| if i < 4000 { val(i, j) } else { 0.0 }),
+            )
         }
         "resize_grow_cols" => {
             a.resize(&[ROWS, 4700], None).unwrap();
-            (None, [ROWS, 4700], vec![], around(&[4000]), Box::new(|i, j| if j < 4000 { val(i, j) } else { 0.0 }))
+            (
+                None,
+                [ROWS, 4700],
+                vec![],
+                around(&[4000]),
+                Box::new(|i, j| if j < 4000 { val(i, j) } else { 0.0 }),
+            )
         }
         "resize_shrink" => {
             a.resize(&[3700, 3300], None).unwrap();
@@ -190,7 +207,8 @@ fn run_op(name: &str, src: &str, dir: &Path) {
         "resize_grow_inside_unaligned" | "resize_shrink_inside_unaligned" => {
             // Both dimensions change inside the array, off chunk boundaries:
             // (nearly) every chunk is rebuilt.
-            let (start, delta) = if name.contains("grow") { ([1234, 777], [300, 300]) } else { ([1000, 555], [-300, -700]) };
+            let (start, delta) =
+                if name.contains("grow") { ([1234, 777], [300, 300]) } else { ([1000, 555], [-300, -700]) };
             let shape = [ROWS + delta[0], COLS + delta[1]];
             a.resize(&shape, Some(&start)).unwrap();
             let want = move |i: i64, j: i64| {
@@ -262,18 +280,30 @@ fn run_op(name: &str, src: &str, dir: &Path) {
             (None, shape, rows, cols, Box::new(want))
         }
         "copy_to_file" | "copy_rechunked_to_file" => {
-            let ctx = if name == "copy_to_file" { context(&[ROWS, COLS], &CHUNK, &BLOCK) } else { context(&[ROWS, COLS], &[400, 600], &[100, 300]) };
+            let ctx = if name == "copy_to_file" {
+                context(&[ROWS, COLS], &CHUNK, &BLOCK)
+            } else {
+                context(&[ROWS, COLS], &[400, 600], &[100, 300])
+            };
             let c = a.copy(&ctx.stored(&out_s, true)).unwrap();
             (Some(c), [ROWS, COLS], around(&[400, 500, 2000]), around(&[500, 600, 3000]), Box::new(val))
         }
         "slice_to_file" | "slice_unaligned_to_file" => {
-            let (start, stop) = if name == "slice_to_file" { ([0, 0], [2000, 3000]) } else { ([123, 457], [2123, 3457]) };
+            let (start, stop) =
+                if name == "slice_to_file" { ([0, 0], [2000, 3000]) } else { ([123, 457], [2123, 3457]) };
             let c = a.slice(&context(&[1, 1], &CHUNK, &BLOCK).stored(&out_s, true), &start, &stop).unwrap();
             let want = move |i: i64, j: i64| val(i + start[0], j + start[1]);
-            (Some(c), [stop[0] - start[0], stop[1] - start[1]], around(&[500, 1000]), around(&[500, 2500]), Box::new(want))
+            (
+                Some(c),
+                [stop[0] - start[0], stop[1] - start[1]],
+                around(&[500, 1000]),
+                around(&[500, 2500]),
+                Box::new(want),
+            )
         }
         "concatenate_with_itself" => {
-            let c = a.concatenate(&context(&[ROWS, COLS], &CHUNK, &BLOCK).stored(&out_s, true), &a, 0).unwrap();
+            let c =
+                a.concatenate(&context(&[ROWS, COLS], &CHUNK, &BLOCK).stored(&out_s, true), &a, 0).unwrap();
             (Some(c), [2 * ROWS, COLS], around(&[4000, 6000]), vec![], Box::new(|i, j| val(i % ROWS, j)))
         }
         "read_box_500x500" => {
@@ -312,9 +342,7 @@ fn run_op(name: &str, src: &str, dir: &Path) {
     }
     let _ = std::fs::remove_file(&work);
     let _ = std::fs::remove_file(&out);
-    println!(
-        "B2ND_MEM {name} base={base} peak={peak} peak_before={peak_before} own={own} secs={secs:.3}"
-    );
+    println!("B2ND_MEM {name} base={base} peak={peak} peak_before={peak_before} own={own} secs={secs:.3}");
 }
 
 /// The child: does nothing unless run by the parent with `B2ND_MEM_OP` set.
@@ -381,20 +409,40 @@ fn operations_stay_within_memory_bounds() {
     // spawned it (Linux keeps ru_maxrss across fork and exec), so this one
     // stays small.
     let out = child("write_source", &src, &dir.0);
-    assert!(out.status.success(), "writing the source array failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "writing the source array failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let size = std::fs::metadata(&src).unwrap().len();
-    println!("source: {ROWS} x {COLS} f64 ({:.0} MB of items), file {:.1} MB, written in {:.1} s", (ROWS * COLS * 8) as f64 / MB, size as f64 / MB, t.elapsed().as_secs_f64());
+    println!(
+        "source: {ROWS} x {COLS} f64 ({:.0} MB of items), file {:.1} MB, written in {:.1} s",
+        (ROWS * COLS * 8) as f64 / MB,
+        size as f64 / MB,
+        t.elapsed().as_secs_f64()
+    );
     // Bigger than the bound: an operation holding every compressed chunk fails too.
-    assert!(size as f64 > 48.0 * MB, "the array compresses too well ({size} bytes) for the test to mean much");
+    assert!(
+        size as f64 > 48.0 * MB,
+        "the array compresses too well ({size} bytes) for the test to mean much"
+    );
 
     let mut failures = Vec::new();
-    println!("{:<32} {:>9} {:>9} {:>9} {:>9} {:>7}", "operation", "base MB", "peak MB", "delta MB", "bound MB", "secs");
+    println!(
+        "{:<32} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "operation", "base MB", "peak MB", "delta MB", "bound MB", "secs"
+    );
     for o in OPS.iter().chain([&CONTROL]) {
         let out = child(o.name, &src, &dir.0);
         let stdout = String::from_utf8_lossy(&out.stdout);
         let line = stdout.lines().find_map(|l| l.find("B2ND_MEM ").map(|k| &l[k..]));
         let Some(line) = line.filter(|_| out.status.success()) else {
-            failures.push(format!("{}: the child failed ({}):\n{stdout}\n{}", o.name, out.status, String::from_utf8_lossy(&out.stderr)));
+            failures.push(format!(
+                "{}: the child failed ({}):\n{stdout}\n{}",
+                o.name,
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ));
             continue;
         };
         let field = |k: &str| -> f64 {
@@ -403,7 +451,15 @@ fn operations_stay_within_memory_bounds() {
         let (base, peak, before, secs) = (field("base"), field("peak"), field("peak_before"), field("secs"));
         let delta = peak - base;
         let bound = (o.own_bytes + 8 * CHUNK_BYTES) as f64 + 24.0 * MB;
-        println!("{:<32} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7.2}", o.name, base / MB, peak / MB, delta / MB, bound / MB, secs);
+        println!(
+            "{:<32} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>7.2}",
+            o.name,
+            base / MB,
+            peak / MB,
+            delta / MB,
+            bound / MB,
+            secs
+        );
         if before > base + 4.0 * MB {
             failures.push(format!("{}: the peak RSS before the operation ({:.1} MB) is well over the baseline ({:.1} MB): the measure means nothing", o.name, before / MB, base / MB));
         }

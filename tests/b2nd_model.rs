@@ -144,7 +144,9 @@ fn for_each_idx(lo: &[i64], hi: &[i64], mut f: impl FnMut(&[i64])) {
 }
 
 fn valid_box(start: &[i64], stop: &[i64], shape: &[i64]) -> bool {
-    start.len() == shape.len() && stop.len() == shape.len() && (0..shape.len()).all(|i| 0 <= start[i] && start[i] <= stop[i] && stop[i] <= shape[i])
+    start.len() == shape.len()
+        && stop.len() == shape.len()
+        && (0..shape.len()).all(|i| 0 <= start[i] && start[i] <= stop[i] && stop[i] <= shape[i])
 }
 
 fn box_shape(start: &[i64], stop: &[i64]) -> Vec<i64> {
@@ -161,7 +163,9 @@ const MAX_CHUNKS: i64 = 200;
 
 /// Whether an array of `shape` in chunks of `chunks` is small enough.
 fn small(shape: &[i64], chunks: &[i32]) -> bool {
-    shape.iter().all(|&s| (0..=MAX_LEN).contains(&s)) && shape.iter().product::<i64>() <= MAX_ITEMS && nchunks(shape, chunks) <= MAX_CHUNKS
+    shape.iter().all(|&s| (0..=MAX_LEN).contains(&s))
+        && shape.iter().product::<i64>() <= MAX_ITEMS
+        && nchunks(shape, chunks) <= MAX_CHUNKS
 }
 
 // ------------------------------------------------------------ the model
@@ -180,7 +184,12 @@ struct Model {
 impl Model {
     fn filled(shape: &[i64], chunks: &[i32], v: i32, def: bool) -> Model {
         let n = items(shape);
-        Model { shape: shape.to_vec(), chunks: chunks.iter().map(|&c| i64::from(c)).collect(), data: vec![v; n], def: vec![def; n] }
+        Model {
+            shape: shape.to_vec(),
+            chunks: chunks.iter().map(|&c| i64::from(c)).collect(),
+            data: vec![v; n],
+            def: vec![def; n],
+        }
     }
 
     fn nitems(&self) -> usize {
@@ -204,7 +213,12 @@ impl Model {
     fn change(&self, ch: &[(i64, i64)]) -> Model {
         let nd = self.shape.len();
         let shape: Vec<i64> = (0..nd).map(|i| self.shape[i] + ch[i].1).collect();
-        let mut m = Model { shape: shape.clone(), chunks: self.chunks.clone(), data: vec![0; items(&shape)], def: vec![true; items(&shape)] };
+        let mut m = Model {
+            shape: shape.clone(),
+            chunks: self.chunks.clone(),
+            data: vec![0; items(&shape)],
+            def: vec![true; items(&shape)],
+        };
         let zeros = vec![0i64; nd];
         let mut k = 0;
         let mut old = vec![0i64; nd];
@@ -269,7 +283,15 @@ impl Model {
 
 /// Write the box `start..stop` of the flat C-order items `data`/`def` of
 /// `shape` from the origin of `vals`, a C-order buffer of `bshape`.
-fn model_write(shape: &[i64], data: &mut [i32], def: &mut [bool], start: &[i64], stop: &[i64], vals: &[i32], bshape: &[i64]) {
+fn model_write(
+    shape: &[i64],
+    data: &mut [i32],
+    def: &mut [bool],
+    start: &[i64],
+    stop: &[i64],
+    vals: &[i32],
+    bshape: &[i64],
+) {
     let mut rel = vec![0i64; start.len()];
     for_each_idx(start, stop, |idx| {
         for i in 0..idx.len() {
@@ -288,7 +310,12 @@ fn compare(got: &[i32], m: &Model, shape: &[i64], what: &str) -> Result<(), Stri
     }
     for (k, &g) in got.iter().enumerate() {
         if m.def[k] && g != m.data[k] {
-            return Err(format!("{what}: item {:?} of {:?} is {g} instead of {}", unravel(k, shape), shape, m.data[k]));
+            return Err(format!(
+                "{what}: item {:?} of {:?} is {g} instead of {}",
+                unravel(k, shape),
+                shape,
+                m.data[k]
+            ));
         }
     }
     Ok(())
@@ -355,16 +382,27 @@ struct OtherSpec {
 }
 
 /// The other array of a concatenation, of `shape` but `other.len` along `axis`.
-fn make_other(env: &mut Env, other: &OtherSpec, shape: &[i64], axis: usize) -> Result<(Array, Option<String>, Model), String> {
+fn make_other(
+    env: &mut Env,
+    other: &OtherSpec,
+    shape: &[i64],
+    axis: usize,
+) -> Result<(Array, Option<String>, Model), String> {
     let mut oshape = shape.to_vec();
     oshape[axis] = other.len;
     if !other.view || other.len != 1 {
         return env.make(other.kind, &oshape, &other.spec, &other.fill);
     }
-    let drop_axis = |v: &[i32]| -> Vec<i32> { v.iter().enumerate().filter(|&(i, _)| i != axis).map(|(_, &x)| x).collect() };
+    let drop_axis = |v: &[i32]| -> Vec<i32> {
+        v.iter().enumerate().filter(|&(i, _)| i != axis).map(|(_, &x)| x).collect()
+    };
     let mut bshape = oshape.clone();
     bshape.remove(axis);
-    let spec = Spec { chunks: drop_axis(&other.spec.chunks), blocks: drop_axis(&other.spec.blocks), codec: other.spec.codec };
+    let spec = Spec {
+        chunks: drop_axis(&other.spec.chunks),
+        blocks: drop_axis(&other.spec.blocks),
+        codec: other.spec.codec,
+    };
     let (a, path, mut m) = env.make(other.kind, &bshape, &spec, &other.fill)?;
     let axes: Vec<bool> = (0..shape.len()).map(|i| i == axis).collect();
     let v = a.expand_dims(&axes).map_err(|err| format!("expand_dims {axes:?} of {bshape:?}: {err:?}"))?;
@@ -434,14 +472,24 @@ impl Env {
     }
 
     /// A new array and its model.
-    fn make(&mut self, kind: Kind, shape: &[i64], spec: &Spec, fill: &InitFill) -> Result<(Array, Option<String>, Model), String> {
+    fn make(
+        &mut self,
+        kind: Kind,
+        shape: &[i64],
+        spec: &Spec,
+        fill: &InitFill,
+    ) -> Result<(Array, Option<String>, Model), String> {
         let (ctx, path) = self.context(kind, shape, spec);
         let n = items(shape);
         let ch = &spec.chunks;
         let (res, m) = match fill {
             InitFill::Zeros => (Array::new(&ctx, Fill::Zeros), Model::filled(shape, ch, 0, true)),
-            InitFill::Value(v) => (Array::new(&ctx, Fill::Value(&v.to_le_bytes())), Model::filled(shape, ch, *v, true)),
-            InitFill::Nans => (Array::new(&ctx, Fill::Nans), Model::filled(shape, ch, f32::NAN.to_bits() as i32, true)),
+            InitFill::Value(v) => {
+                (Array::new(&ctx, Fill::Value(&v.to_le_bytes())), Model::filled(shape, ch, *v, true))
+            }
+            InitFill::Nans => {
+                (Array::new(&ctx, Fill::Nans), Model::filled(shape, ch, f32::NAN.to_bits() as i32, true))
+            }
             InitFill::Uninit => (Array::new(&ctx, Fill::Uninit), Model::filled(shape, ch, 0, false)),
             InitFill::Buffer(seed) => {
                 let v = values(*seed, n);
@@ -477,27 +525,89 @@ fn remove(path: &Option<String>) {
 enum Op {
     /// Write random values (from `seed`) to `start..stop` from a buffer
     /// `pad` larger than the box.
-    SetSlice { start: Vec<i64>, stop: Vec<i64>, pad: Vec<i64>, seed: u64 },
-    GetSlice { start: Vec<i64>, stop: Vec<i64>, pad: Vec<i64> },
-    Resize { shape: Vec<i64>, start: Option<Vec<i64>> },
-    Insert { axis: usize, at: i64, n: i64, seed: u64 },
-    Append { axis: usize, n: i64, seed: u64 },
-    Delete { axis: usize, start: i64, len: i64 },
-    Points { idx: Vec<i64> },
-    GetOrth { sel: Vec<Vec<i64>>, pad: Vec<i64> },
-    SetOrth { sel: Vec<Vec<i64>>, seed: u64 },
+    SetSlice {
+        start: Vec<i64>,
+        stop: Vec<i64>,
+        pad: Vec<i64>,
+        seed: u64,
+    },
+    GetSlice {
+        start: Vec<i64>,
+        stop: Vec<i64>,
+        pad: Vec<i64>,
+    },
+    Resize {
+        shape: Vec<i64>,
+        start: Option<Vec<i64>>,
+    },
+    Insert {
+        axis: usize,
+        at: i64,
+        n: i64,
+        seed: u64,
+    },
+    Append {
+        axis: usize,
+        n: i64,
+        seed: u64,
+    },
+    Delete {
+        axis: usize,
+        start: i64,
+        len: i64,
+    },
+    Points {
+        idx: Vec<i64>,
+    },
+    GetOrth {
+        sel: Vec<Vec<i64>>,
+        pad: Vec<i64>,
+    },
+    SetOrth {
+        sel: Vec<Vec<i64>>,
+        seed: u64,
+    },
     /// Copy to another storage; `replace`: go on with the copy.
-    Copy { to: Kind, spec: Spec, replace: bool },
-    Slice { start: Vec<i64>, stop: Vec<i64>, to: Kind, spec: Spec, replace: bool },
-    Concat { axis: usize, other: OtherSpec, to: Kind, spec: Spec, replace: bool },
-    Extend { axis: usize, other: OtherSpec },
+    Copy {
+        to: Kind,
+        spec: Spec,
+        replace: bool,
+    },
+    Slice {
+        start: Vec<i64>,
+        stop: Vec<i64>,
+        to: Kind,
+        spec: Spec,
+        replace: bool,
+    },
+    Concat {
+        axis: usize,
+        other: OtherSpec,
+        to: Kind,
+        spec: Spec,
+        replace: bool,
+    },
+    Extend {
+        axis: usize,
+        other: OtherSpec,
+    },
     /// Extend the array with itself (another handle on the same array).
-    ExtendSelf { axis: usize },
+    ExtendSelf {
+        axis: usize,
+    },
     /// A squeezed view: read, maybe written (view coordinates).
     /// `derive`: from this seed, a copy, slice, cframe or save of the view.
-    Squeeze { write: Option<(Vec<i64>, Vec<i64>, u64)>, derive: Option<u64> },
+    Squeeze {
+        write: Option<(Vec<i64>, Vec<i64>, u64)>,
+        derive: Option<u64>,
+    },
     /// An expanded view (of the array, or of its squeezed view).
-    Expand { axes: Vec<bool>, of_squeeze: bool, write: Option<(Vec<i64>, Vec<i64>, u64)>, derive: Option<u64> },
+    Expand {
+        axes: Vec<bool>,
+        of_squeeze: bool,
+        write: Option<(Vec<i64>, Vec<i64>, u64)>,
+        derive: Option<u64>,
+    },
     /// Open the array again (a frame: from its bytes).
     Reopen,
     /// Save to a new path, open it and compare.
@@ -505,7 +615,10 @@ enum Op {
     /// Do `inner` (a write or a shape change) through another handle on the
     /// same array (a clone); then the array picks the change up, by
     /// `refresh()` or by writing (writes refresh first).
-    OtherHandle { inner: Box<Op>, refresh: bool },
+    OtherHandle {
+        inner: Box<Op>,
+        refresh: bool,
+    },
 }
 
 struct State {
@@ -546,7 +659,16 @@ fn view_model(m: &Model, shape: &[i64]) -> Model {
 /// Read a view whole, maybe write a box of it (updating the model), and check
 /// that it cannot change shape.
 #[allow(clippy::too_many_arguments)]
-fn exercise_view(env: &mut Env, st: &mut State, mut v: Array, shape: &[i64], added: &[bool], write: &Option<(Vec<i64>, Vec<i64>, u64)>, derive: Option<u64>, what: &str) -> Result<bool, String> {
+fn exercise_view(
+    env: &mut Env,
+    st: &mut State,
+    mut v: Array,
+    shape: &[i64],
+    added: &[bool],
+    write: &Option<(Vec<i64>, Vec<i64>, u64)>,
+    derive: Option<u64>,
+    what: &str,
+) -> Result<bool, String> {
     check(&v, &view_model(&st.m, shape), what)?;
     if let Some(seed) = derive {
         derive_from_view(env, &v, &view_model(&st.m, shape), seed, what)?;
@@ -562,7 +684,9 @@ fn exercise_view(env: &mut Env, st: &mut State, mut v: Array, shape: &[i64], add
             let mut back = vec![0u8; vals.len() * 4];
             e(&format!("{what}: get_slice {start:?}..{stop:?}"), v.get_slice(start, stop, &mut back))?;
             if from_bytes(&back) != vals {
-                return Err(format!("{what}: get_slice {start:?}..{stop:?} does not give back what was written"));
+                return Err(format!(
+                    "{what}: get_slice {start:?}..{stop:?} does not give back what was written"
+                ));
             }
         }
         // Points and an orthogonal selection of the view, read and written
@@ -578,7 +702,10 @@ fn exercise_view(env: &mut Env, st: &mut State, mut v: Array, shape: &[i64], add
             for (k, got) in from_bytes(&buf).into_iter().enumerate() {
                 let f = idx[k] as usize;
                 if st.m.def[f] && got != st.m.data[f] {
-                    return Err(format!("{what}: get_points: point {k} (flat {f}) is {got} instead of {}", st.m.data[f]));
+                    return Err(format!(
+                        "{what}: get_points: point {k} (flat {f}) is {got} instead of {}",
+                        st.m.data[f]
+                    ));
                 }
             }
         }
@@ -603,7 +730,9 @@ fn exercise_view(env: &mut Env, st: &mut State, mut v: Array, shape: &[i64], add
         let mut back = vec![0u8; vals.len() * 4];
         e(&format!("{what}: get_orthogonal {sel:?}"), v.get_orthogonal(&sel, &mut back, &lens))?;
         if from_bytes(&back) != vals {
-            return Err(format!("{what}: get_orthogonal {sel:?} does not give back what set_orthogonal wrote"));
+            return Err(format!(
+                "{what}: get_orthogonal {sel:?} does not give back what set_orthogonal wrote"
+            ));
         }
         check(&v, &view_model(&st.m, shape), &format!("{what} after set_orthogonal"))?;
     }
@@ -637,21 +766,30 @@ fn derive_from_view(env: &mut Env, v: &Array, m: &Model, seed: u64, what: &str) 
             let (start, stop) = gen_box(&mut r, &m.shape, &vec![1; nd]);
             let spec = gen_spec_for(&mut r, &box_shape(&start, &stop), &any);
             let (ctx, path) = env.context(kind, &m.shape, &spec);
-            let c = e(&format!("{what}: slice {start:?}..{stop:?} to {kind:?} {spec:?}"), v.slice(&ctx, &start, &stop))?;
-            let res = check(&c, &m.sub(&start, &stop, &spec.chunks), &format!("{what}: its slice {start:?}..{stop:?} to {kind:?} {spec:?}"));
+            let c = e(
+                &format!("{what}: slice {start:?}..{stop:?} to {kind:?} {spec:?}"),
+                v.slice(&ctx, &start, &stop),
+            )?;
+            let res = check(
+                &c,
+                &m.sub(&start, &stop, &spec.chunks),
+                &format!("{what}: its slice {start:?}..{stop:?} to {kind:?} {spec:?}"),
+            );
             drop(c);
             remove(&path);
             res
         }
         2 => {
-            let c = e(&format!("{what}: from_cframe(to_cframe)"), v.to_cframe().and_then(Array::from_cframe))?;
+            let c =
+                e(&format!("{what}: from_cframe(to_cframe)"), v.to_cframe().and_then(Array::from_cframe))?;
             check(&c, m, &format!("{what}: from its cframe"))
         }
         _ => {
             let (_, path) = env.storage(if r.chance(50) { Kind::File } else { Kind::Sparse });
             let p = path.clone().unwrap();
             let res = v.save(&p).and_then(|_| Array::open(&p));
-            let res = e(&format!("{what}: save and open"), res).and_then(|c| check(&c, m, &format!("{what}: saved and opened")));
+            let res = e(&format!("{what}: save and open"), res)
+                .and_then(|c| check(&c, m, &format!("{what}: saved and opened")));
             remove(&path);
             res
         }
@@ -695,7 +833,10 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
                     Some(SENTINEL)
                 };
                 if err.is_none() && want.is_some_and(|w| w != got[k]) {
-                    err = Some(format!("get_slice_into: buffer item {rel:?} (buffer {bs:?}) is {} instead of {want:?}", got[k]));
+                    err = Some(format!(
+                        "get_slice_into: buffer item {rel:?} (buffer {bs:?}) is {} instead of {want:?}",
+                        got[k]
+                    ));
                 }
             });
             if let Some(m) = err {
@@ -703,7 +844,8 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
             }
         }
         Op::Resize { shape: new, start } => {
-            if new.len() != nd || start.as_ref().is_some_and(|s| s.len() != nd) || new.iter().any(|&n| n < 0) {
+            if new.len() != nd || start.as_ref().is_some_and(|s| s.len() != nd) || new.iter().any(|&n| n < 0)
+            {
                 return Ok(false);
             }
             let mut ch = Vec::with_capacity(nd);
@@ -742,12 +884,18 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
             for (k, v) in from_bytes(&buf).into_iter().enumerate() {
                 let f = idx[k] as usize;
                 if st.m.def[f] && v != st.m.data[f] {
-                    return Err(format!("get_points: point {k} (flat {f}) is {v} instead of {}", st.m.data[f]));
+                    return Err(format!(
+                        "get_points: point {k} (flat {f}) is {v} instead of {}",
+                        st.m.data[f]
+                    ));
                 }
             }
         }
         Op::GetOrth { sel, pad } => {
-            if sel.len() != nd || pad.len() != nd || (0..nd).any(|i| sel[i].iter().any(|&x| x < 0 || x >= shape[i])) {
+            if sel.len() != nd
+                || pad.len() != nd
+                || (0..nd).any(|i| sel[i].iter().any(|&x| x < 0 || x >= shape[i]))
+            {
                 return Ok(false);
             }
             let lens: Vec<i64> = sel.iter().map(|s| s.len() as i64).collect();
@@ -768,7 +916,10 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
                     Some(SENTINEL)
                 };
                 if err.is_none() && want.is_some_and(|w| w != got[k]) {
-                    err = Some(format!("get_orthogonal: buffer item {p:?} (buffer {bs:?}) is {} instead of {want:?}", got[k]));
+                    err = Some(format!(
+                        "get_orthogonal: buffer item {p:?} (buffer {bs:?}) is {} instead of {want:?}",
+                        got[k]
+                    ));
                 }
             });
             if let Some(m) = err {
@@ -800,7 +951,11 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
             let mut m = st.m.clone();
             m.chunks = c.chunkshape().iter().map(|&x| i64::from(x)).collect();
             if c.chunkshape() != spec.chunks.as_slice() || c.blockshape() != spec.blocks.as_slice() {
-                return Err(format!("copy: chunks {:?} blocks {:?} instead of {spec:?}", c.chunkshape(), c.blockshape()));
+                return Err(format!(
+                    "copy: chunks {:?} blocks {:?} instead of {spec:?}",
+                    c.chunkshape(),
+                    c.blockshape()
+                ));
             }
             let r = check(&c, &m, &format!("the copy to {to:?} {spec:?}"));
             finish(st, c, path, m, *replace && *to == st.kind, r)?;
@@ -810,7 +965,8 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
                 return Ok(false);
             }
             let (ctx, path) = env.context(*to, &shape, spec);
-            let c = e(&format!("slice {start:?}..{stop:?} to {to:?} {spec:?}"), st.a().slice(&ctx, start, stop))?;
+            let c =
+                e(&format!("slice {start:?}..{stop:?} to {to:?} {spec:?}"), st.a().slice(&ctx, start, stop))?;
             let m = st.m.sub(start, stop, &spec.chunks);
             let r = check(&c, &m, &format!("the slice {start:?}..{stop:?} to {to:?} {spec:?}"));
             finish(st, c, path, m, *replace && *to == st.kind, r)?;
@@ -826,7 +982,8 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
             remove(&opath);
             let c = e(&format!("concatenate along {axis} with {other:?} to {to:?} {spec:?}"), r)?;
             let m = st.m.concat(&om, *axis, &spec.chunks);
-            let r = check(&c, &m, &format!("the concatenation along {axis} with {other:?} to {to:?} {spec:?}"));
+            let r =
+                check(&c, &m, &format!("the concatenation along {axis} with {other:?} to {to:?} {spec:?}"));
             finish(st, c, path, m, *replace && *to == st.kind, r)?;
             check(st.a(), &st.m, "the array after a concatenation")?;
         }
@@ -861,7 +1018,10 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
         }
         Op::Expand { axes, of_squeeze, write, derive } => {
             let (base, bshape) = if *of_squeeze {
-                (e("squeeze", st.a().squeeze())?, shape.iter().copied().filter(|&s| s != 1).collect::<Vec<_>>())
+                (
+                    e("squeeze", st.a().squeeze())?,
+                    shape.iter().copied().filter(|&s| s != 1).collect::<Vec<_>>(),
+                )
             } else {
                 (st.a().clone(), shape.clone())
             };
@@ -870,8 +1030,18 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
             }
             let v = e(&format!("expand_dims {axes:?}"), base.expand_dims(axes))?;
             let mut it = bshape.iter();
-            let vshape: Vec<i64> = axes.iter().map(|&new| if new { 1 } else { *it.next().unwrap() }).collect();
-            exercise_view(env, st, v, &vshape, axes, write, *derive, &format!("the expanded view {axes:?} (of squeeze: {of_squeeze})"))?;
+            let vshape: Vec<i64> =
+                axes.iter().map(|&new| if new { 1 } else { *it.next().unwrap() }).collect();
+            exercise_view(
+                env,
+                st,
+                v,
+                &vshape,
+                axes,
+                write,
+                *derive,
+                &format!("the expanded view {axes:?} (of squeeze: {of_squeeze})"),
+            )?;
         }
         Op::Reopen => match st.kind {
             Kind::File | Kind::Sparse => {
@@ -906,7 +1076,10 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
             if *refresh {
                 e("refresh", st.a_mut().refresh())?;
             } else {
-                e("an empty set_slice after another handle's change", st.a_mut().set_slice(&zeros, &zeros, &[]))?;
+                e(
+                    "an empty set_slice after another handle's change",
+                    st.a_mut().set_slice(&zeros, &zeros, &[]),
+                )?;
             }
         }
         Op::Save => {
@@ -927,7 +1100,14 @@ fn exec(env: &mut Env, st: &mut State, op: &Op) -> Result<bool, String> {
 
 /// The end of an operation making a new array: go on with it (`replace`) or
 /// drop it.
-fn finish(st: &mut State, c: Array, path: Option<String>, m: Model, replace: bool, r: Result<(), String>) -> Result<(), String> {
+fn finish(
+    st: &mut State,
+    c: Array,
+    path: Option<String>,
+    m: Model,
+    replace: bool,
+    r: Result<(), String>,
+) -> Result<(), String> {
     if r.is_ok() && replace {
         st.replace(c, path, m);
     } else {
@@ -975,7 +1155,11 @@ fn insert(st: &mut State, axis: usize, at: Option<i64>, n: i64, seed: u64) -> Re
 // ------------------------------------------------------------ generating
 
 fn gen_spec(r: &mut Rng, nd: usize) -> Spec {
-    Spec { chunks: (0..nd).map(|_| r.range(1, 6) as i32).collect(), blocks: (0..nd).map(|_| r.range(1, 7) as i32).collect(), codec: r.below(6) as u8 }
+    Spec {
+        chunks: (0..nd).map(|_| r.range(1, 6) as i32).collect(),
+        blocks: (0..nd).map(|_| r.range(1, 7) as i32).collect(),
+        codec: r.below(6) as u8,
+    }
 }
 
 /// A spec for a new array of `shape`: often the current one (chunks copied
@@ -1246,7 +1430,11 @@ fn gen_op(r: &mut Rng, st: &State, spec: &Spec) -> Op {
             }
             90..=93 => {
                 let of_squeeze = r.chance(30);
-                let bshape: Vec<i64> = if of_squeeze { shape.iter().copied().filter(|&s| s != 1).collect() } else { shape.clone() };
+                let bshape: Vec<i64> = if of_squeeze {
+                    shape.iter().copied().filter(|&s| s != 1).collect()
+                } else {
+                    shape.clone()
+                };
                 let total = bshape.len() + r.range(if bshape.is_empty() { 1 } else { 0 }, 2) as usize;
                 let mut axes = vec![false; total];
                 let mut added = 0;
@@ -1258,14 +1446,24 @@ fn gen_op(r: &mut Rng, st: &State, spec: &Spec) -> Op {
                     }
                 }
                 let mut it = bshape.iter();
-                let vshape: Vec<i64> = axes.iter().map(|&new| if new { 1 } else { *it.next().unwrap() }).collect();
+                let vshape: Vec<i64> =
+                    axes.iter().map(|&new| if new { 1 } else { *it.next().unwrap() }).collect();
                 let write = gen_view_write(r, &vshape, &axes);
                 Op::Expand { axes, of_squeeze, write, derive: r.chance(40).then(|| r.next()) }
             }
             94..=95 => Op::Reopen,
             96..=97 => {
                 let inner = gen_op(r, st, spec);
-                if !matches!(inner, Op::SetSlice { .. } | Op::SetOrth { .. } | Op::Resize { .. } | Op::Insert { .. } | Op::Append { .. } | Op::Delete { .. } | Op::Extend { .. }) {
+                if !matches!(
+                    inner,
+                    Op::SetSlice { .. }
+                        | Op::SetOrth { .. }
+                        | Op::Resize { .. }
+                        | Op::Insert { .. }
+                        | Op::Append { .. }
+                        | Op::Delete { .. }
+                        | Op::Extend { .. }
+                ) {
                     continue;
                 }
                 Op::OtherHandle { inner: Box::new(inner), refresh: r.chance(50) }
@@ -1294,7 +1492,11 @@ fn do_step(env: &mut Env, st: &mut State, op: &Op, done: &mut usize) -> Result<(
         Ok(())
     }));
     r.unwrap_or_else(|p| {
-        let msg = p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
         Err(format!("panic in {op:?}: {msg}"))
     })
 }
@@ -1377,7 +1579,10 @@ fn run_case(tag: &str, kind: Kind, nd: usize, seeds: u64, steps: usize) {
             }
         }
         if std::env::var_os("B2ND_MODEL_STATS").is_some() {
-            eprintln!("{tag} seed {s}: {stats:?} executed {done}, undefined {undefined}/{total}, final shape {:?}", st.m.shape);
+            eprintln!(
+                "{tag} seed {s}: {stats:?} executed {done}, undefined {undefined}/{total}, final shape {:?}",
+                st.m.shape
+            );
         }
         drop(st);
         if let Some((step, msg)) = failure {
@@ -1444,7 +1649,8 @@ fn small_array() -> Array {
 /// other lengths for the stored array ([4]), which wants 4 items.
 #[test]
 fn bug_expand_dims_view_empty_box_along_added_dim() {
-    let ctx = Context::new(&[4, 1], &[2, 1], &[2, 1], CParams { typesize: 4, ..CParams::default() }).dtype("<i4");
+    let ctx =
+        Context::new(&[4, 1], &[2, 1], &[2, 1], CParams { typesize: 4, ..CParams::default() }).dtype("<i4");
     let mut plain = Array::zeros(&ctx).unwrap();
     plain.set_slice(&[0, 0], &[4, 0], &[]).unwrap();
     plain.get_slice(&[0, 0], &[4, 0], &mut []).unwrap();
@@ -1458,7 +1664,8 @@ fn bug_expand_dims_view_empty_box_along_added_dim() {
 /// dimension is refused (a plain [4, 1] array takes it).
 #[test]
 fn bug_expand_dims_view_empty_selection_along_added_dim() {
-    let ctx = Context::new(&[4, 1], &[2, 1], &[2, 1], CParams { typesize: 4, ..CParams::default() }).dtype("<i4");
+    let ctx =
+        Context::new(&[4, 1], &[2, 1], &[2, 1], CParams { typesize: 4, ..CParams::default() }).dtype("<i4");
     let mut plain = Array::zeros(&ctx).unwrap();
     let sel = [vec![0, 3], vec![]];
     plain.get_orthogonal(&sel, &mut [], &[2, 0]).unwrap();
@@ -1472,7 +1679,8 @@ fn bug_expand_dims_view_empty_selection_along_added_dim() {
 /// array takes it, a view refuses it along an added dimension.
 #[test]
 fn bug_expand_dims_view_range_1_1_along_added_dim() {
-    let ctx = Context::new(&[4, 1], &[2, 1], &[2, 1], CParams { typesize: 4, ..CParams::default() }).dtype("<i4");
+    let ctx =
+        Context::new(&[4, 1], &[2, 1], &[2, 1], CParams { typesize: 4, ..CParams::default() }).dtype("<i4");
     let mut plain = Array::zeros(&ctx).unwrap();
     plain.set_slice(&[0, 1], &[4, 1], &[]).unwrap();
     plain.get_slice(&[0, 1], &[4, 1], &mut []).unwrap();
@@ -1485,7 +1693,8 @@ fn bug_expand_dims_view_range_1_1_along_added_dim() {
 /// item, at flat index 0: to_vec and get_slice give it, get_points refuses it.
 #[test]
 fn bug_get_points_of_a_0_dim_array() {
-    let ctx = Context::new(&[1, 1], &[1, 1], &[1, 1], CParams { typesize: 4, ..CParams::default() }).dtype("<i4");
+    let ctx =
+        Context::new(&[1, 1], &[1, 1], &[1, 1], CParams { typesize: 4, ..CParams::default() }).dtype("<i4");
     let a = Array::from_buffer(&ctx, &to_bytes(&[7])).unwrap();
     let v = a.squeeze().unwrap();
     assert_eq!(v.shape(), &[] as &[i64]);

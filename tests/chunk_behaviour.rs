@@ -199,7 +199,8 @@ fn getitem_of_part_of_a_block_matches_the_whole_chunk() {
     // end); every layout must still give the bytes a whole decode gives.
     let src = mixed(300_000);
     for codec in ALL {
-        for (shuffle, typesize) in [(0, 1), (0, 4), (1, 2), (1, 4), (1, 8), (1, 12), (1, 16), (2, 4), (1, 1)] {
+        for (shuffle, typesize) in [(0, 1), (0, 4), (1, 2), (1, 4), (1, 8), (1, 12), (1, 16), (2, 4), (1, 1)]
+        {
             for split in [SplitMode::Always, SplitMode::Never, SplitMode::Auto] {
                 for use_dict in [false, true] {
                     if use_dict && !matches!(codec, Codec::Lz4 | Codec::Lz4hc | Codec::Zstd) {
@@ -216,7 +217,16 @@ fn getitem_of_part_of_a_block_matches_the_whole_chunk() {
                     let mut d = Decompressor::new(DParams::default());
                     let ts = typesize as usize;
                     let items = n / ts;
-                    for (start, count) in [(0, 1), (3, 10), (1000, 1), (12_000, 500), (5000, 9000), (items - 7, 7), (items / 2, items / 2), (0, items)] {
+                    for (start, count) in [
+                        (0, 1),
+                        (3, 10),
+                        (1000, 1),
+                        (12_000, 500),
+                        (5000, 9000),
+                        (items - 7, 7),
+                        (items / 2, items / 2),
+                        (0, items),
+                    ] {
                         let mut out = vec![0u8; count * ts];
                         let got = d.getitem(&chunk, start as i64, count as i64, &mut out).unwrap();
                         assert_eq!(got, count * ts);
@@ -292,7 +302,10 @@ fn split_blocks_with_planes_stored_as_runs_decode_to_the_items() {
             for (start, count) in [(0, 1), (5, 3000), (items / 2 - 100, 200), (items - 20, 20)] {
                 let mut out = vec![0u8; count * ts];
                 assert_eq!(d.getitem(&chunk, start as i64, count as i64, &mut out).unwrap(), count * ts);
-                assert!(out == src[start * ts..(start + count) * ts], "{codec:?} ts {ts}: items {start}+{count}");
+                assert!(
+                    out == src[start * ts..(start + count) * ts],
+                    "{codec:?} ts {ts}: items {start}+{count}"
+                );
             }
         }
     }

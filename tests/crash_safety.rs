@@ -203,7 +203,8 @@ fn apply(sc: &mut SuperChunk, change: &str, size: usize) -> Result<(), Error> {
         "insert" => sc.insert_chunk(1, &compress(&data(11, size))).map(drop),
         // random-ish data compresses worse: a larger chunk
         "update_larger" => {
-            let noisy: Vec<u8> = (0..size).map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[2]).collect();
+            let noisy: Vec<u8> =
+                (0..size).map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[2]).collect();
             let mut c = compress(&noisy);
             if size == LARGE {
                 // a stored chunk bigger than the noise chunk it replaces: memcpyed, with a longer header
@@ -219,8 +220,12 @@ fn apply(sc: &mut SuperChunk, change: &str, size: usize) -> Result<(), Error> {
             }
             sc.update_chunk(if size == LARGE { 0 } else { 1 }, &c).map(drop)
         }
-        "update_smaller" => sc.update_chunk(if size == LARGE { 0 } else { 1 }, &compress(&vec![9u8; size])).map(drop),
-        "update_to_zeros" => sc.update_chunk(0, &b2nd::frame::live::special_chunk(Special::Zero, size as i32, 4, 0)).map(drop),
+        "update_smaller" => {
+            sc.update_chunk(if size == LARGE { 0 } else { 1 }, &compress(&vec![9u8; size])).map(drop)
+        }
+        "update_to_zeros" => {
+            sc.update_chunk(0, &b2nd::frame::live::special_chunk(Special::Zero, size as i32, 4, 0)).map(drop)
+        }
         "update_zeros_to_stored" => sc.update_chunk(2, &compress(&data(12, size))).map(drop),
         "delete" | "compact" => sc.delete_chunk(1).map(drop),
         "delete_all_but_one" => {
@@ -305,7 +310,8 @@ fn check_reopened(path: &str, before: &Seen, after: &Seen, completed: bool, what
 }
 
 fn check_reopened_with(path: &str, before: &Seen, after: &Seen, completed: bool, what: &str, user: bool) {
-    let mut sc = SuperChunk::open(path, reopen_backend(user), true).unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
+    let mut sc = SuperChunk::open(path, reopen_backend(user), true)
+        .unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
     let now = seen(&sc).unwrap_or_else(|e| panic!("{what}: unreadable: {e:?}"));
     if completed {
         assert_eq!(&now, after, "{what}: the completed change is not there");
@@ -327,8 +333,13 @@ fn check_reopened_with(path: &str, before: &Seen, after: &Seen, completed: bool,
 fn crash_child() {
     let Ok(spec) = std::env::var("B2ND_CRASH_CHILD") else { return };
     let parts: Vec<&str> = spec.split('|').collect();
-    let (path, change, at, size) = (parts[0], parts[1], parts[2].parse::<usize>().unwrap(), parts[3].parse::<usize>().unwrap());
-    let backend = if parts.get(4) == Some(&"user") { Faulty::user(at, Fault::Kill) } else { Faulty::new(at, Fault::Kill) };
+    let (path, change, at, size) =
+        (parts[0], parts[1], parts[2].parse::<usize>().unwrap(), parts[3].parse::<usize>().unwrap());
+    let backend = if parts.get(4) == Some(&"user") {
+        Faulty::user(at, Fault::Kill)
+    } else {
+        Faulty::new(at, Fault::Kill)
+    };
     let mut sc = SuperChunk::open(path, Arc::new(backend), true).unwrap();
     apply(&mut sc, change, size).unwrap();
     drop(sc);
@@ -351,7 +362,8 @@ fn child_ok(name: &str, var: &str, spec: String) -> bool {
 /// The changes tried on large frames (those whose writes differ there).
 /// "compact": a delete that finds a fifth of the frame in holes (a chunk the
 /// base deleted) and moves the chunk stored last into them.
-const LARGE_CHANGES: &[&str] = &["update_larger", "update_smaller", "update_to_zeros", "append", "delete", "compact"];
+const LARGE_CHANGES: &[&str] =
+    &["update_larger", "update_smaller", "update_to_zeros", "append", "delete", "compact"];
 
 fn kill_points(size: usize, changes: &[&str]) -> usize {
     kill_points_with(size, changes, false)
@@ -371,8 +383,16 @@ fn kill_points_with(size: usize, changes: &[&str], user: bool) -> usize {
             let mut completed = false;
             for at in 1..400 {
                 make_base(path, contiguous, change, size);
-                completed = child_ok("crash_child", "B2ND_CRASH_CHILD", format!("{path}|{change}|{at}|{size}|{}", if user { "user" } else { "fs" }));
-                let what = format!("{} frame, {change}, chunks of {size} B, killed at write {at}{}", if contiguous { "contiguous" } else { "sparse" }, if user { ", user backend" } else { "" });
+                completed = child_ok(
+                    "crash_child",
+                    "B2ND_CRASH_CHILD",
+                    format!("{path}|{change}|{at}|{size}|{}", if user { "user" } else { "fs" }),
+                );
+                let what = format!(
+                    "{} frame, {change}, chunks of {size} B, killed at write {at}{}",
+                    if contiguous { "contiguous" } else { "sparse" },
+                    if user { ", user backend" } else { "" }
+                );
                 check_reopened_with(path, &before, &after, completed, &what, user);
                 points += 1;
                 if completed {
@@ -424,7 +444,10 @@ fn faults(size: usize, changes: &[&str]) -> usize {
                     make_base(path, contiguous, change, size);
                     let backend = Faulty::new(at, fault);
                     let mut sc = SuperChunk::open(path, Arc::new(backend.clone()), true).unwrap();
-                    let what = format!("{} frame, {change}, {fault:?} at write {at}", if contiguous { "contiguous" } else { "sparse" });
+                    let what = format!(
+                        "{} frame, {change}, {fault:?} at write {at}",
+                        if contiguous { "contiguous" } else { "sparse" }
+                    );
                     let r = apply(&mut sc, change, size);
                     points += 1;
                     if r.is_ok() {
@@ -436,11 +459,13 @@ fn faults(size: usize, changes: &[&str]) -> usize {
                     }
                     // the handle still shows the old state, and makes the change once the fault is gone
                     assert_eq!(seen(&sc).unwrap(), before, "{what}: the handle after the failure");
-                    let reopened = SuperChunk::open(path, filesystem(), false).unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
+                    let reopened = SuperChunk::open(path, filesystem(), false)
+                        .unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
                     assert_eq!(seen(&reopened).unwrap(), before, "{what}: the file after the failure");
                     drop(reopened);
                     backend.disarm();
-                    apply(&mut sc, change, size).unwrap_or_else(|e| panic!("{what}: the change after the fault: {e:?}"));
+                    apply(&mut sc, change, size)
+                        .unwrap_or_else(|e| panic!("{what}: the change after the fault: {e:?}"));
                     assert_eq!(seen(&sc).unwrap(), after, "{what}");
                     drop(sc);
                     check_reopened(path, &before, &after, true, &what);
@@ -515,7 +540,8 @@ fn a_failed_change_larger_than_its_memory_is_put_back_from_the_journal() {
     let mut failed = 0;
     for at in 1.. {
         let _ = b2nd::schunk::remove_urlpath(path);
-        let ctx = Context::new(&[rows, cols], &[4, cols as i32], &[1, cols as i32], p.clone()).stored(path, true);
+        let ctx =
+            Context::new(&[rows, cols], &[4, cols as i32], &[1, cols as i32], p.clone()).stored(path, true);
         Array::from_buffer(&ctx, &old).unwrap();
         let backend = Faulty::new(at, Fault::Fail);
         let mut a = Array::open_with(path, 0, Arc::new(backend.clone())).unwrap();
@@ -555,7 +581,11 @@ fn a_handle_open_while_another_process_dies_in_a_change_puts_the_frame_back() {
         if r.is_err() {
             put_back += 1;
             let again = SuperChunk::open(path, filesystem(), true).unwrap();
-            assert_eq!(seen(&again).unwrap(), before, "killed at write {at}: the frame after the open handle put it back");
+            assert_eq!(
+                seen(&again).unwrap(),
+                before,
+                "killed at write {at}: the frame after the open handle put it back"
+            );
         }
     }
     assert!(put_back > 0, "no kill point left a change for the open handle to put back");
@@ -617,7 +647,9 @@ fn spill_child() {
         }
         _ => {
             let before = current_rss();
-            let a = SuperChunk::open(parts[1], filesystem(), parts[2] == "rw").and_then(|sc| Array::from_schunk(b2nd::schunk::SChunk::new(sc))).unwrap();
+            let a = SuperChunk::open(parts[1], filesystem(), parts[2] == "rw")
+                .and_then(|sc| Array::from_schunk(b2nd::schunk::SChunk::new(sc)))
+                .unwrap();
             let grew = peak_rss().saturating_sub(before);
             // what it reads is the array before the change, a chunk (4 rows) at a time
             let old = noise(1, n);
@@ -657,7 +689,13 @@ fn a_change_larger_than_memory_killed_is_put_back_within_bounded_memory() {
     };
     for mode in ["ro", "rw"] {
         let _ = b2nd::schunk::remove_urlpath(path);
-        let ctx = Context::new(&[SPILL_ROWS, SPILL_COLS], &[4, SPILL_COLS as i32], &[1, SPILL_COLS as i32], p.clone()).stored(path, true);
+        let ctx = Context::new(
+            &[SPILL_ROWS, SPILL_COLS],
+            &[4, SPILL_COLS as i32],
+            &[1, SPILL_COLS as i32],
+            p.clone(),
+        )
+        .stored(path, true);
         Array::from_buffer(&ctx, &old).unwrap();
         // the first write after the journal record of every chunk
         let mut journal = 0;
@@ -673,8 +711,19 @@ fn a_change_larger_than_memory_killed_is_put_back_within_bounded_memory() {
         let opened = child(format!("open|{path}|{mode}"));
         let out = String::from_utf8_lossy(&opened.stdout);
         assert!(opened.status.success(), "{mode}: the reopened array is not the old one: {out}");
-        let grew: u64 = out.split("grew ").nth(1).and_then(|l| l.split_whitespace().next()).unwrap_or_else(|| panic!("{mode}: no report in {out:?}")).parse().unwrap();
-        assert!(grew < 16 << 20, "{mode}: opening took {} MiB more memory (journal: {} MiB)", grew >> 20, journal >> 20);
+        let grew: u64 = out
+            .split("grew ")
+            .nth(1)
+            .and_then(|l| l.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{mode}: no report in {out:?}"))
+            .parse()
+            .unwrap();
+        assert!(
+            grew < 16 << 20,
+            "{mode}: opening took {} MiB more memory (journal: {} MiB)",
+            grew >> 20,
+            journal >> 20
+        );
     }
     // the writable open put the file back and dropped the journal
     assert!(std::fs::metadata(format!("{path}.b2journal")).map_or(true, |m| m.len() == 0));
@@ -701,7 +750,9 @@ fn b2nd_apply(a: &mut Array, change: &str) -> Result<(), Error> {
     let rows = |n: usize, v: i32| -> Vec<u8> { (0..n * 12).flat_map(|_| v.to_le_bytes()).collect() };
     match change {
         // 5 x 5 items across 4 chunks
-        "set_slice" => a.set_slice(&[2, 2], &[7, 7], &(0..25).flat_map(|_| (-1i32).to_le_bytes()).collect::<Vec<u8>>()),
+        "set_slice" => {
+            a.set_slice(&[2, 2], &[7, 7], &(0..25).flat_map(|_| (-1i32).to_le_bytes()).collect::<Vec<u8>>())
+        }
         "resize_grow" => a.resize(&[16, 14], None),
         "resize_shrink" => a.resize(&[8, 12], None),
         "insert" => a.insert(&rows(4, 7), 0, 4),
@@ -757,8 +808,12 @@ fn killed_at_every_write_an_array_reopens_whole() {
             let mut completed = false;
             for at in 1..400 {
                 b2nd_base(path, contiguous);
-                completed = child_ok("crash_child_b2nd", "B2ND_CRASH_CHILD_B2ND", format!("{path}|{change}|{at}"));
-                let what = format!("{} array, {change}, killed at write {at}", if contiguous { "contiguous" } else { "sparse" });
+                completed =
+                    child_ok("crash_child_b2nd", "B2ND_CRASH_CHILD_B2ND", format!("{path}|{change}|{at}"));
+                let what = format!(
+                    "{} array, {change}, killed at write {at}",
+                    if contiguous { "contiguous" } else { "sparse" }
+                );
                 let mut a = Array::open(path).unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"));
                 let now = b2nd_seen(&a).unwrap_or_else(|e| panic!("{what}: unreadable: {e:?}"));
                 if completed {
@@ -769,14 +824,19 @@ fn killed_at_every_write_an_array_reopens_whole() {
                     for ci in 0..3 {
                         for cj in 0..3 {
                             let c = chunk_of(&now.0, &now.1, ci, cj);
-                            assert!(c == chunk_of(&before.0, &before.1, ci, cj) || c == chunk_of(&after.0, &after.1, ci, cj), "{what}: chunk {ci},{cj}");
+                            assert!(
+                                c == chunk_of(&before.0, &before.1, ci, cj)
+                                    || c == chunk_of(&after.0, &after.1, ci, cj),
+                                "{what}: chunk {ci},{cj}"
+                            );
                         }
                     }
                 } else {
                     assert!(now == before || now == after, "{what}: neither the old nor the new array");
                 }
                 // and it still takes a change
-                a.set_slice(&[0, 0], &[1, 1], &5i32.to_le_bytes()).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+                a.set_slice(&[0, 0], &[1, 1], &5i32.to_le_bytes())
+                    .unwrap_or_else(|e| panic!("{what}: {e:?}"));
                 drop(a);
                 let again = Array::open(path).unwrap();
                 let mut one = [0u8; 4];

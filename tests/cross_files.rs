@@ -20,11 +20,11 @@
 //! `B2ND_CROSS_WRITE=DIR` it writes a set to `DIR`; with
 //! `B2ND_CROSS_CHECK=DIR` it checks the set in `DIR` (made elsewhere).
 
-use b2nd::{Array, Context};
 use b2nd::chunk::{CParams, DParams};
-use b2nd::params::filter;
 use b2nd::io::filesystem;
+use b2nd::params::filter;
 use b2nd::schunk::{Storage, SuperChunk};
+use b2nd::{Array, Context};
 use std::path::{Path, PathBuf};
 
 const NDLZ: u8 = 32;
@@ -65,10 +65,30 @@ fn cases() -> Vec<Case> {
     add("zstd-bitshuffle", params(8, 5, 0, &[(filter::BITSHUFFLE, 0)]), false, false);
     add("blosclz-bitshuffle-4", params(4, 0, 0, &[(filter::BITSHUFFLE, 0)]), false, false);
     add("lz4-delta-shuffle", params(8, 1, 0, &[(filter::DELTA, 0), (filter::SHUFFLE, 0)]), false, false);
-    add("zstd-truncprec-shuffle", params(8, 5, 0, &[(filter::TRUNC_PREC, 20), (filter::SHUFFLE, 0)]), true, false);
-    add("zstd-shuffle-bytedelta", params(8, 5, 0, &[(filter::SHUFFLE, 0), (filter::BYTEDELTA, 0)]), false, false);
-    add("lz4-shuffle-bytedelta-4", params(4, 1, 0, &[(filter::SHUFFLE, 0), (filter::BYTEDELTA, 4)]), false, false);
-    add("zstd-inttrunc-shuffle", params(4, 5, 0, &[(filter::INT_TRUNC, 3), (filter::SHUFFLE, 0)]), true, false);
+    add(
+        "zstd-truncprec-shuffle",
+        params(8, 5, 0, &[(filter::TRUNC_PREC, 20), (filter::SHUFFLE, 0)]),
+        true,
+        false,
+    );
+    add(
+        "zstd-shuffle-bytedelta",
+        params(8, 5, 0, &[(filter::SHUFFLE, 0), (filter::BYTEDELTA, 0)]),
+        false,
+        false,
+    );
+    add(
+        "lz4-shuffle-bytedelta-4",
+        params(4, 1, 0, &[(filter::SHUFFLE, 0), (filter::BYTEDELTA, 4)]),
+        false,
+        false,
+    );
+    add(
+        "zstd-inttrunc-shuffle",
+        params(4, 5, 0, &[(filter::INT_TRUNC, 3), (filter::SHUFFLE, 0)]),
+        true,
+        false,
+    );
     add("lz4-ndcell", params(8, 1, 0, &[(filter::NDCELL, 4)]), false, true);
     add("zstd-ndmean", params(8, 5, 0, &[(filter::NDMEAN, 4)]), true, true);
     add("ndlz", params(1, NDLZ, 4, &[]), false, true);
@@ -104,10 +124,14 @@ fn input(typesize: i32, nitems: usize) -> Vec<u8> {
 fn input_for(case: &Case, nitems: usize) -> Vec<u8> {
     let ts = case.cparams.typesize;
     if ts == 4 && (case.cparams.compcode == ZFP_RATE || case.cparams.filters.contains(&filter::BYTEDELTA)) {
-        return (0..nitems).flat_map(|i| (((i % 250) as f32) * 0.25 + (i / 250) as f32).to_ne_bytes()).collect();
+        return (0..nitems)
+            .flat_map(|i| (((i % 250) as f32) * 0.25 + (i / 250) as f32).to_ne_bytes())
+            .collect();
     }
     if case.cparams.filters.contains(&filter::INT_TRUNC) {
-        return (0..nitems).flat_map(|i| ((i as i32 % 250) * 1000 - (i / 250) as i32).to_ne_bytes()).collect();
+        return (0..nitems)
+            .flat_map(|i| ((i as i32 % 250) * 1000 - (i / 250) as i32).to_ne_bytes())
+            .collect();
     }
     input(ts, nitems)
 }
@@ -142,7 +166,11 @@ fn write_set(dir: &Path) {
             for (kind, contiguous) in [("frame", true), ("sparse", false)] {
                 let name = format!("{}.{}", case.name, if contiguous { "b2frame" } else { "sparse" });
                 let path = dir.join(&name);
-                let storage = Storage { contiguous, urlpath: Some(path.to_str().unwrap().into()), ..Storage::default() };
+                let storage = Storage {
+                    contiguous,
+                    urlpath: Some(path.to_str().unwrap().into()),
+                    ..Storage::default()
+                };
                 let mut sc = SuperChunk::new(case.cparams.clone(), DParams::default(), storage).unwrap();
                 for rows in data.chunks(40 * 250 * ts) {
                     sc.append_buffer(rows).unwrap();
@@ -159,11 +187,18 @@ fn write_set(dir: &Path) {
             let dtype = match (ts, case.cparams.filters.contains(&filter::INT_TRUNC)) {
                 (8, _) => format!("{order}f8"),
                 (4, true) => format!("{order}i4"),
-                (4, false) if case.cparams.compcode == ZFP_RATE || case.cparams.filters.contains(&filter::BYTEDELTA) => format!("{order}f4"),
+                (4, false)
+                    if case.cparams.compcode == ZFP_RATE
+                        || case.cparams.filters.contains(&filter::BYTEDELTA) =>
+                {
+                    format!("{order}f4")
+                }
                 (4, false) => "|V4".to_string(),
                 _ => "|u1".to_string(),
             };
-            let ctx = Context::new(&SHAPE, &CHUNKS, &BLOCKS, case.cparams.clone()).stored(path.to_str().unwrap(), contiguous).dtype(&dtype);
+            let ctx = Context::new(&SHAPE, &CHUNKS, &BLOCKS, case.cparams.clone())
+                .stored(path.to_str().unwrap(), contiguous)
+                .dtype(&dtype);
             drop(Array::from_buffer(&ctx, &data).unwrap());
             files.push((kind, name, array_bytes(&Array::open(path.to_str().unwrap()).unwrap())));
         }
@@ -210,7 +245,14 @@ fn check_set(dir: &Path) -> Checked {
         });
         match got {
             Ok(got) if got == want => out.read += 1,
-            Ok(got) => out.failures.push((name.to_string(), format!("{} bytes differ of {}", got.iter().zip(&want).filter(|(a, b)| a != b).count() + got.len().abs_diff(want.len()), want.len()))),
+            Ok(got) => out.failures.push((
+                name.to_string(),
+                format!(
+                    "{} bytes differ of {}",
+                    got.iter().zip(&want).filter(|(a, b)| a != b).count() + got.len().abs_diff(want.len()),
+                    want.len()
+                ),
+            )),
             Err(_) => out.failures.push((name.to_string(), "could not be read".into())),
         }
     }
@@ -252,7 +294,10 @@ fn every_codec_and_filter_reads_back_from_a_written_set() {
     let c = check_set(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(c.failures.is_empty(), "{:?}", c.failures);
-    assert_eq!((c.read, c.skipped), (cases().iter().map(|c| if c.nd_only { 2 } else { 4 }).sum::<usize>(), 0));
+    assert_eq!(
+        (c.read, c.skipped),
+        (cases().iter().map(|c| if c.nd_only { 2 } else { 4 }).sum::<usize>(), 0)
+    );
 }
 
 #[test]

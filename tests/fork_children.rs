@@ -62,7 +62,8 @@ fn forked_children_never_hang() {
     };
     // Made by the parent, used by every child (never by the parent meanwhile).
     let d = Mutex::new(Decompressor::new(dparams()));
-    let (t, rounds) = forks::while_busy(busy, || forks::fork_children(trials, &|| child(&src, &mut d.lock().unwrap())));
+    let (t, rounds) =
+        forks::while_busy(busy, || forks::fork_children(trials, &|| child(&src, &mut d.lock().unwrap())));
     eprintln!("{trials} forks: {t:?} ({rounds} rounds in the parent)");
     assert_eq!((t.failed, t.hung), (0, 0), "of {trials} forked children");
 }

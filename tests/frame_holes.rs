@@ -29,7 +29,11 @@ fn data(seed: u64, n: usize, noisy: usize) -> Vec<u8> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if i < noisy { x as u8 } else { (i / 64) as u8 }
+            if i < noisy {
+                x as u8
+            } else {
+                (i / 64) as u8
+            }
         })
         .collect()
 }
@@ -42,7 +46,8 @@ fn compress(src: &[u8]) -> Vec<u8> {
 }
 
 fn new_frame(path: &str, durability: Durability) -> SuperChunk {
-    let storage = Storage { contiguous: true, urlpath: Some(path.to_string()), durability, ..Storage::default() };
+    let storage =
+        Storage { contiguous: true, urlpath: Some(path.to_string()), durability, ..Storage::default() };
     SuperChunk::new(cparams(), DParams::default(), storage).unwrap()
 }
 

@@ -68,7 +68,8 @@ fn b2nd_files_have_their_metalayer_and_values() {
     let f = FrameView::parse(&bytes).unwrap();
     let meta = f.header.metalayers.iter().find(|m| m.name == "b2nd").expect("b2nd metalayer");
     assert_eq!(meta.content[2], 3, "ndim 3");
-    let values: Vec<f32> = decode_all(&f).chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    let values: Vec<f32> =
+        decode_all(&f).chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
     // Chunks cover the extended shape (16, 30, 250): the padding decodes too.
     assert_eq!(values.len(), 16 * 30 * 250);
     let sum: f64 = values.iter().map(|&v| f64::from(v)).sum();
@@ -104,7 +105,11 @@ fn corrupted_frames_fail_without_panicking() {
         let mut b = bytes.clone();
         for _ in 0..3 {
             state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            let at = if state & 1 == 0 { (state >> 8) as usize % 120 } else { b.len() - 1 - (state >> 8) as usize % 200 };
+            let at = if state & 1 == 0 {
+                (state >> 8) as usize % 120
+            } else {
+                b.len() - 1 - (state >> 8) as usize % 200
+            };
             b[at] ^= (state >> 24) as u8 | 1;
         }
         if let Ok(f) = FrameView::parse(&b) {

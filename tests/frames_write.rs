@@ -24,7 +24,12 @@ fn info_of(f: &FrameView) -> Info {
 fn rebuild(bytes: &[u8]) -> Vec<u8> {
     let f = FrameView::parse(bytes).unwrap();
     let info = info_of(&f);
-    let parts = FrameParts { info: &info, chunks: f.chunks_section(), offsets: f.offsets(), index_capacity: f.nchunks() };
+    let parts = FrameParts {
+        info: &info,
+        chunks: f.chunks_section(),
+        offsets: f.offsets(),
+        index_capacity: f.nchunks(),
+    };
     write_cframe(&parts).unwrap()
 }
 
@@ -67,7 +72,6 @@ fn rebuilt_frames_of_older_versions_still_parse_and_keep_their_chunks() {
     }
 }
 
-
 fn cparams_of(f: &FrameView) -> CParams {
     let h = &f.header;
     CParams {
@@ -89,7 +93,11 @@ fn cparams_of(f: &FrameView) -> CParams {
 #[test]
 fn appending_the_chunks_again_gives_the_same_frame() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    for rel in ["compat/varchunks-lz4-3.0.0.b2frame", "b2nd/example_day_month_temp.b2nd", "compat/vlblocks-lz4-fixed-3.0.0.b2frame"] {
+    for rel in [
+        "compat/varchunks-lz4-3.0.0.b2frame",
+        "b2nd/example_day_month_temp.b2nd",
+        "compat/vlblocks-lz4-fixed-3.0.0.b2frame",
+    ] {
         let bytes = std::fs::read(dir.join(rel)).unwrap();
         let f = FrameView::parse(&bytes).unwrap();
         let mut c = in_memory_cframe(cparams_of(&f));

@@ -63,11 +63,15 @@ fn check(p: CParams, src: &[u8]) {
     let mut d = Decompressor::new(DParams { nthreads: p.nthreads, typesize: 4, ..DParams::default() });
     let mut out = vec![0u8; src.len()];
     assert_eq!(d.decompress(&lazy, &mut out), Err(Error::InvalidParam));
-    assert_eq!(d.decompress_lazy(&lazy, &mut out, Some(&frame)).unwrap_or_else(|e| panic!("{p:?}: {e:?}")), src.len());
+    assert_eq!(
+        d.decompress_lazy(&lazy, &mut out, Some(&frame)).unwrap_or_else(|e| panic!("{p:?}: {e:?}")),
+        src.len()
+    );
     assert_eq!(out, src);
     let before = frame.reads.load(Ordering::Relaxed);
     let mut part = vec![0u8; 400];
-    d.getitem_bytes_lazy(&lazy, 123_456, 400, &mut part, Some(&frame)).unwrap_or_else(|e| panic!("{p:?}: {e:?}"));
+    d.getitem_bytes_lazy(&lazy, 123_456, 400, &mut part, Some(&frame))
+        .unwrap_or_else(|e| panic!("{p:?}: {e:?}"));
     assert_eq!(part, src[123_456..123_856]);
     let reads = frame.reads.load(Ordering::Relaxed) - before;
     assert!(reads <= 4, "getitem read {reads} times");

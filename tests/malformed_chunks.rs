@@ -147,7 +147,11 @@ fn crafted_plugin_chunks_never_panic() {
         state >> 8
     };
     for view in &views {
-        let mut d = Decompressor::new(DParams { nthreads: 1 + (next() % 2) as i16, schunk: view.clone(), ..DParams::default() });
+        let mut d = Decompressor::new(DParams {
+            nthreads: 1 + (next() % 2) as i16,
+            schunk: view.clone(),
+            ..DParams::default()
+        });
         for _ in 0..400 {
             let mut c = base.clone();
             match next() % 3 {

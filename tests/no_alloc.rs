@@ -115,7 +115,9 @@ fn warm_contexts_compress_decompress_and_getitem_without_allocating() {
                     let mut n = 0;
                     cn += allocations(|| n = c.compress(&src, &mut dst).unwrap());
                     dn += allocations(|| assert_eq!(d.decompress(&dst[..n], &mut back).unwrap(), src.len()));
-                    gn += allocations(|| assert_eq!(d.getitem(&dst[..n], 123_457, 1000, &mut items).unwrap(), 4000));
+                    gn += allocations(|| {
+                        assert_eq!(d.getitem(&dst[..n], 123_457, 1000, &mut items).unwrap(), 4000)
+                    });
                 }
                 assert!(back == src && items == src[123_457 * 4..124_457 * 4]);
                 assert_eq!(
@@ -146,8 +148,14 @@ fn warm_super_chunk_and_array_reads_without_allocating() {
     let storages = [
         ("memory", Storage::default()),
         ("memory frame", Storage { contiguous: true, ..Storage::default() }),
-        ("frame file", Storage { contiguous: true, urlpath: Some(scratch("f.b2frame")), ..Storage::default() }),
-        ("sparse dir", Storage { contiguous: false, urlpath: Some(scratch("s.b2frame")), ..Storage::default() }),
+        (
+            "frame file",
+            Storage { contiguous: true, urlpath: Some(scratch("f.b2frame")), ..Storage::default() },
+        ),
+        (
+            "sparse dir",
+            Storage { contiguous: false, urlpath: Some(scratch("s.b2frame")), ..Storage::default() },
+        ),
     ];
     for (name, storage) in storages {
         for nthreads in [1i16, 2] {
@@ -157,7 +165,8 @@ fn warm_super_chunk_and_array_reads_without_allocating() {
                 let _ = std::fs::remove_file(p);
                 let _ = std::fs::remove_dir_all(p);
             }
-            let mut sc = SuperChunk::new(cp, DParams { nthreads, ..DParams::default() }, storage.clone()).unwrap();
+            let mut sc =
+                SuperChunk::new(cp, DParams { nthreads, ..DParams::default() }, storage.clone()).unwrap();
             for _ in 0..4 {
                 sc.append_buffer(&chunk).unwrap();
             }
@@ -183,9 +192,16 @@ fn warm_super_chunk_and_array_reads_without_allocating() {
                 // size, its header, block starts and one block each); nothing
                 // else. Windows makes one more: the path in UTF-16.
                 let per_open = if cfg!(windows) { 4 } else { 3 };
-                assert!(d <= per_open * 4 && g <= per_open * 4 * 4, "{name}, {nthreads} threads: {d} and {g} allocations");
+                assert!(
+                    d <= per_open * 4 && g <= per_open * 4 * 4,
+                    "{name}, {nthreads} threads: {d} and {g} allocations"
+                );
             } else {
-                assert_eq!((d, g), (0, 0), "{name}, {nthreads} threads: allocations in warm decompress_chunk, get_slice");
+                assert_eq!(
+                    (d, g),
+                    (0, 0),
+                    "{name}, {nthreads} threads: allocations in warm decompress_chunk, get_slice"
+                );
             }
         }
     }
@@ -195,13 +211,16 @@ fn warm_super_chunk_and_array_reads_without_allocating() {
     // a buffer for a block (4000 bytes here) or a chunk.
     let shape = [60i64, 60, 60];
     let all: Vec<u8> = (0u32..60 * 60 * 60).flat_map(|i| i.to_le_bytes()).collect();
-    let ctx = Context::new(&shape, &[30, 30, 30], &[10, 10, 10], CParams::classic(Codec::Lz4, 5, 1, 4, false));
+    let ctx =
+        Context::new(&shape, &[30, 30, 30], &[10, 10, 10], CParams::classic(Codec::Lz4, 5, 1, 4, false));
     let a = Array::from_buffer(&ctx, &all).unwrap();
     let mut plane = vec![0u8; 60 * 60 * 4];
     let mut one = [0u8; 4];
     a.get_slice(&[7, 0, 0], &[8, 60, 60], &mut plane).unwrap();
     a.get_slice(&[1, 2, 3], &[2, 3, 4], &mut one).unwrap();
-    for (start, stop, out) in [([31, 0, 0], [32, 60, 60], &mut plane[..]), ([41, 42, 43], [42, 43, 44], &mut one[..])] {
+    for (start, stop, out) in
+        [([31, 0, 0], [32, 60, 60], &mut plane[..]), ([41, 42, 43], [42, 43, 44], &mut one[..])]
+    {
         let (n, bytes) = allocated(|| a.get_slice(&start, &stop, out).unwrap());
         assert!(bytes < 2000, "a warm array slice {start:?}..{stop:?}: {n} allocations, {bytes} bytes");
     }
@@ -218,8 +237,14 @@ fn main() {
         }
     }
     let checks: [(&str, fn()); 2] = [
-        ("warm_contexts_compress_decompress_and_getitem_without_allocating", warm_contexts_compress_decompress_and_getitem_without_allocating),
-        ("warm_super_chunk_and_array_reads_without_allocating", warm_super_chunk_and_array_reads_without_allocating),
+        (
+            "warm_contexts_compress_decompress_and_getitem_without_allocating",
+            warm_contexts_compress_decompress_and_getitem_without_allocating,
+        ),
+        (
+            "warm_super_chunk_and_array_reads_without_allocating",
+            warm_super_chunk_and_array_reads_without_allocating,
+        ),
     ];
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     for (name, check) in checks {

@@ -27,7 +27,8 @@ fn roundtrip(p: &CParams, src: &[u8]) -> Result<(Vec<u8>, usize), Error> {
     let mut out = vec![0u8; src.len() + 64];
     let n = Compressor::new(p.clone())?.compress(src, &mut out)?;
     let mut back = vec![0u8; src.len()];
-    Decompressor::new(DParams { nthreads: p.nthreads, ..DParams::default() }).decompress(&out[..n], &mut back)?;
+    Decompressor::new(DParams { nthreads: p.nthreads, ..DParams::default() })
+        .decompress(&out[..n], &mut back)?;
     Ok((back, n))
 }
 
@@ -55,7 +56,9 @@ fn bytedelta_with_meta_0_needs_a_super_chunk() {
     assert_eq!(roundtrip(&p, &src).err(), Some(Error::FilterPipeline));
     // in a super-chunk the typesize is the super-chunk's
     for contiguous in [false, true] {
-        let mut sc = SuperChunk::new(p.clone(), DParams::default(), Storage { contiguous, ..Storage::default() }).unwrap();
+        let mut sc =
+            SuperChunk::new(p.clone(), DParams::default(), Storage { contiguous, ..Storage::default() })
+                .unwrap();
         sc.append_buffer(&src).unwrap();
         sc.append_buffer(&src[..3999]).unwrap();
         let mut out = vec![0u8; src.len()];
@@ -65,7 +68,10 @@ fn bytedelta_with_meta_0_needs_a_super_chunk() {
         assert_eq!(out[..3999], src[..3999]);
         // the same chunk through a bare decompressor has no typesize to take
         let chunk = sc.chunk(0).unwrap().into_owned();
-        assert_eq!(Decompressor::new(DParams::default()).decompress(&chunk, &mut out).err(), Some(Error::FilterPipeline));
+        assert_eq!(
+            Decompressor::new(DParams::default()).decompress(&chunk, &mut out).err(),
+            Some(Error::FilterPipeline)
+        );
     }
 }
 
@@ -80,6 +86,10 @@ fn int_trunc_zeroes_low_bits_and_refuses_bad_metas() {
     }
     for (meta, ts) in [(0i8, 4), (33, 4), (-32, 4), (8, 3)] {
         let p = params(Codec::Lz4, ts, &[(filter::INT_TRUNC, meta as u8)]);
-        assert_eq!(roundtrip(&p, &src[..40_000 / ts as usize * ts as usize]).err(), Some(Error::FilterPipeline), "meta {meta}");
+        assert_eq!(
+            roundtrip(&p, &src[..40_000 / ts as usize * ts as usize]).err(),
+            Some(Error::FilterPipeline),
+            "meta {meta}"
+        );
     }
 }

@@ -2,10 +2,10 @@
 //! through the safe API: b2nd arrays in memory and on disk, slices, reopening.
 //! (Byte identity with c-blosc2 and the cross-reading are in c_tests/xnd.c.)
 
-use b2nd::{Array, Context};
 use b2nd::chunk::header::filter;
 use b2nd::chunk::{CParams, SplitMode};
 use b2nd::Error;
+use b2nd::{Array, Context};
 
 const NDLZ: u8 = 32;
 const ZFP_ACC: u8 = 33;
@@ -77,11 +77,13 @@ fn ndmean_averages_cells_and_survives_a_reopen() {
     let path = dir.with_extension("b2nd");
     let shape = [64i64, 48];
     let data = field(&shape, 4);
-    let ctx = Context::new(&shape, &[32, 24], &[16, 12], with_filter(4, filter::NDMEAN, 4)).stored(path.to_str().unwrap(), true);
+    let ctx = Context::new(&shape, &[32, 24], &[16, 12], with_filter(4, filter::NDMEAN, 4))
+        .stored(path.to_str().unwrap(), true);
     let a = Array::from_buffer(&ctx, &data).unwrap();
     let got = values(&a);
     // every 4x4 cell holds its mean
-    let at = |buf: &[u8], r: usize, c: usize| f32::from_ne_bytes(buf[(r * 48 + c) * 4..][..4].try_into().unwrap());
+    let at =
+        |buf: &[u8], r: usize, c: usize| f32::from_ne_bytes(buf[(r * 48 + c) * 4..][..4].try_into().unwrap());
     let mut sum = 0.0f32;
     for r in 0..4 {
         for c in 0..4 {
@@ -100,7 +102,9 @@ fn ndlz_on_byte_planes_and_with_a_slice_write() {
     let shape = [100i64, 120];
     let data: Vec<u8> = (0..12000u32).map(|i| ((i / 120) / 8 * 3 + (i % 120) / 8) as u8).collect();
     for meta in [4u8, 8] {
-        let a = Array::from_buffer(&Context::new(&shape, &[48, 64], &[24, 32], with_codec(1, NDLZ, meta)), &data).unwrap();
+        let a =
+            Array::from_buffer(&Context::new(&shape, &[48, 64], &[24, 32], with_codec(1, NDLZ, meta)), &data)
+                .unwrap();
         assert_eq!(values(&a), data);
         let (nbytes, cbytes) = {
             let sc = a.schunk().read().unwrap();
@@ -127,7 +131,11 @@ fn zfp_modes_keep_their_promises() {
     for ts in [4usize, 8] {
         let data = field(&shape, ts);
         let read = |codec: u8, meta: u8| {
-            let a = Array::from_buffer(&Context::new(&shape, &[20, 18, 20], &[8, 12, 8], with_codec(ts as i32, codec, meta)), &data).unwrap();
+            let a = Array::from_buffer(
+                &Context::new(&shape, &[20, 18, 20], &[8, 12, 8], with_codec(ts as i32, codec, meta)),
+                &data,
+            )
+            .unwrap();
             let sc = a.schunk().read().unwrap();
             let ratio = sc.cbytes() as f64 / sc.nbytes() as f64;
             drop(sc);
@@ -138,9 +146,15 @@ fn zfp_modes_keep_their_promises() {
                 .zip(data.chunks(ts))
                 .map(|(g, d)| {
                     if ts == 8 {
-                        (f64::from_ne_bytes(g.try_into().unwrap()) - f64::from_ne_bytes(d.try_into().unwrap())).abs()
+                        (f64::from_ne_bytes(g.try_into().unwrap())
+                            - f64::from_ne_bytes(d.try_into().unwrap()))
+                        .abs()
                     } else {
-                        f64::from((f32::from_ne_bytes(g.try_into().unwrap()) - f32::from_ne_bytes(d.try_into().unwrap())).abs())
+                        f64::from(
+                            (f32::from_ne_bytes(g.try_into().unwrap())
+                                - f32::from_ne_bytes(d.try_into().unwrap()))
+                            .abs(),
+                        )
                     }
                 })
                 .fold(0.0, f64::max)
@@ -160,7 +174,9 @@ fn malformed_parameters_fail_as_in_c_blosc2() {
     let shape = [16i64, 16];
     // (not one repeated value: such chunks are stored as runs, without filters or codec)
     let data: Vec<u8> = (0..16 * 16 * 4).map(|i| (i * 7 % 251) as u8).collect();
-    let make = |p: CParams, block: &[i32]| Array::from_buffer(&Context::new(&shape, &[16, 16], block, p), &data).err();
+    let make = |p: CParams, block: &[i32]| {
+        Array::from_buffer(&Context::new(&shape, &[16, 16], block, p), &data).err()
+    };
     // cells larger than the block, a side of 0, ndmean on integers
     assert_eq!(make(with_filter(4, filter::NDCELL, 9), &[8, 8]), Some(Error::Failure));
     assert_eq!(make(with_filter(4, filter::NDCELL, 0), &[8, 8]), Some(Error::Failure));
@@ -171,6 +187,11 @@ fn malformed_parameters_fail_as_in_c_blosc2() {
     assert_eq!(make(with_codec(4, ZFP_ACC, 0), &[2, 8]), Some(Error::Failure));
     assert_eq!(make(with_codec(2, ZFP_RATE, 50), &[8, 8]), Some(Error::Failure));
     // outside a b2nd array the n-dimensional filters have no geometry
-    let mut sc = b2nd::schunk::SuperChunk::new(with_filter(4, filter::NDCELL, 2), Default::default(), Default::default()).unwrap();
+    let mut sc = b2nd::schunk::SuperChunk::new(
+        with_filter(4, filter::NDCELL, 2),
+        Default::default(),
+        Default::default(),
+    )
+    .unwrap();
     assert_eq!(sc.append_buffer(&data).err(), Some(Error::FilterPipeline));
 }

@@ -17,13 +17,13 @@
 //! `B2ND_POWER_DUMP=SUBSTRING` prints the recorded operations of the cases
 //! whose name holds it (the numbers failures name).
 
-use b2nd::{Array, Context};
 use b2nd::chunk::{CParams, Compressor, DParams, Special};
 use b2nd::codecs::Codec;
 use b2nd::frame::journal::{set_boot_id_for_this_thread, set_epoch_age_for_this_thread};
 use b2nd::io::{filesystem, Backend, Durability, Mode, Stream};
 use b2nd::schunk::{Storage, SuperChunk};
 use b2nd::Error;
+use b2nd::{Array, Context};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -32,13 +32,28 @@ const PAGE: u64 = 4096;
 /// One recorded operation.
 #[derive(Clone)]
 enum Op {
-    Write { file: usize, pos: u64, data: Vec<u8> },
-    Truncate { file: usize, len: u64 },
-    Sync { file: usize },
+    Write {
+        file: usize,
+        pos: u64,
+        data: Vec<u8>,
+    },
+    Truncate {
+        file: usize,
+        len: u64,
+    },
+    Sync {
+        file: usize,
+    },
     /// The file was made (its directory entry appeared).
-    Create { file: usize },
-    Remove { file: usize },
-    SyncDir { dir: String },
+    Create {
+        file: usize,
+    },
+    Remove {
+        file: usize,
+    },
+    SyncDir {
+        dir: String,
+    },
     /// A change returned: the state after it is `states[n]`.
     Returned(usize),
     /// Everything before is promised durable: the state `states[n]` at least.
@@ -84,7 +99,11 @@ impl Log {
 /// One name for a file however its path was spelt: on Windows the library
 /// joins with `/` what a directory listing joins with `\\`.
 fn key(path: &str) -> String {
-    if cfg!(windows) { path.replace('\\', "/") } else { path.to_string() }
+    if cfg!(windows) {
+        path.replace('\\', "/")
+    } else {
+        path.to_string()
+    }
 }
 
 #[derive(Clone, Default)]
@@ -240,7 +259,9 @@ struct Disk {
 impl Disk {
     fn step(&mut self, op: &Op) {
         match op {
-            Op::Write { file, pos, data } => self.files[*file].since.push(Unsynced::Write(*pos, data.clone())),
+            Op::Write { file, pos, data } => {
+                self.files[*file].since.push(Unsynced::Write(*pos, data.clone()))
+            }
             Op::Truncate { file, len } => self.files[*file].since.push(Unsynced::Truncate(*len)),
             Op::Sync { file } => {
                 let f = &mut self.files[*file];
@@ -309,7 +330,8 @@ impl Disk {
                                     while at < end {
                                         let next = ((at / PAGE + 1) * PAGE).min(end);
                                         if rng.coin() {
-                                            let piece = data[(at - pos) as usize..(next - pos) as usize].to_vec();
+                                            let piece =
+                                                data[(at - pos) as usize..(next - pos) as usize].to_vec();
                                             apply(&mut c, &Unsynced::Write(at, piece));
                                         }
                                         at = next;
@@ -429,13 +451,24 @@ fn make_base(case: &Case, path: &str) {
     let noisy = case.chunk > 1 << 20;
     match case.kind {
         Kind::Schunk => {
-            let storage = Storage { contiguous: case.contiguous, urlpath: Some(path.to_string()), durability: case.durability, ..Storage::default() };
+            let storage = Storage {
+                contiguous: case.contiguous,
+                urlpath: Some(path.to_string()),
+                durability: case.durability,
+                ..Storage::default()
+            };
             let mut sc = SuperChunk::new(cparams(4), DParams::default(), storage).unwrap();
             sc.meta_add("m", b"metalayer-0").unwrap();
             let n = if noisy { 6 } else { 4 };
             for i in 0..n {
                 if i == 2 && !noisy {
-                    sc.append_chunk(&b2nd::frame::live::special_chunk(Special::Zero, case.chunk as i32, 4, 0)).unwrap();
+                    sc.append_chunk(&b2nd::frame::live::special_chunk(
+                        Special::Zero,
+                        case.chunk as i32,
+                        4,
+                        0,
+                    ))
+                    .unwrap();
                 } else {
                     sc.append_chunk(&compress(&data(i, case.chunk, noisy))).unwrap();
                 }
@@ -445,7 +478,9 @@ fn make_base(case: &Case, path: &str) {
         Kind::Array => {
             // chunks of (rows x 256) items of 4 bytes
             let rows = (case.chunk / 1024) as i64;
-            let mut ctx = Context::new(&[rows * 3, 512], &[rows as i32, 256], &[(rows as i32).min(8), 256], cparams(4)).stored(path, case.contiguous);
+            let mut ctx =
+                Context::new(&[rows * 3, 512], &[rows as i32, 256], &[(rows as i32).min(8), 256], cparams(4))
+                    .stored(path, case.contiguous);
             ctx.storage.durability = case.durability;
             let n = (rows * 3 * 512 * 4) as usize;
             Array::from_buffer(&ctx, &data(1, n, noisy)).unwrap();
@@ -481,7 +516,13 @@ fn run_changes(case: &Case, path: &str, rec: &Rec) -> Vec<Vec<u8>> {
                 (Box::new(move |s| s.update_chunk(0, &compress(&data(12, c, true))).map(drop)), false),
                 (Box::new(move |s| s.update_chunk(1, &compress(&vec![9u8; c])).map(drop)), false),
                 (Box::new(move |s| s.sync()), true),
-                (Box::new(move |s| s.update_chunk(3, &b2nd::frame::live::special_chunk(Special::Zero, c as i32, 4, 0)).map(drop)), false),
+                (
+                    Box::new(move |s| {
+                        s.update_chunk(3, &b2nd::frame::live::special_chunk(Special::Zero, c as i32, 4, 0))
+                            .map(drop)
+                    }),
+                    false,
+                ),
                 (Box::new(move |s| s.delete_chunk(2).map(drop)), false),
                 (Box::new(move |s| s.reorder(&(0..s.nchunks() as i64).rev().collect::<Vec<_>>())), false),
                 (Box::new(move |s| s.meta_update("m", b"metalayer-1").map(drop)), false),
@@ -535,7 +576,8 @@ fn reopen(case: &Case, path: &str, what: &str) -> Vec<u8> {
         Kind::Schunk => SuperChunk::open(path, filesystem(), true).map(|sc| seen_schunk(&sc)),
         Kind::Array => Array::open(path).map(|a| seen_array(&a)),
     };
-    seen.unwrap_or_else(|e| panic!("{what}: does not open: {e:?}")).unwrap_or_else(|e| panic!("{what}: unreadable: {e:?}"))
+    seen.unwrap_or_else(|e| panic!("{what}: does not open: {e:?}"))
+        .unwrap_or_else(|e| panic!("{what}: unreadable: {e:?}"))
 }
 
 /// Every file below `dir` (a sparse frame's directory holds some).
@@ -602,13 +644,17 @@ fn run_case(case: &Case, tag: &str) -> usize {
             }
         }
         let hi = (returned + 1).min(states.len() - 1);
-        let mut ways = vec![(Keep::All, true), (Keep::None, false), (Keep::All, false), (Keep::Newest, false)];
+        let mut ways =
+            vec![(Keep::All, true), (Keep::None, false), (Keep::All, false), (Keep::Newest, false)];
         ways.extend(std::iter::repeat_n((Keep::Random, false), case.randoms));
         for (keep, same_boot) in ways {
             let image = disk.image(keep, &mut rng);
             materialize(&disk.paths, &image);
             set_boot_id_for_this_thread(if same_boot { None } else { other_boot });
-            let what = format!("{tag}: after operation {p} ({op:?}), keeping {keep:?}{}", if same_boot { ", the process died" } else { ", power lost" });
+            let what = format!(
+                "{tag}: after operation {p} ({op:?}), keeping {keep:?}{}",
+                if same_boot { ", the process died" } else { ", power lost" }
+            );
             let now = reopen(case, &path, &what);
             set_boot_id_for_this_thread(None);
             let lo = if same_boot { returned } else { durable };
@@ -631,12 +677,20 @@ const LARGE: usize = 3 << 20;
 fn power_loss_keeps_every_frame_consistent() {
     let mut total = 0;
     // consistent with an epoch per case, or a checkpoint (not synced) after every change; durable
-    let modes = [(Durability::Consistent, None), (Durability::Consistent, Some(std::time::Duration::ZERO)), (Durability::Durable, None)];
+    let modes = [
+        (Durability::Consistent, None),
+        (Durability::Consistent, Some(std::time::Duration::ZERO)),
+        (Durability::Durable, None),
+    ];
     for (durability, epoch) in modes {
         for contiguous in [true, false] {
             for kind in [Kind::Schunk, Kind::Array] {
                 let case = Case { epoch, kind, contiguous, durability, chunk: SMALL, randoms: 3 };
-                let tag = format!("{kind:?}-{}-{durability:?}{}-small", if contiguous { "contiguous" } else { "sparse" }, if epoch.is_some() { "-short-epochs" } else { "" });
+                let tag = format!(
+                    "{kind:?}-{}-{durability:?}{}-small",
+                    if contiguous { "contiguous" } else { "sparse" },
+                    if epoch.is_some() { "-short-epochs" } else { "" }
+                );
                 let n = run_case(&case, &tag);
                 eprintln!("{tag}: {n} crash images");
                 total += n;
@@ -651,7 +705,14 @@ fn power_loss_keeps_every_frame_consistent() {
 fn power_loss_keeps_large_frames_consistent() {
     let mut total = 0;
     for contiguous in [true, false] {
-        let case = Case { epoch: None, kind: Kind::Schunk, contiguous, durability: Durability::Consistent, chunk: LARGE, randoms: 1 };
+        let case = Case {
+            epoch: None,
+            kind: Kind::Schunk,
+            contiguous,
+            durability: Durability::Consistent,
+            chunk: LARGE,
+            randoms: 1,
+        };
         let tag = format!("large-{}", if contiguous { "contiguous" } else { "sparse" });
         let n = run_case(&case, &tag);
         eprintln!("{tag}: {n} crash images");

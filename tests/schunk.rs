@@ -37,7 +37,11 @@ fn storages(tag: &str) -> Vec<Storage> {
         Storage { contiguous: false, ..Storage::default() },
         Storage { contiguous: true, ..Storage::default() },
         Storage { contiguous: true, urlpath: Some(scratch(&format!("{tag}.b2frame"))), ..Storage::default() },
-        Storage { contiguous: false, urlpath: Some(scratch(&format!("{tag}.b2sframe"))), ..Storage::default() },
+        Storage {
+            contiguous: false,
+            urlpath: Some(scratch(&format!("{tag}.b2sframe"))),
+            ..Storage::default()
+        },
     ]
 }
 
@@ -101,7 +105,11 @@ fn every_storage_kind_keeps_chunks_and_metadata_through_changes() {
         assert_eq!(contents(&sc), expect, "{label}");
         assert_eq!(sc.nbytes(), 40_000 * expect.len() as i64, "{label}");
         assert_eq!(sc.chunksize(), 40_000, "{label}");
-        for other in [reopen(&sc), Some(SuperChunk::from_cframe(sc.to_cframe().unwrap().into_owned()).unwrap())].into_iter().flatten() {
+        for other in
+            [reopen(&sc), Some(SuperChunk::from_cframe(sc.to_cframe().unwrap().into_owned()).unwrap())]
+                .into_iter()
+                .flatten()
+        {
             assert_eq!(contents(&other), expect, "{label}");
             assert_eq!(other.nbytes(), sc.nbytes(), "{label}");
             assert_eq!(other.meta_get("m1").unwrap(), b"abc3456789", "{label}");
@@ -125,7 +133,8 @@ fn every_storage_kind_keeps_chunks_and_metadata_through_changes() {
 
 #[test]
 fn variable_chunks_read_and_write_through_slices() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/compat/varchunks-lz4-3.0.0.b2frame");
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/compat/varchunks-lz4-3.0.0.b2frame");
     let mut sc = SuperChunk::from_cframe(std::fs::read(path).unwrap()).unwrap();
     assert_eq!(sc.chunksize(), 0);
     let n = sc.nbytes();
@@ -143,7 +152,12 @@ fn variable_chunks_read_and_write_through_slices() {
 #[test]
 fn sparse_frames_reuse_ids_and_remove_files() {
     let path = scratch("ids.b2sframe");
-    let mut sc = SuperChunk::new(cparams(), DParams::default(), Storage { contiguous: false, urlpath: Some(path.clone()), ..Storage::default() }).unwrap();
+    let mut sc = SuperChunk::new(
+        cparams(),
+        DParams::default(),
+        Storage { contiguous: false, urlpath: Some(path.clone()), ..Storage::default() },
+    )
+    .unwrap();
     for s in 0..3 {
         sc.append_buffer(&data(s, 8000)).unwrap();
     }
@@ -161,7 +175,9 @@ fn sparse_frames_reuse_ids_and_remove_files() {
 fn frames_at_an_offset_open_and_grow_in_place() {
     let path = scratch("offset.bin");
     std::fs::write(&path, vec![0xAAu8; 1000]).unwrap();
-    let mut sc = SuperChunk::new(cparams(), DParams::default(), Storage { contiguous: true, ..Storage::default() }).unwrap();
+    let mut sc =
+        SuperChunk::new(cparams(), DParams::default(), Storage { contiguous: true, ..Storage::default() })
+            .unwrap();
     sc.append_buffer(&data(1, 20_000)).unwrap();
     assert_eq!(sc.append_to_file(&path).unwrap(), 1000);
     let mut again = SuperChunk::open_offset(&path, 1000, filesystem(), true).unwrap();
@@ -210,7 +226,9 @@ fn eight_threads_read_one_handle() {
 
 #[test]
 fn crafted_frames_fail_cleanly_and_read_only_files_stay_untouched() {
-    let mut sc = SuperChunk::new(cparams(), DParams::default(), Storage { contiguous: true, ..Storage::default() }).unwrap();
+    let mut sc =
+        SuperChunk::new(cparams(), DParams::default(), Storage { contiguous: true, ..Storage::default() })
+            .unwrap();
     sc.meta_add("meta", b"content").unwrap();
     for s in 0..3 {
         sc.append_buffer(&data(s, 10_000)).unwrap();
@@ -254,7 +272,12 @@ fn a_frame_past_two_gigabytes() {
     let path = scratch("big.b2frame");
     let mut p = cparams();
     p.clevel = 0;
-    let mut sc = SuperChunk::new(p, DParams::default(), Storage { contiguous: true, urlpath: Some(path.clone()), ..Storage::default() }).unwrap();
+    let mut sc = SuperChunk::new(
+        p,
+        DParams::default(),
+        Storage { contiguous: true, urlpath: Some(path.clone()), ..Storage::default() },
+    )
+    .unwrap();
     let chunk = 64 << 20;
     for s in 0..33u32 {
         let d: Vec<u8> = (0..chunk / 4).flat_map(|i: usize| (i as u32 ^ s).to_le_bytes()).collect();
@@ -390,7 +413,12 @@ fn a_copy_writes_its_index_once() {
     assert_eq!(sc.nchunks(), 300_000);
     let copy = sc.copy_to(Storage::default()).unwrap();
     assert_eq!(copy.nchunks(), 300_000);
-    let frame = sc.copy_to(Storage { contiguous: true, ..Storage::default() }).unwrap().to_cframe().unwrap().into_owned();
+    let frame = sc
+        .copy_to(Storage { contiguous: true, ..Storage::default() })
+        .unwrap()
+        .to_cframe()
+        .unwrap()
+        .into_owned();
     let back = SuperChunk::from_cframe(frame).unwrap();
     assert_eq!((back.nchunks(), back.nbytes()), (300_000, 300_000 * 1000));
     let mut last = vec![1u8; 1000];
@@ -421,11 +449,18 @@ fn slices_across_chunks_on_threads_match_one_thread() {
             model.extend_from_slice(&d);
         }
         let items = model.len() as i64 / 4;
-        for (start, stop) in [(0, items), (5, items - 7), (2999, 3001), (3000, 6000), (1234, 20_000), (items - 1, items)] {
+        for (start, stop) in
+            [(0, items), (5, items - 7), (2999, 3001), (3000, 6000), (1234, 20_000), (items - 1, items)]
+        {
             let mut got = vec![0u8; (stop - start) as usize * 4];
             sc.get_slice(start, stop, &mut got).unwrap();
-            assert!(got == model[start as usize * 4..stop as usize * 4], "storage {k}: get_slice {start}..{stop}");
-            let new: Vec<u8> = (0..got.len()).map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[(i + k) % 4]).collect();
+            assert!(
+                got == model[start as usize * 4..stop as usize * 4],
+                "storage {k}: get_slice {start}..{stop}"
+            );
+            let new: Vec<u8> = (0..got.len())
+                .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[(i + k) % 4])
+                .collect();
             sc.set_slice(start, stop, &new).unwrap();
             model[start as usize * 4..stop as usize * 4].copy_from_slice(&new);
             assert!(contents(&sc).concat() == model, "storage {k}: set_slice {start}..{stop}");

@@ -49,10 +49,16 @@ fn nthreads_past_the_cores_starts_no_more_threads_than_the_cores() {
     let cores = cores();
     // the pools a context of as many threads as cores uses: at most cores - 1 helpers
     let at_cores = round_trip(&src, cores as i16);
-    assert!(at_cores <= start + cores.saturating_sub(1), "{at_cores} threads with nthreads = {cores} cores (from {start})");
+    assert!(
+        at_cores <= start + cores.saturating_sub(1),
+        "{at_cores} threads with nthreads = {cores} cores (from {start})"
+    );
     // more threads asked for: not one more started
     for n in [8i16, 16, 64] {
         let seen = round_trip(&src, n);
-        assert!(seen <= at_cores.max(start + cores.saturating_sub(1)), "nthreads {n}: {seen} threads (at {cores} cores: {at_cores})");
+        assert!(
+            seen <= at_cores.max(start + cores.saturating_sub(1)),
+            "nthreads {n}: {seen} threads (at {cores} cores: {at_cores})"
+        );
     }
 }

@@ -92,13 +92,25 @@ fn dtypes_are_checked() {
     }
     // the other byte order, a structured dtype and raw bytes are not f32
     for dt in [other, "[('a', '<f4')]", "|S4", "|V4"] {
-        let a = Array::from_buffer(&Context::new(&[2], &[2], &[2], CParams { typesize: 4, ..CParams::default() }).dtype(dt), &[0u8; 8]).unwrap();
+        let a = Array::from_buffer(
+            &Context::new(&[2], &[2], &[2], CParams { typesize: 4, ..CParams::default() }).dtype(dt),
+            &[0u8; 8],
+        )
+        .unwrap();
         assert!(a.check_element::<f32>().is_err(), "{dt}");
     }
     // '=' is the machine's order; one-byte types take any order mark
-    let a = Array::from_buffer(&Context::new(&[2], &[2], &[2], CParams { typesize: 4, ..CParams::default() }).dtype("=f4"), &[0u8; 8]).unwrap();
+    let a = Array::from_buffer(
+        &Context::new(&[2], &[2], &[2], CParams { typesize: 4, ..CParams::default() }).dtype("=f4"),
+        &[0u8; 8],
+    )
+    .unwrap();
     assert!(a.check_element::<f32>().is_ok());
-    let a = Array::from_buffer(&Context::new(&[2], &[2], &[2], CParams { typesize: 1, ..CParams::default() }).dtype("<u1"), &[0u8; 2]).unwrap();
+    let a = Array::from_buffer(
+        &Context::new(&[2], &[2], &[2], CParams { typesize: 1, ..CParams::default() }).dtype("<u1"),
+        &[0u8; 2],
+    )
+    .unwrap();
     assert!(a.check_element::<u8>().is_ok() && a.check_element::<i8>().is_err());
     // a write is checked too, and changes nothing
     let mut a = Array::from_buffer(&ctx, &[0u8; 40]).unwrap();
@@ -160,7 +172,11 @@ mod nd {
 
     #[test]
     fn ndarray_dtype_mismatch() {
-        let a = Array::from_ndarray(&Context::new(&[], &[2], &[2], CParams::default()), ArrayD::<f64>::zeros(IxDyn(&[4])).view()).unwrap();
+        let a = Array::from_ndarray(
+            &Context::new(&[], &[2], &[2], CParams::default()),
+            ArrayD::<f64>::zeros(IxDyn(&[4])).view(),
+        )
+        .unwrap();
         assert!(matches!(a.to_ndarray::<f32>(), Err(TypedError::Dtype { .. })));
     }
 }

@@ -22,7 +22,13 @@ fn golden(level: u8) -> Vec<u8> {
 fn zlib_chunks_are_the_bytes_c_blosc2_writes() {
     let src = input();
     for level in [1u8, 5, 9] {
-        let mut p = CParams { compcode: Codec::Zlib as u8, clevel: level, typesize: 4, nthreads: 1, ..CParams::default() };
+        let mut p = CParams {
+            compcode: Codec::Zlib as u8,
+            clevel: level,
+            typesize: 4,
+            nthreads: 1,
+            ..CParams::default()
+        };
         p.filters = [filter::SHUFFLE, 0, 0, 0, 0, 0]; // where python-blosc2 puts `filters=[SHUFFLE]`
         let ours = Compressor::new(p).unwrap().compress_to_vec(&src).unwrap();
         let theirs = golden(level);

@@ -19,9 +19,15 @@ fn main() {
         // Through a C compiler (Apple's clang, zig cc) as `-Wl,` options; to ld64.lld
         // itself (`-C linker-flavor=ld64.lld`, scripts/cross.sh macos) as they are.
         let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-        let direct = flags.split('\x1f').any(|f| f.ends_with("linker-flavor=ld64.lld") || f.ends_with("linker-flavor=darwin"));
+        let direct = flags
+            .split('\x1f')
+            .any(|f| f.ends_with("linker-flavor=ld64.lld") || f.ends_with("linker-flavor=darwin"));
         println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
-        for arg in [["-install_name", "@rpath/libblosc2.9.dylib"], ["-compatibility_version", "9.0.0"], ["-current_version", "3.3.5"]] {
+        for arg in [
+            ["-install_name", "@rpath/libblosc2.9.dylib"],
+            ["-compatibility_version", "9.0.0"],
+            ["-current_version", "3.3.5"],
+        ] {
             if direct {
                 for a in arg {
                     println!("cargo:rustc-cdylib-link-arg={a}");

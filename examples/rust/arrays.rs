@@ -4,9 +4,9 @@
 //!
 //!     cargo run --release --example arrays [DIR]
 
-use b2nd::{Array, Context};
 use b2nd::chunk::CParams;
 use b2nd::codecs::Codec;
+use b2nd::{Array, Context};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::args().nth(1).map_or_else(std::env::temp_dir, Into::into);
@@ -33,12 +33,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A slice into a buffer, and one into a new array.
     let row: Vec<f64> = a.get_slice_as(&[500, 0], &[501, 700])?;
     println!("row 500: [{}, {}, ..., {} (opened), ..., {}]", row[0], row[249], row[300], row[699]);
-    let part = a.slice(&Context::new(&[0, 0], &[100, 100], &[50, 100], CParams::classic(Codec::Lz4, 5, 1, 8, false)), &[0, 0], &[300, 300])?;
+    let part = a.slice(
+        &Context::new(&[0, 0], &[100, 100], &[50, 100], CParams::classic(Codec::Lz4, 5, 1, 8, false)),
+        &[0, 0],
+        &[300, 300],
+    )?;
     println!("slice into a new in-memory array: {:?}", part.shape());
 
     // A view with a new first dimension, copied to another file with its shape.
     let view = a.expand_dims(&[true, false, false])?;
-    let copy = view.copy(&Context::new(&[], &[1, 200, 200], &[1, 50, 200], CParams::classic(Codec::Zstd, 1, 1, 8, false)).stored(&copy_path, true))?;
+    let copy = view.copy(
+        &Context::new(&[], &[1, 200, 200], &[1, 50, 200], CParams::classic(Codec::Zstd, 1, 1, 8, false))
+            .stored(&copy_path, true),
+    )?;
     println!("view {:?} copied to {}", copy.shape(), copy_path);
     drop((a, copy));
 

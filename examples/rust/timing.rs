@@ -34,6 +34,10 @@ fn main() {
         }
         ct.sort_by(f64::total_cmp);
         dt.sort_by(f64::total_cmp);
-        println!("threads {nthreads}: compress {:.0} MB/s, decompress {:.0} MB/s", n as f64 / ct[10] / 1e6, n as f64 / dt[10] / 1e6);
+        println!(
+            "threads {nthreads}: compress {:.0} MB/s, decompress {:.0} MB/s",
+            n as f64 / ct[10] / 1e6,
+            n as f64 / dt[10] / 1e6
+        );
     }
 }

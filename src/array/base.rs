@@ -28,8 +28,15 @@ impl Context {
     /// `blockshape`, items of `cparams.typesize` bytes (dtype `|S<typesize>`).
     pub fn new(shape: &[i64], chunkshape: &[i32], blockshape: &[i32], cparams: CParams) -> Context {
         let dtype = format!("|S{}", cparams.typesize);
-        let meta = Meta { shape: shape.to_vec(), chunkshape: chunkshape.to_vec(), blockshape: blockshape.to_vec(), dtype, dtype_format: 0 };
-        let dparams = DParams { nthreads: cparams.nthreads, typesize: cparams.typesize, owner: 0, schunk: None };
+        let meta = Meta {
+            shape: shape.to_vec(),
+            chunkshape: chunkshape.to_vec(),
+            blockshape: blockshape.to_vec(),
+            dtype,
+            dtype_format: 0,
+        };
+        let dparams =
+            DParams { nthreads: cparams.nthreads, typesize: cparams.typesize, owner: 0, schunk: None };
         Context { meta, cparams, dparams, storage: Storage::default(), metalayers: Vec::new() }
     }
 
@@ -258,7 +265,10 @@ impl Array {
         let meta = stored_meta(&r)?;
         let tick = r.change_tick();
         drop(r);
-        if meta.ndim() != self.base.ndim() || meta.chunkshape != self.base.chunkshape || meta.blockshape != self.base.blockshape {
+        if meta.ndim() != self.base.ndim()
+            || meta.chunkshape != self.base.chunkshape
+            || meta.blockshape != self.base.blockshape
+        {
             return Err(Error::Data);
         }
         let changed = meta != self.base;
@@ -287,7 +297,13 @@ impl Array {
 
     /// The items of `start..stop` into `buffer`, a C-order array of shape
     /// `buffer_shape` (at least the slice's; the items go at its origin).
-    pub fn get_slice_into(&self, start: &[i64], stop: &[i64], buffer: &mut [u8], buffer_shape: &[i64]) -> Result<()> {
+    pub fn get_slice_into(
+        &self,
+        start: &[i64],
+        stop: &[i64],
+        buffer: &mut [u8],
+        buffer_shape: &[i64],
+    ) -> Result<()> {
         if self.view.is_some() && self.empty_box(start, stop, buffer.len(), buffer_shape)? {
             return Ok(());
         }
@@ -380,7 +396,12 @@ impl Array {
 
     /// The items of an orthogonal selection (`selection[i]`: the indices along
     /// dimension `i`) into `buffer`, a C-order array of `buffer_shape`.
-    pub fn get_orthogonal(&self, selection: &[Vec<i64>], buffer: &mut [u8], buffer_shape: &[i64]) -> Result<()> {
+    pub fn get_orthogonal(
+        &self,
+        selection: &[Vec<i64>],
+        buffer: &mut [u8],
+        buffer_shape: &[i64],
+    ) -> Result<()> {
         if self.view.is_some() && self.empty_selection(selection, buffer.len(), buffer_shape)? {
             return Ok(());
         }
@@ -398,7 +419,13 @@ impl Array {
 
     /// Overwrite the items of `start..stop` with those at the origin of
     /// `buffer`, a C-order array of `buffer_shape`.
-    pub fn set_slice_from(&mut self, start: &[i64], stop: &[i64], buffer: &[u8], buffer_shape: &[i64]) -> Result<()> {
+    pub fn set_slice_from(
+        &mut self,
+        start: &[i64],
+        stop: &[i64],
+        buffer: &[u8],
+        buffer_shape: &[i64],
+    ) -> Result<()> {
         self.refresh()?;
         if self.view.is_some() && self.empty_box(start, stop, buffer.len(), buffer_shape)? {
             return Ok(());
@@ -426,7 +453,12 @@ impl Array {
     }
 
     /// Set the items of an orthogonal selection from `buffer` (C order, `buffer_shape`).
-    pub fn set_orthogonal(&mut self, selection: &[Vec<i64>], buffer: &[u8], buffer_shape: &[i64]) -> Result<()> {
+    pub fn set_orthogonal(
+        &mut self,
+        selection: &[Vec<i64>],
+        buffer: &[u8],
+        buffer_shape: &[i64],
+    ) -> Result<()> {
         self.refresh()?;
         if self.view.is_some() && self.empty_selection(selection, buffer.len(), buffer_shape)? {
             return Ok(());
@@ -435,7 +467,9 @@ impl Array {
         w.lock()?;
         let r = match &self.view {
             None => self.geom.set_selection(&mut w, selection, buffer, buffer_shape),
-            Some(v) => v.selection_to_base(self.geom.ndim(), selection, buffer_shape).and_then(|(s, b)| self.geom.set_selection(&mut w, &s, buffer, &b)),
+            Some(v) => v
+                .selection_to_base(self.geom.ndim(), selection, buffer_shape)
+                .and_then(|(s, b)| self.geom.set_selection(&mut w, &s, buffer, &b)),
         };
         let u = w.unlock();
         r.and(u)
@@ -494,7 +528,13 @@ impl Array {
             Some(v) => v.then(&self.base, &map)?,
             None => View::new(&self.base, map)?,
         };
-        Ok(Array { sc: self.sc.clone(), base: self.base.clone(), geom: self.geom.clone(), view: Some(view), tick: self.tick })
+        Ok(Array {
+            sc: self.sc.clone(),
+            base: self.base.clone(),
+            geom: self.geom.clone(),
+            view: Some(view),
+            tick: self.tick,
+        })
     }
 
     // ------------------------------------------------------------ saving
@@ -513,7 +553,11 @@ impl Array {
     /// when the array is not stored contiguously (as c-blosc2 does).
     pub fn save(&self, urlpath: &str) -> Result<()> {
         let r = self.sc.read()?;
-        let storage = Storage { contiguous: r.storage().contiguous, urlpath: Some(urlpath.to_string()), ..Storage::default() };
+        let storage = Storage {
+            contiguous: r.storage().contiguous,
+            urlpath: Some(urlpath.to_string()),
+            ..Storage::default()
+        };
         if self.view.is_none() {
             r.copy_with(storage, None)?;
             return Ok(());
@@ -538,7 +582,13 @@ impl Array {
     pub fn save_context(&self, storage: Storage) -> Context {
         let r = self.sc.read_cached();
         let cparams = r.context_cparams();
-        Context { meta: self.meta().clone(), cparams, dparams: r.dparams().clone(), storage, metalayers: Vec::new() }
+        Context {
+            meta: self.meta().clone(),
+            cparams,
+            dparams: r.dparams().clone(),
+            storage,
+            metalayers: Vec::new(),
+        }
     }
 
     // ------------------------------------------------------------ metalayers
@@ -584,7 +634,13 @@ impl Array {
 
 /// Make the empty super-chunk `sc` hold an array: the `b2nd` metalayer, the
 /// other metalayers, and every chunk with its items set by `fill`.
-fn init(sc: &mut SuperChunk, geom: &Geometry, meta: &Meta, metalayers: &[Metalayer], fill: Fill) -> Result<()> {
+fn init(
+    sc: &mut SuperChunk,
+    geom: &Geometry,
+    meta: &Meta,
+    metalayers: &[Metalayer],
+    fill: Fill,
+) -> Result<()> {
     let ts = i64::from(sc.typesize());
     if ts <= 0 {
         return Err(Error::InvalidParam);
@@ -610,7 +666,13 @@ fn init(sc: &mut SuperChunk, geom: &Geometry, meta: &Meta, metalayers: &[Metalay
     match fill {
         Fill::Value(v) => {
             let mut chunk = vec![0u8; 64 + ts as usize];
-            let n = crate::chunk::special::make(&sc.context_cparams(), Special::Value, chunkbytes as i32, Some(v), &mut chunk)?;
+            let n = crate::chunk::special::make(
+                &sc.context_cparams(),
+                Special::Value,
+                chunkbytes as i32,
+                Some(v),
+                &mut chunk,
+            )?;
             for _ in 0..nchunks {
                 sc.append_chunk(&chunk[..n])?;
             }

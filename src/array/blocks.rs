@@ -5,10 +5,10 @@
 //! that compress or decode its blocks, without a chunk-sized copy.
 
 use super::boxes::strides;
+use super::disjoint::Disjoint;
 use super::Geometry;
 use crate::chunk::{BlockSink, BlockSource};
 use crate::error::{Error, Result};
-use super::disjoint::Disjoint;
 use crate::ndmeta::MAX_DIM;
 
 /// How much of a block a box covers.
@@ -48,9 +48,19 @@ pub(crate) struct BlockRows {
 
 impl BlockRows {
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(g: &Geometry, chunk_lo: &[i64], lo: &[i64], hi: &[i64], start: &[i64], buf_shape: &[i64], ts: usize) -> Result<BlockRows> {
+    pub(crate) fn new(
+        g: &Geometry,
+        chunk_lo: &[i64],
+        lo: &[i64],
+        hi: &[i64],
+        start: &[i64],
+        buf_shape: &[i64],
+        ts: usize,
+    ) -> Result<BlockRows> {
         let nd = g.ndim();
-        if nd > MAX_DIM || [chunk_lo.len(), lo.len(), hi.len(), start.len(), buf_shape.len()].iter().any(|&l| l != nd) {
+        if nd > MAX_DIM
+            || [chunk_lo.len(), lo.len(), hi.len(), start.len(), buf_shape.len()].iter().any(|&l| l != nd)
+        {
             return Err(Error::InvalidParam);
         }
         let grid = g.chunk_blocks();
@@ -72,7 +82,13 @@ impl BlockRows {
 
     /// Block `j`'s box (`org..org + blockshape`) clipped to `lo..hi`, and how
     /// much of the block that is.
-    fn clip(&self, j: usize, org: &mut [i64; MAX_DIM], rl: &mut [i64; MAX_DIM], rh: &mut [i64; MAX_DIM]) -> Cover {
+    fn clip(
+        &self,
+        j: usize,
+        org: &mut [i64; MAX_DIM],
+        rl: &mut [i64; MAX_DIM],
+        rh: &mut [i64; MAX_DIM],
+    ) -> Cover {
         if j >= self.nblocks {
             return Cover::None;
         }
@@ -132,7 +148,11 @@ impl BlockRows {
 
     /// Call `f(offset_in_block, offset_in_buffer, len)` (bytes) for every row
     /// block `j` shares with the box; returns how much of the block they cover.
-    pub(crate) fn rows(&self, j: usize, mut f: impl FnMut(usize, usize, usize) -> Result<()>) -> Result<Cover> {
+    pub(crate) fn rows(
+        &self,
+        j: usize,
+        mut f: impl FnMut(usize, usize, usize) -> Result<()>,
+    ) -> Result<Cover> {
         if self.nd == 0 {
             if j == 0 {
                 f(0, 0, self.ts)?;
@@ -303,7 +323,11 @@ mod tests {
         let old: Vec<u8> = (0..cb).map(|x| (x * 3 + 5) as u8).collect();
         for c in [[0i64, 0], [1, 1], [2, 0], [2, 1]] {
             let (_, lo, hi) = g.chunk_box(&c);
-            for (blo, bhi) in [(lo.clone(), hi.clone()), (vec![lo[0] + 1, lo[1]], vec![hi[0], hi[1] - 1]), (vec![lo[0], lo[1] + 2], vec![lo[0] + 1, hi[1]])] {
+            for (blo, bhi) in [
+                (lo.clone(), hi.clone()),
+                (vec![lo[0] + 1, lo[1]], vec![hi[0], hi[1] - 1]),
+                (vec![lo[0], lo[1] + 2], vec![lo[0] + 1, hi[1]]),
+            ] {
                 let rows = BlockRows::new(&g, &lo, &blo, &bhi, &[0; 2], &shape, ts).unwrap();
                 assert_eq!(rows.nblocks() * bb, cb);
                 // Writing: the old chunk with the box's items over it.
@@ -320,19 +344,27 @@ mod tests {
                 g.gather(&old, &lo, &blo, &bhi, &mut want, &[0; 2], &shape, ts).unwrap();
                 let mut out = vec![0u8; src.len()];
                 let dst = Disjoint::new(&mut out[..]);
-                let sink = ChunkSink { rows: BlockRows::new(&g, &lo, &blo, &bhi, &[0; 2], &shape, ts).unwrap(), dst: &dst };
+                let sink = ChunkSink {
+                    rows: BlockRows::new(&g, &lo, &blo, &bhi, &[0; 2], &shape, ts).unwrap(),
+                    dst: &dst,
+                };
                 for (j, b) in old.chunks(bb).enumerate() {
                     if sink.wants(j) {
                         // The span runs from the first row's start to the last
                         // row's end, and the sink reads nothing outside it.
                         let (first, end) = sink.span(j, b.len());
                         let (mut lo_row, mut hi_row) = (usize::MAX, 0);
-                        sink.rows.rows(j, |io, _, len| {
-                            (lo_row, hi_row) = (lo_row.min(io), hi_row.max(io + len));
-                            Ok(())
-                        })
-                        .unwrap();
-                        assert_eq!((first, end), (lo_row, hi_row), "chunk {c:?} box {blo:?}..{bhi:?} block {j}");
+                        sink.rows
+                            .rows(j, |io, _, len| {
+                                (lo_row, hi_row) = (lo_row.min(io), hi_row.max(io + len));
+                                Ok(())
+                            })
+                            .unwrap();
+                        assert_eq!(
+                            (first, end),
+                            (lo_row, hi_row),
+                            "chunk {c:?} box {blo:?}..{bhi:?} block {j}"
+                        );
                         let mut masked = vec![0xEEu8; b.len()];
                         masked[first..end].copy_from_slice(&b[first..end]);
                         sink.put(j, &masked).unwrap();

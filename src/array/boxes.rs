@@ -78,12 +78,19 @@ pub fn copy_box(
     dst_start: &[i64],
 ) -> Result<()> {
     let nd = src_shape.len();
-    if [src_start.len(), src_stop.len(), dst_shape.len(), dst_start.len()].iter().any(|&l| l != nd) || itemsize == 0 {
+    if [src_start.len(), src_stop.len(), dst_shape.len(), dst_start.len()].iter().any(|&l| l != nd)
+        || itemsize == 0
+    {
         return Err(Error::InvalidParam);
     }
     for i in 0..nd {
         let len = src_stop[i] - src_start[i];
-        if src_start[i] < 0 || len < 0 || src_stop[i] > src_shape[i] || dst_start[i] < 0 || dst_start[i] + len > dst_shape[i] {
+        if src_start[i] < 0
+            || len < 0
+            || src_stop[i] > src_shape[i]
+            || dst_start[i] < 0
+            || dst_start[i] + len > dst_shape[i]
+        {
             return Err(Error::InvalidParam);
         }
     }

@@ -30,14 +30,21 @@ impl Part<'_> {
     /// The source chunk that is exactly the result's chunk box `lo..hi`, if any.
     fn raw_chunk(&self, dst: &Geometry, lo: &[i64], hi: &[i64]) -> Option<usize> {
         let a = self.array;
-        if !self.raw || a.view.is_some() || a.geom.chunkshape != dst.chunkshape || a.geom.blockshape != dst.blockshape {
+        if !self.raw
+            || a.view.is_some()
+            || a.geom.chunkshape != dst.chunkshape
+            || a.geom.blockshape != dst.blockshape
+        {
             return None;
         }
         let g = &a.geom;
         let mut coords = Vec::with_capacity(lo.len());
         for i in 0..lo.len() {
             let s = lo[i] - self.dst_start[i] + self.src_start[i];
-            if lo[i] < self.dst_start[i] || hi[i] > self.dst_start[i] + self.shape[i] || s % g.chunkshape[i] != 0 {
+            if lo[i] < self.dst_start[i]
+                || hi[i] > self.dst_start[i] + self.shape[i]
+                || s % g.chunkshape[i] != 0
+            {
                 return None;
             }
             // The source chunk's items must be exactly the box (no more, no less).
@@ -54,7 +61,13 @@ impl Part<'_> {
 /// Write `parts` into the array `dst` (`geom` its stored geometry), chunk by
 /// chunk; chunks no part touches stay. Items of a chunk no part covers are
 /// kept from the chunk (decoded) unless `fresh` (the chunk holds zeros).
-fn write_parts(dst: &SChunk, geom: &Geometry, parts: &[Part], fresh: bool, progress: &mut dyn FnMut(usize, usize)) -> Result<()> {
+fn write_parts(
+    dst: &SChunk,
+    geom: &Geometry,
+    parts: &[Part],
+    fresh: bool,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<()> {
     let nd = geom.ndim();
     if geom.nchunks() == 0 {
         return Ok(());
@@ -87,7 +100,11 @@ fn write_parts(dst: &SChunk, geom: &Geometry, parts: &[Part], fresh: bool, progr
         chunk.fill(0);
         let covered: i64 = touching
             .iter()
-            .map(|p| (0..nd).map(|i| (hi[i].min(p.dst_start[i] + p.shape[i]) - lo[i].max(p.dst_start[i])).max(0)).product::<i64>())
+            .map(|p| {
+                (0..nd)
+                    .map(|i| (hi[i].min(p.dst_start[i] + p.shape[i]) - lo[i].max(p.dst_start[i])).max(0))
+                    .product::<i64>()
+            })
             .sum();
         let whole: i64 = lo.iter().zip(&hi).map(|(a, b)| b - a).product();
         if !fresh && covered < whole {
@@ -124,11 +141,17 @@ impl Array {
     pub fn copy_observed(&self, ctx: &Context, progress: &mut dyn FnMut(usize, usize)) -> Result<Array> {
         let mut ctx = ctx.clone();
         ctx.meta.shape = self.shape().to_vec();
-        if ctx.meta.ndim() != self.ndim() || ctx.meta.chunkshape.len() != self.ndim() || ctx.meta.blockshape.len() != self.ndim() {
+        if ctx.meta.ndim() != self.ndim()
+            || ctx.meta.chunkshape.len() != self.ndim()
+            || ctx.meta.blockshape.len() != self.ndim()
+        {
             return Err(Error::InvalidParam);
         }
         let r = self.sc.read()?;
-        if self.view.is_none() && ctx.meta.chunkshape == self.base.chunkshape && ctx.meta.blockshape == self.base.blockshape {
+        if self.view.is_none()
+            && ctx.meta.chunkshape == self.base.chunkshape
+            && ctx.meta.blockshape == self.base.blockshape
+        {
             // The stored super-chunk again: compressed chunks as they are when
             // the compression is the same, else recompressed one by one.
             let mut cp = ctx.cparams.clone();
@@ -137,11 +160,21 @@ impl Array {
             return Array::from_schunk(SChunk::new(sc));
         }
         ctx.metalayers = r.metalayers().iter().filter(|m| m.name != "b2nd").cloned().collect();
-        let vlmetas: Vec<(String, Vec<u8>)> = r.vlmetalayers().iter().map(|m| Ok((m.name.clone(), r.vlmeta_get(&m.name)?))).collect::<Result<_>>()?;
+        let vlmetas: Vec<(String, Vec<u8>)> = r
+            .vlmetalayers()
+            .iter()
+            .map(|m| Ok((m.name.clone(), r.vlmeta_get(&m.name)?)))
+            .collect::<Result<_>>()?;
         let raw = same_compression(r.cparams(), &ctx.cparams);
         drop(r);
         let mut out = Array::new(&ctx, Fill::Zeros)?;
-        let part = Part { array: self, src_start: vec![0; self.ndim()], dst_start: vec![0; self.ndim()], shape: self.shape().to_vec(), raw };
+        let part = Part {
+            array: self,
+            src_start: vec![0; self.ndim()],
+            dst_start: vec![0; self.ndim()],
+            shape: self.shape().to_vec(),
+            raw,
+        };
         write_parts(&out.sc, &out.geom, &[part], true, progress)?;
         for (name, content) in vlmetas {
             out.vlmeta_add(&name, &content)?;
@@ -155,7 +188,11 @@ impl Array {
     pub fn slice(&self, ctx: &Context, start: &[i64], stop: &[i64]) -> Result<Array> {
         let nd = self.ndim();
         let mut ctx = ctx.clone();
-        if start.len() != nd || stop.len() != nd || ctx.meta.chunkshape.len() != nd || ctx.meta.blockshape.len() != nd {
+        if start.len() != nd
+            || stop.len() != nd
+            || ctx.meta.chunkshape.len() != nd
+            || ctx.meta.blockshape.len() != nd
+        {
             return Err(Error::InvalidParam);
         }
         if start.iter().zip(stop).any(|(&a, &b)| a < 0 || b < a) {
@@ -165,7 +202,8 @@ impl Array {
         let inside: Vec<i64> = (0..nd).map(|i| (stop[i].min(self.shape()[i]) - start[i]).max(0)).collect();
         let raw = same_compression(self.sc.read()?.cparams(), &ctx.cparams);
         let out = Array::new(&ctx, Fill::Zeros)?;
-        let part = Part { array: self, src_start: start.to_vec(), dst_start: vec![0; nd], shape: inside, raw };
+        let part =
+            Part { array: self, src_start: start.to_vec(), dst_start: vec![0; nd], shape: inside, raw };
         write_parts(&out.sc, &out.geom, &[part], true, &mut |_, _| {})?;
         Ok(out)
     }
@@ -193,13 +231,24 @@ impl Array {
         self.resize(&new_shape, None)?;
         let mut dst_start = vec![0; self.ndim()];
         dst_start[axis] = at;
-        let part = Part { array: other, src_start: vec![0; other.ndim()], dst_start, shape: other.shape().to_vec(), raw: true };
+        let part = Part {
+            array: other,
+            src_start: vec![0; other.ndim()],
+            dst_start,
+            shape: other.shape().to_vec(),
+            raw: true,
+        };
         write_parts(&self.sc, &self.geom, &[part], false, &mut |_, _| {})
     }
 
     fn check_concat(&self, other: &Array, axis: usize) -> Result<()> {
         let nd = self.ndim();
-        if nd == 0 || other.ndim() != nd || axis >= nd || (0..nd).any(|i| i != axis && self.shape()[i] != other.shape()[i]) || self.typesize() != other.typesize() {
+        if nd == 0
+            || other.ndim() != nd
+            || axis >= nd
+            || (0..nd).any(|i| i != axis && self.shape()[i] != other.shape()[i])
+            || self.typesize() != other.typesize()
+        {
             return Err(Error::InvalidParam);
         }
         Ok(())

@@ -33,9 +33,13 @@ impl Geometry {
         let shape = meta.shape.clone();
         let chunkshape: Vec<i64> = meta.chunkshape.iter().map(|&c| i64::from(c)).collect();
         let blockshape: Vec<i64> = meta.blockshape.iter().map(|&b| i64::from(b)).collect();
-        let extchunkshape: Vec<i64> =
-            chunkshape.iter().zip(&blockshape).map(|(&c, &b)| if c == 0 { 0 } else { (c + b - 1) / b * b }).collect();
-        let chunks: Vec<i64> = shape.iter().zip(&chunkshape).map(|(&s, &c)| if c == 0 { 0 } else { (s + c - 1) / c }).collect();
+        let extchunkshape: Vec<i64> = chunkshape
+            .iter()
+            .zip(&blockshape)
+            .map(|(&c, &b)| if c == 0 { 0 } else { (c + b - 1) / b * b })
+            .collect();
+        let chunks: Vec<i64> =
+            shape.iter().zip(&chunkshape).map(|(&s, &c)| if c == 0 { 0 } else { (s + c - 1) / c }).collect();
         let chunk_items = product(&extchunkshape).ok_or(Error::InvalidParam)?;
         let block_items = product(&blockshape).ok_or(Error::InvalidParam)?;
         // The chunk and block item counts are 32-bit in the format (and in c-blosc2).
@@ -76,7 +80,11 @@ impl Geometry {
 
     /// The blocks along each dimension of a chunk.
     pub fn chunk_blocks(&self) -> Vec<i64> {
-        self.extchunkshape.iter().zip(&self.blockshape).map(|(&e, &b)| if b == 0 { 0 } else { e / b }).collect()
+        self.extchunkshape
+            .iter()
+            .zip(&self.blockshape)
+            .map(|(&e, &b)| if b == 0 { 0 } else { e / b })
+            .collect()
     }
 
     /// The bytes of a (padded) chunk of items of `typesize` bytes: what a
@@ -85,7 +93,10 @@ impl Geometry {
     /// for that (a crafted file) opens, but reading or writing it allocates nothing.
     pub fn chunk_bytes(&self, typesize: usize) -> Result<usize> {
         // (in u64: on 32-bit targets too, a chunk past the limit is `TwoGbLimit`)
-        let n = u64::try_from(self.chunk_items).ok().and_then(|n| n.checked_mul(typesize as u64)).ok_or(Error::InvalidParam)?;
+        let n = u64::try_from(self.chunk_items)
+            .ok()
+            .and_then(|n| n.checked_mul(typesize as u64))
+            .ok_or(Error::InvalidParam)?;
         if n > crate::chunk::header::MAX_BUFFERSIZE as u64 {
             crate::trace!("a chunk of {n} bytes is more than a chunk can hold");
             return Err(Error::TwoGbLimit);
@@ -110,7 +121,11 @@ impl Geometry {
         }
         let mut shape = Vec::with_capacity(nd);
         for i in 0..nd {
-            if start[i] < 0 || stop[i] < start[i] || stop[i] > self.shape[i] || buffer_shape[i] < stop[i] - start[i] {
+            if start[i] < 0
+                || stop[i] < start[i]
+                || stop[i] > self.shape[i]
+                || buffer_shape[i] < stop[i] - start[i]
+            {
                 return Err(Error::InvalidParam);
             }
             shape.push(stop[i] - start[i]);
@@ -127,14 +142,19 @@ impl Geometry {
     /// (without the padding).
     pub fn chunk_box(&self, c: &[i64]) -> (usize, Vec<i64>, Vec<i64>) {
         let lo: Vec<i64> = c.iter().zip(&self.chunkshape).map(|(&c, &s)| c * s).collect();
-        let hi: Vec<i64> = lo.iter().zip(&self.chunkshape).zip(&self.shape).map(|((&l, &s), &n)| (l + s).min(n)).collect();
+        let hi: Vec<i64> =
+            lo.iter().zip(&self.chunkshape).zip(&self.shape).map(|((&l, &s), &n)| (l + s).min(n)).collect();
         (c_index(c, &self.chunks) as usize, lo, hi)
     }
 
     /// The chunks that hold part of `start..stop`, as a box of the grid.
     pub fn chunk_range(&self, start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i64>) {
         let lo = start.iter().zip(&self.chunkshape).map(|(&s, &c)| if c == 0 { 0 } else { s / c }).collect();
-        let hi = stop.iter().zip(&self.chunkshape).map(|(&s, &c)| if c == 0 { 0 } else { (s + c - 1) / c }).collect();
+        let hi = stop
+            .iter()
+            .zip(&self.chunkshape)
+            .map(|(&s, &c)| if c == 0 { 0 } else { (s + c - 1) / c })
+            .collect();
         (lo, hi)
     }
 
@@ -207,7 +227,17 @@ impl Geometry {
     /// starts at `chunk_lo`) from the C-order buffer `src` (of `buf_shape`,
     /// origin at array position `start`) into the decompressed chunk `chunk`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn scatter(&self, chunk: &mut [u8], chunk_lo: &[i64], lo: &[i64], hi: &[i64], src: &[u8], start: &[i64], buf_shape: &[i64], ts: usize) -> Result<()> {
+    pub(crate) fn scatter(
+        &self,
+        chunk: &mut [u8],
+        chunk_lo: &[i64],
+        lo: &[i64],
+        hi: &[i64],
+        src: &[u8],
+        start: &[i64],
+        buf_shape: &[i64],
+        ts: usize,
+    ) -> Result<()> {
         let block_bytes = self.block_items as usize * ts;
         self.for_each_run(chunk_lo, lo, hi, start, buf_shape, ts, |blk, io, bo, len| {
             let co = blk * block_bytes + io;
@@ -221,7 +251,17 @@ impl Geometry {
     /// (reads go block by block through `b2nd::blocks::ChunkSink`).
     #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn gather(&self, chunk: &[u8], chunk_lo: &[i64], lo: &[i64], hi: &[i64], dst: &mut [u8], start: &[i64], buf_shape: &[i64], ts: usize) -> Result<()> {
+    pub(crate) fn gather(
+        &self,
+        chunk: &[u8],
+        chunk_lo: &[i64],
+        lo: &[i64],
+        hi: &[i64],
+        dst: &mut [u8],
+        start: &[i64],
+        buf_shape: &[i64],
+        ts: usize,
+    ) -> Result<()> {
         let block_bytes = self.block_items as usize * ts;
         self.for_each_run(chunk_lo, lo, hi, start, buf_shape, ts, |blk, io, bo, len| {
             let co = blk * block_bytes + io;
@@ -237,7 +277,13 @@ pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn meta(shape: &[i64], chunks: &[i32], blocks: &[i32]) -> Meta {
-        Meta { shape: shape.to_vec(), chunkshape: chunks.to_vec(), blockshape: blocks.to_vec(), dtype: "<u2".into(), dtype_format: 0 }
+        Meta {
+            shape: shape.to_vec(),
+            chunkshape: chunks.to_vec(),
+            blockshape: blocks.to_vec(),
+            dtype: "<u2".into(),
+            dtype_format: 0,
+        }
     }
 
     #[test]

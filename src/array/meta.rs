@@ -1,8 +1,8 @@
 //! The `b2nd` metalayer as arrays use it: the format is [`crate::ndmeta`];
 //! here, the checks of new arrays' shapes and the printed form.
 
-pub use crate::ndmeta::{Meta, DEFAULT_DTYPE, DTYPE_NUMPY_FORMAT, MAX_DIM, VERSION};
 use crate::error::{Error, Result};
+pub use crate::ndmeta::{Meta, DEFAULT_DTYPE, DTYPE_NUMPY_FORMAT, MAX_DIM, VERSION};
 
 impl Meta {
     /// Check shapes given as parameters for new arrays, which may be
@@ -44,7 +44,10 @@ pub struct BlockShape(Vec<i32>);
 impl BlockShape {
     /// The bytes of a block of items of `typesize` bytes.
     pub fn block_bytes(&self, typesize: i32) -> Result<i32> {
-        self.0.iter().try_fold(typesize, |acc, &b| acc.checked_mul(b)).filter(|_| typesize > 0).ok_or(Error::InvalidParam)
+        self.0
+            .iter()
+            .try_fold(typesize, |acc, &b| acc.checked_mul(b))
+            .filter(|_| typesize > 0)
+            .ok_or(Error::InvalidParam)
     }
 }
-

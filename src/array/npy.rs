@@ -60,7 +60,9 @@ impl Header {
             return bad("the header ends early");
         }
         let text = match version.0 {
-            3 => std::str::from_utf8(&bytes[start..end]).map_err(|_| FormatError("the header is not UTF-8".into()))?.to_string(),
+            3 => std::str::from_utf8(&bytes[start..end])
+                .map_err(|_| FormatError("the header is not UTF-8".into()))?
+                .to_string(),
             _ => bytes[start..end].iter().map(|&b| b as char).collect(),
         };
         let dict = match Lit::parse(&text)? {
@@ -68,7 +70,8 @@ impl Header {
             _ => return bad("the header is not a dict"),
         };
         let get = |k: &str| dict.iter().find(|(key, _)| matches!(key, Lit::Str(s) if s == k)).map(|(_, v)| v);
-        let (Some(descr), Some(fortran), Some(shape)) = (get("descr"), get("fortran_order"), get("shape")) else {
+        let (Some(descr), Some(fortran), Some(shape)) = (get("descr"), get("fortran_order"), get("shape"))
+        else {
             return bad("the header lacks 'descr', 'fortran_order' or 'shape'");
         };
         if dict.len() != 3 {
@@ -105,9 +108,13 @@ impl Header {
         let version = (bytes[6], bytes[7]);
         let (start, len) = match version.0 {
             1 => (10, usize::from(u16::from_le_bytes([bytes[8], bytes[9]]))),
-            2 | 3 if bytes.len() >= 12 => (12, u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize),
+            2 | 3 if bytes.len() >= 12 => {
+                (12, u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize)
+            }
             2 | 3 => return bad("the header ends early"),
-            _ => return bad(format!(".npy format version {}.{} (1.0 to 3.0 are known)", version.0, version.1)),
+            _ => {
+                return bad(format!(".npy format version {}.{} (1.0 to 3.0 are known)", version.0, version.1))
+            }
         };
         if len > MAX_HEADER {
             return bad(format!("a header of {len} bytes (more than {MAX_HEADER})"));
@@ -128,7 +135,11 @@ impl Header {
 /// holds it) and `shape`: the same bytes, version 1.0 when the header fits
 /// in 65,535 bytes, 2.0 when not, 3.0 when its text is not Latin-1.
 pub fn header_bytes(dtype: &str, fortran_order: bool, shape: &[i64]) -> Result<Vec<u8>, FormatError> {
-    let descr = if dtype.trim_start().starts_with('[') { Lit::parse(dtype)?.repr() } else { Lit::Str(dtype.to_string()).repr() };
+    let descr = if dtype.trim_start().starts_with('[') {
+        Lit::parse(dtype)?.repr()
+    } else {
+        Lit::Str(dtype.to_string()).repr()
+    };
     let shape_text = Lit::Tuple(shape.iter().map(|&d| Lit::Int(d)).collect()).repr();
     let fortran = if fortran_order { "True" } else { "False" };
     let mut text = format!("{{'descr': {descr}, 'fortran_order': {fortran}, 'shape': {shape_text}, }}");
@@ -206,12 +217,17 @@ fn field_itemsize(field: &Lit) -> Result<usize, FormatError> {
         None => 1u64,
         Some(Lit::Int(n)) if *n >= 0 => *n as u64,
         Some(Lit::Tuple(dims)) => dims.iter().try_fold(1u64, |acc, d| match d {
-            Lit::Int(n) if *n >= 0 => acc.checked_mul(*n as u64).ok_or_else(|| FormatError("a field's shape overflows".into())),
+            Lit::Int(n) if *n >= 0 => {
+                acc.checked_mul(*n as u64).ok_or_else(|| FormatError("a field's shape overflows".into()))
+            }
             _ => bad("a field's shape holds something other than lengths"),
         })?,
         _ => return bad("a field's shape is not a tuple of lengths"),
     };
-    (base as u64).checked_mul(count).and_then(|n| usize::try_from(n).ok()).ok_or_else(|| FormatError("a field's size overflows".into()))
+    (base as u64)
+        .checked_mul(count)
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| FormatError("a field's size overflows".into()))
 }
 
 /// `<f8`, `|u1`, `>i4`, `<U5`, `|S3`, `|V16`, `<M8[ns]`, `|b1`.
@@ -223,7 +239,8 @@ fn typestr_itemsize(s: &str) -> Result<usize, FormatError> {
     let digits_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
     let (digits, unit) = rest.split_at(digits_end);
     let n: usize = digits.parse().map_err(|_| FormatError(format!("type string {s:?} has no size")))?;
-    let unit_ok = unit.is_empty() || (matches!(kind, 'M' | 'm') && unit.starts_with('[') && unit.ends_with(']'));
+    let unit_ok =
+        unit.is_empty() || (matches!(kind, 'M' | 'm') && unit.starts_with('[') && unit.ends_with(']'));
     let size = match kind {
         'b' if n == 1 => Some(1),
         'i' | 'u' if matches!(n, 1 | 2 | 4 | 8) => Some(n),
@@ -277,7 +294,10 @@ impl Lit {
             Lit::Tuple(v) if v.len() == 1 => format!("({},)", v[0].repr()),
             Lit::Tuple(v) => format!("({})", join(v)),
             Lit::List(v) => format!("[{}]", join(v)),
-            Lit::Dict(d) => format!("{{{}}}", d.iter().map(|(k, v)| format!("{}: {}", k.repr(), v.repr())).collect::<Vec<_>>().join(", ")),
+            Lit::Dict(d) => format!(
+                "{{{}}}",
+                d.iter().map(|(k, v)| format!("{}: {}", k.repr(), v.repr())).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
 }
@@ -389,7 +409,9 @@ impl Parser<'_> {
         while self.at < self.s.len() && self.s[self.at].is_ascii_digit() {
             self.at += 1;
         }
-        let n = self.text[start..self.at].parse().map_err(|_| FormatError("a number out of range in the header".into()))?;
+        let n = self.text[start..self.at]
+            .parse()
+            .map_err(|_| FormatError("a number out of range in the header".into()))?;
         // Python 2 wrote long integers as 3L.
         if matches!(self.s.get(self.at), Some(b'L' | b'l')) {
             self.at += 1;
@@ -429,9 +451,16 @@ impl Parser<'_> {
                         't' => out.push('\t'),
                         '0' => out.push('\0'),
                         'x' | 'u' | 'U' => {
-                            let n = match e { 'x' => 2, 'u' => 4, _ => 8 };
+                            let n = match e {
+                                'x' => 2,
+                                'u' => 4,
+                                _ => 8,
+                            };
                             let hex: String = (0..n).filter_map(|_| chars.next().map(|(_, h)| h)).collect();
-                            let v = u32::from_str_radix(&hex, 16).ok().filter(|_| hex.len() == n).and_then(char::from_u32);
+                            let v = u32::from_str_radix(&hex, 16)
+                                .ok()
+                                .filter(|_| hex.len() == n)
+                                .and_then(char::from_u32);
                             out.push(v.ok_or_else(|| FormatError("a bad escape in a string".into()))?);
                         }
                         other => out.push(other),
@@ -455,13 +484,26 @@ mod tests {
         assert_eq!(h.len(), 128);
         assert_eq!(&h[..10], b"\x93NUMPY\x01\x00\x76\x00");
         let text = std::str::from_utf8(&h[10..]).unwrap();
-        assert!(text.starts_with("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }                    "));
+        assert!(text
+            .starts_with("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }                    "));
         assert!(text.ends_with(" \n"));
         let parsed = Header::parse(&h).unwrap();
-        assert_eq!(parsed, Header { dtype: "<f8".into(), itemsize: 8, fortran_order: false, shape: vec![3, 4], data_offset: 128, version: (1, 0) });
+        assert_eq!(
+            parsed,
+            Header {
+                dtype: "<f8".into(),
+                itemsize: 8,
+                fortran_order: false,
+                shape: vec![3, 4],
+                data_offset: 128,
+                version: (1, 0)
+            }
+        );
         // 0-d and 1-d shapes
         let h = header_bytes("|u1", true, &[]).unwrap();
-        assert!(std::str::from_utf8(&h[10..]).unwrap().starts_with("{'descr': '|u1', 'fortran_order': True, 'shape': (), }"));
+        assert!(std::str::from_utf8(&h[10..])
+            .unwrap()
+            .starts_with("{'descr': '|u1', 'fortran_order': True, 'shape': (), }"));
         let h = header_bytes("|u1", false, &[7]).unwrap();
         assert!(std::str::from_utf8(&h[10..]).unwrap().contains("'shape': (7,), }"));
         // a structured dtype keeps the metalayer's text
@@ -477,7 +519,16 @@ mod tests {
 
     #[test]
     fn sizes_and_bad_headers() {
-        for (s, n) in [("<f8", 8), ("|b1", 1), ("<U5", 20), ("|S3", 3), ("<M8[ns]", 8), ("<c16", 16), (">i2", 2), ("|V16", 16)] {
+        for (s, n) in [
+            ("<f8", 8),
+            ("|b1", 1),
+            ("<U5", 20),
+            ("|S3", 3),
+            ("<M8[ns]", 8),
+            ("<c16", 16),
+            (">i2", 2),
+            ("|V16", 16),
+        ] {
             assert_eq!(dtype_itemsize(s).unwrap(), n, "{s}");
         }
         assert_eq!(dtype_itemsize("[(('title', 'a'), '<i2', (2, 3)), ('', '|V2')]").unwrap(), 14);

@@ -66,10 +66,18 @@ pub fn read_header(path: &Path) -> Result<(Header, File), NpyError> {
     let mut bytes = vec![0u8; text_at + len];
     let got = read_all_at(&f, &mut bytes)?;
     let header = Header::parse(&bytes[..got])?;
-    let need = header.data_offset.checked_add(header.data_len()?).ok_or_else(|| FormatError("the array's size overflows".into()))?;
+    let need = header
+        .data_offset
+        .checked_add(header.data_len()?)
+        .ok_or_else(|| FormatError("the array's size overflows".into()))?;
     let have = f.metadata()?.len();
     if have < need {
-        return Err(FormatError(format!("the file ends early: the header announces {} bytes of items, the file holds {}", need - header.data_offset, have.saturating_sub(header.data_offset))).into());
+        return Err(FormatError(format!(
+            "the file ends early: the header announces {} bytes of items, the file holds {}",
+            need - header.data_offset,
+            have.saturating_sub(header.data_offset)
+        ))
+        .into());
     }
     Ok((header, f))
 }
@@ -96,10 +104,17 @@ pub fn import(path: &Path, ctx: &Context, progress: Progress) -> Result<Array, N
     ctx.meta.shape = h.shape.clone();
     ctx.meta.dtype = h.dtype.clone();
     ctx.meta.dtype_format = 0;
-    ctx.cparams.typesize = i32::try_from(h.itemsize).ok().filter(|&t| t > 0).ok_or_else(|| FormatError(format!("items of {} bytes", h.itemsize)))?;
+    ctx.cparams.typesize = i32::try_from(h.itemsize)
+        .ok()
+        .filter(|&t| t > 0)
+        .ok_or_else(|| FormatError(format!("items of {} bytes", h.itemsize)))?;
     ctx.dparams.typesize = ctx.cparams.typesize;
     if ctx.meta.chunkshape.len() != h.shape.len() || ctx.meta.blockshape.len() != h.shape.len() {
-        return Err(FormatError(format!("the chunk and block shapes need {} dimensions, as the array has", h.shape.len())).into());
+        return Err(FormatError(format!(
+            "the chunk and block shapes need {} dimensions, as the array has",
+            h.shape.len()
+        ))
+        .into());
     }
     let mut a = Array::new(&ctx, Fill::Uninit)?;
     let plan = Slabs::new(&h.shape, a.chunkshape(), h.itemsize, h.fortran_order);
@@ -134,14 +149,22 @@ pub fn export(array: &Array, path: &Path, fortran_order: bool, progress: Progres
     let itemsize = array.typesize();
     let dt_size = super::npy::dtype_itemsize(array.dtype())?;
     if dt_size != itemsize {
-        return Err(FormatError(format!("the dtype {:?} has items of {dt_size} bytes, the array's are {itemsize}", array.dtype())).into());
+        return Err(FormatError(format!(
+            "the dtype {:?} has items of {dt_size} bytes, the array's are {itemsize}",
+            array.dtype()
+        ))
+        .into());
     }
     // a chunk the array's metalayer makes too big to hold is refused before any slab is allocated
     array.geometry().chunk_bytes(itemsize)?;
     let header = header_bytes(array.dtype(), fortran_order, array.shape())?;
     let file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
     crate::os::write_all_at(&file, 0, &header)?;
-    let total = array.shape().iter().try_fold(itemsize as u64, |acc, &d| acc.checked_mul(d as u64)).ok_or(crate::Error::InvalidParam)?;
+    let total = array
+        .shape()
+        .iter()
+        .try_fold(itemsize as u64, |acc, &d| acc.checked_mul(d as u64))
+        .ok_or(crate::Error::InvalidParam)?;
     file.set_len(header.len() as u64 + total)?;
     let plan = Slabs::new(array.shape(), array.chunkshape(), itemsize, fortran_order);
     let mut buf = Vec::new();
@@ -193,7 +216,9 @@ impl Slabs {
         // The fewest outer axes in chunks that bring the slab within the budget.
         let mut k = nd.min(1);
         while k < nd {
-            let bytes = (0..nd).fold(itemsize as u128, |acc, j| acc * if j < k { chunks[axes[j]] } else { shape[axes[j]] } as u128);
+            let bytes = (0..nd).fold(itemsize as u128, |acc, j| {
+                acc * if j < k { chunks[axes[j]] } else { shape[axes[j]] } as u128
+            });
             if bytes <= budget {
                 break;
             }
@@ -208,7 +233,9 @@ impl Slabs {
         if self.shape.iter().any(|&s| s == 0) {
             return Vec::new();
         }
-        let counts: Vec<i64> = (0..self.k).map(|j| (self.shape[self.axes[j]] + self.chunks[self.axes[j]] - 1) / self.chunks[self.axes[j]]).collect();
+        let counts: Vec<i64> = (0..self.k)
+            .map(|j| (self.shape[self.axes[j]] + self.chunks[self.axes[j]] - 1) / self.chunks[self.axes[j]])
+            .collect();
         let mut out = Vec::new();
         let mut idx = vec![0i64; self.k];
         loop {
@@ -350,7 +377,10 @@ mod tests {
                 let mut seen = 0i64;
                 let mut file_bytes = Vec::new();
                 for (start, stop) in p.boxes() {
-                    assert!(p.box_bytes(&start, &stop) <= SLAB_BYTES.max(chunks.iter().map(|&c| c as usize).product::<usize>() * its));
+                    assert!(
+                        p.box_bytes(&start, &stop)
+                            <= SLAB_BYTES.max(chunks.iter().map(|&c| c as usize).product::<usize>() * its)
+                    );
                     seen += box_shape(&start, &stop).iter().product::<i64>();
                     let mut at = 0;
                     for (off, a, len) in p.runs(&start, &stop) {

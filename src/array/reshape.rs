@@ -92,7 +92,11 @@ fn source_of(new: &Geometry, old: &Geometry, changes: &[AxisChange], c: &[i64]) 
         let single = match segs.as_slice() {
             [Seg { old: Some(o), .. }] => Some(*o - lo),
             // Growth at the end: the old edge chunk stays as it is (c-blosc2).
-            [Seg { old: Some(o), .. }, Seg { old: None, .. }] if ch.delta > 0 && ch.at == ch.old_len && *o == lo => Some(0),
+            [Seg { old: Some(o), .. }, Seg { old: None, .. }]
+                if ch.delta > 0 && ch.at == ch.old_len && *o == lo =>
+            {
+                Some(0)
+            }
             _ => None,
         };
         match single {
@@ -109,7 +113,16 @@ fn source_of(new: &Geometry, old: &Geometry, changes: &[AxisChange], c: &[i64]) 
 
 /// Build chunk `c` of `new` from the old array (`old` in `sc`) into `chunk`.
 #[allow(clippy::too_many_arguments)]
-fn rebuild(sc: &SuperChunk, new: &Geometry, old: &Geometry, c: &[i64], segs: &[Vec<Seg>], chunk: &mut [u8], tmp: &mut Vec<u8>, ts: usize) -> Result<()> {
+fn rebuild(
+    sc: &SuperChunk,
+    new: &Geometry,
+    old: &Geometry,
+    c: &[i64],
+    segs: &[Vec<Seg>],
+    chunk: &mut [u8],
+    tmp: &mut Vec<u8>,
+    ts: usize,
+) -> Result<()> {
     let nd = new.ndim();
     chunk.fill(0);
     let (_, chunk_lo, _) = new.chunk_box(c);
@@ -145,7 +158,8 @@ fn apply(sc: &mut SuperChunk, old: &Geometry, meta: &Meta, changes: &[AxisChange
         })?;
     }
     let chunkbytes = new.chunk_bytes(ts)?;
-    let zeros = Pick::Special(Special::Zero, i32::try_from(chunkbytes).map_err(|_| Error::MaxBufsizeExceeded)?);
+    let zeros =
+        Pick::Special(Special::Zero, i32::try_from(chunkbytes).map_err(|_| Error::MaxBufsizeExceeded)?);
     let mut chunk = Vec::new();
     let mut tmp = Vec::new();
     let mut keep = Vec::with_capacity(plan.len());
@@ -201,14 +215,18 @@ impl Array {
         w.lock()?;
         let r = (|| {
             let base = super::base::stored_meta(&w)?;
-            if base.ndim() != self.base.ndim() || base.chunkshape != self.base.chunkshape || base.blockshape != self.base.blockshape {
+            if base.ndim() != self.base.ndim()
+                || base.chunkshape != self.base.chunkshape
+                || base.blockshape != self.base.blockshape
+            {
                 return Err(Error::Data);
             }
             let geom = if base == self.base { self.geom.clone() } else { Geometry::new(&base)? };
             let changes = plan(&geom.shape)?;
             let mut meta = base.clone();
             for (i, ch) in changes.iter().enumerate() {
-                meta.shape[i] = ch.old_len.checked_add(ch.delta).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
+                meta.shape[i] =
+                    ch.old_len.checked_add(ch.delta).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
             }
             // The new layout, metalayer and data are one change of the frame:
             // a process dying in it leaves the old array.
@@ -270,13 +288,19 @@ impl Array {
             if axis >= shape.len() || at < 0 || at > shape[axis] {
                 return Err(Error::InvalidParam);
             }
-            let row = shape.iter().enumerate().filter(|(i, _)| *i != axis).try_fold(ts, |a, (_, &s)| a.checked_mul(s)).ok_or(Error::InvalidParam)?;
+            let row = shape
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != axis)
+                .try_fold(ts, |a, (_, &s)| a.checked_mul(s))
+                .ok_or(Error::InvalidParam)?;
             let len = buffer.len() as i64;
             if (row == 0 && len != 0) || (row != 0 && len % row != 0) {
                 return Err(Error::InvalidParam);
             }
             opened.set(if row == 0 { 0 } else { len / row });
-            let mut changes: Vec<AxisChange> = shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
+            let mut changes: Vec<AxisChange> =
+                shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
             changes[axis] = AxisChange { old_len: shape[axis], at, delta: opened.get() };
             Ok(changes)
         };
@@ -302,10 +326,15 @@ impl Array {
     pub fn delete(&mut self, axis: usize, start: i64, len: i64) -> Result<()> {
         self.check_reshapable()?;
         let plan = |shape: &[i64]| {
-            if axis >= shape.len() || start < 0 || len < 0 || start.checked_add(len).is_none_or(|e| e > shape[axis]) {
+            if axis >= shape.len()
+                || start < 0
+                || len < 0
+                || start.checked_add(len).is_none_or(|e| e > shape[axis])
+            {
                 return Err(Error::InvalidParam);
             }
-            let mut changes: Vec<AxisChange> = shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
+            let mut changes: Vec<AxisChange> =
+                shape.iter().map(|&s| AxisChange { old_len: s, at: s, delta: 0 }).collect();
             changes[axis] = AxisChange { old_len: shape[axis], at: start, delta: -len };
             Ok(changes)
         };
@@ -318,16 +347,32 @@ mod tests {
     use super::*;
 
     fn geom(shape: &[i64], chunks: &[i32]) -> Geometry {
-        let m = Meta { shape: shape.to_vec(), chunkshape: chunks.to_vec(), blockshape: chunks.to_vec(), dtype: "|u1".into(), dtype_format: 0 };
+        let m = Meta {
+            shape: shape.to_vec(),
+            chunkshape: chunks.to_vec(),
+            blockshape: chunks.to_vec(),
+            dtype: "|u1".into(),
+            dtype_format: 0,
+        };
         Geometry::new(&m).unwrap()
     }
 
     #[test]
     fn segments_of_growth_and_shrinking() {
         let grow = AxisChange { old_len: 10, at: 4, delta: 3 };
-        assert_eq!(grow.segments(0, 13), vec![Seg { lo: 0, hi: 4, old: Some(0) }, Seg { lo: 4, hi: 7, old: None }, Seg { lo: 7, hi: 13, old: Some(4) }]);
+        assert_eq!(
+            grow.segments(0, 13),
+            vec![
+                Seg { lo: 0, hi: 4, old: Some(0) },
+                Seg { lo: 4, hi: 7, old: None },
+                Seg { lo: 7, hi: 13, old: Some(4) }
+            ]
+        );
         let shrink = AxisChange { old_len: 10, at: 4, delta: -3 };
-        assert_eq!(shrink.segments(3, 7), vec![Seg { lo: 3, hi: 4, old: Some(3) }, Seg { lo: 4, hi: 7, old: Some(7) }]);
+        assert_eq!(
+            shrink.segments(3, 7),
+            vec![Seg { lo: 3, hi: 4, old: Some(3) }, Seg { lo: 4, hi: 7, old: Some(7) }]
+        );
     }
 
     #[test]

@@ -18,7 +18,10 @@ impl Geometry {
         mut f: impl FnMut(usize, &[(usize, usize)]) -> Result<()>,
     ) -> Result<()> {
         let nd = self.ndim();
-        if selection.len() != nd || buffer_shape.len() != nd || selection.iter().zip(buffer_shape).any(|(s, &b)| (s.len() as i64) > b) {
+        if selection.len() != nd
+            || buffer_shape.len() != nd
+            || selection.iter().zip(buffer_shape).any(|(s, &b)| (s.len() as i64) > b)
+        {
             return Err(Error::InvalidParam);
         }
         for (i, sel) in selection.iter().enumerate() {
@@ -65,7 +68,13 @@ impl Geometry {
     }
 
     /// The items of an orthogonal selection into `dst` (C order, `buffer_shape`).
-    pub fn get_selection(&self, sc: &SuperChunk, selection: &[Vec<i64>], dst: &mut [u8], buffer_shape: &[i64]) -> Result<()> {
+    pub fn get_selection(
+        &self,
+        sc: &SuperChunk,
+        selection: &[Vec<i64>],
+        dst: &mut [u8],
+        buffer_shape: &[i64],
+    ) -> Result<()> {
         let ts = sc.typesize().max(1) as usize;
         let mut chunk = vec![0u8; self.chunk_bytes(ts)?];
         self.for_each_selected(selection, buffer_shape, |n, pairs| {
@@ -79,7 +88,13 @@ impl Geometry {
     }
 
     /// Set the items of an orthogonal selection from `src` (C order, `buffer_shape`).
-    pub fn set_selection(&self, sc: &mut SuperChunk, selection: &[Vec<i64>], src: &[u8], buffer_shape: &[i64]) -> Result<()> {
+    pub fn set_selection(
+        &self,
+        sc: &mut SuperChunk,
+        selection: &[Vec<i64>],
+        src: &[u8],
+        buffer_shape: &[i64],
+    ) -> Result<()> {
         let ts = sc.typesize().max(1) as usize;
         let mut chunk = vec![0u8; self.chunk_bytes(ts)?];
         let mut todo = Vec::new();
@@ -108,7 +123,13 @@ mod tests {
 
     #[test]
     fn orthogonal_selections_visit_every_item_once() {
-        let m = Meta { shape: vec![9, 8], chunkshape: vec![4, 3], blockshape: vec![2, 3], dtype: "<u2".into(), dtype_format: 0 };
+        let m = Meta {
+            shape: vec![9, 8],
+            chunkshape: vec![4, 3],
+            blockshape: vec![2, 3],
+            dtype: "<u2".into(),
+            dtype_format: 0,
+        };
         let g = Geometry::new(&m).unwrap();
         let sel = vec![vec![8, 0, 5], vec![7, 1]];
         let mut seen = Vec::new();

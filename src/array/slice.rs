@@ -6,14 +6,17 @@ use super::blocks::{BlockRows, ChunkSink, ChunkSource, Cover};
 use super::boxes::{buffer_len, for_each_index};
 use super::disjoint::Disjoint;
 use super::Geometry;
+use crate::chunk::Compressor;
 use crate::error::{Error, Result};
 use crate::ndmeta::MAX_DIM;
-use crate::chunk::Compressor;
 use crate::schunk::{out_room, SuperChunk};
 
 /// The part of chunk box `lo..hi` inside `start..stop`.
 fn clip(lo: &[i64], hi: &[i64], start: &[i64], stop: &[i64]) -> (Vec<i64>, Vec<i64>) {
-    (lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect(), hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect())
+    (
+        lo.iter().zip(start).map(|(&a, &b)| a.max(b)).collect(),
+        hi.iter().zip(stop).map(|(&a, &b)| a.min(b)).collect(),
+    )
 }
 
 /// A slice read or write reports a chunk that cannot be compressed, decompressed
@@ -27,14 +30,23 @@ impl Geometry {
     /// Whether a chunk's items, as stored, are in C order over the chunk
     /// shape (no padding, blocks spanning every dimension but the first).
     fn chunk_is_c_order(&self) -> bool {
-        self.extchunkshape == self.chunkshape && self.blockshape.iter().zip(&self.chunkshape).skip(1).all(|(b, c)| b == c)
+        self.extchunkshape == self.chunkshape
+            && self.blockshape.iter().zip(&self.chunkshape).skip(1).all(|(b, c)| b == c)
     }
 
     /// Where the whole chunk box `lo..hi` lies in a C-order buffer of
     /// `buf_shape` whose origin is at `start`, when its items are one run
     /// there in the chunk's C order: the byte range.
-    fn whole_chunk_run(&self, lo: &[i64], hi: &[i64], start: &[i64], buf_shape: &[i64], ts: usize) -> Option<std::ops::Range<usize>> {
-        if !self.chunk_is_c_order() || lo.iter().zip(hi).zip(&self.chunkshape).any(|((l, h), c)| h - l != *c) {
+    fn whole_chunk_run(
+        &self,
+        lo: &[i64],
+        hi: &[i64],
+        start: &[i64],
+        buf_shape: &[i64],
+        ts: usize,
+    ) -> Option<std::ops::Range<usize>> {
+        if !self.chunk_is_c_order() || lo.iter().zip(hi).zip(&self.chunkshape).any(|((l, h), c)| h - l != *c)
+        {
             return None;
         }
         let first = (0..lo.len()).find(|&i| hi[i] - lo[i] != 1).unwrap_or(0);
@@ -50,7 +62,10 @@ impl Geometry {
     /// says (`Data` otherwise): checked before a buffer is sized from the metalayer.
     fn check_chunk(&self, sc: &SuperChunk, n: usize, ts: usize) -> Result<()> {
         if sc.chunk_nbytes(n)? as usize != self.chunk_bytes(ts)? {
-            crate::trace!("chunk {n} does not hold the {} bytes the b2nd metalayer says", self.chunk_bytes(ts)?);
+            crate::trace!(
+                "chunk {n} does not hold the {} bytes the b2nd metalayer says",
+                self.chunk_bytes(ts)?
+            );
             return Err(Error::Data);
         }
         Ok(())
@@ -59,7 +74,14 @@ impl Geometry {
     /// The items of `start..stop` of the array in `sc` into `buffer`, a C-order
     /// array of shape `buffer_shape` (at least the slice's shape; the slice goes
     /// at its origin).
-    pub fn get_slice(&self, sc: &SuperChunk, start: &[i64], stop: &[i64], buffer: &mut [u8], buffer_shape: &[i64]) -> Result<()> {
+    pub fn get_slice(
+        &self,
+        sc: &SuperChunk,
+        start: &[i64],
+        stop: &[i64],
+        buffer: &mut [u8],
+        buffer_shape: &[i64],
+    ) -> Result<()> {
         let shape = self.check_slice(start, stop, buffer_shape)?;
         let ts = sc.typesize().max(1) as usize;
         self.chunk_bytes(ts)?; // chunks a chunk cannot hold are refused on every path
@@ -81,7 +103,8 @@ impl Geometry {
                     // SAFETY: the chunk's items are `r` in the buffer; no other
                     // chunk of the slice has items there (see `Disjoint`).
                     let out = unsafe { dst.range_mut(r)? };
-                    let got = if alone { sc.decompress_chunk_alone(n, out) } else { sc.decompress_chunk(n, out) };
+                    let got =
+                        if alone { sc.decompress_chunk_alone(n, out) } else { sc.decompress_chunk(n, out) };
                     got.map_err(chunk_failure)?;
                     return Ok(());
                 }
@@ -89,8 +112,12 @@ impl Geometry {
             // Only the blocks the slice touches are decoded, each by the thread
             // that decodes it, into its place in the caller's buffer.
             self.check_chunk(sc, n, ts)?;
-            let sink = ChunkSink { rows: BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?, dst: &dst };
-            let got = if alone { sc.decompress_chunk_to_alone(n, &sink) } else { sc.decompress_chunk_to(n, &sink) };
+            let sink = ChunkSink {
+                rows: BlockRows::new(self, &lo, &rlo, &rhi, start, buffer_shape, ts)?,
+                dst: &dst,
+            };
+            let got =
+                if alone { sc.decompress_chunk_to_alone(n, &sink) } else { sc.decompress_chunk_to(n, &sink) };
             got.map_err(|e| match e {
                 Error::WriteBuffer => e,
                 e => chunk_failure(e),
@@ -121,7 +148,14 @@ impl Geometry {
 
     /// Overwrite the items of `start..stop` of the array in `sc` with those at
     /// the origin of `buffer`, a C-order array of shape `buffer_shape`.
-    pub fn set_slice(&self, sc: &mut SuperChunk, start: &[i64], stop: &[i64], buffer: &[u8], buffer_shape: &[i64]) -> Result<()> {
+    pub fn set_slice(
+        &self,
+        sc: &mut SuperChunk,
+        start: &[i64],
+        stop: &[i64],
+        buffer: &[u8],
+        buffer_shape: &[i64],
+    ) -> Result<()> {
         let shape = self.check_slice(start, stop, buffer_shape)?;
         let ts = sc.typesize().max(1) as usize;
         let chunk_bytes = self.chunk_bytes(ts)?;
@@ -141,9 +175,10 @@ impl Geometry {
         // Many chunks: threads make whole chunks at once, which are then
         // stored in order; few: the threads share each chunk's blocks.
         let bytes = shape.iter().map(|&n| n as usize).product::<usize>().saturating_mul(ts);
-        let at_once = sc.rewrite_chunks(boxes.len(), bytes, &|k| boxes[k].0, &|k, reader, comp, chunk, cbuf| {
-            w.make(reader, comp, &boxes[k], true, chunk, cbuf)
-        });
+        let at_once =
+            sc.rewrite_chunks(boxes.len(), bytes, &|k| boxes[k].0, &|k, reader, comp, chunk, cbuf| {
+                w.make(reader, comp, &boxes[k], true, chunk, cbuf)
+            });
         if at_once.map_err(|e| match e {
             Error::ReadBuffer => e,
             e => chunk_failure(e),
@@ -201,11 +236,23 @@ impl SliceWrite<'_> {
     /// Chunk `(n, lo, hi)` with the slice's items written over it, compressed
     /// by `comp` into `cbuf` (`chunk`: room for the chunk's current items,
     /// decoded on the calling thread alone when `alone`).
-    fn make(&self, sc: &SuperChunk, comp: &mut Compressor, (n, lo, hi): &ChunkBox, alone: bool, chunk: &mut Vec<u8>, cbuf: &mut Vec<u8>) -> Result<()> {
+    fn make(
+        &self,
+        sc: &SuperChunk,
+        comp: &mut Compressor,
+        (n, lo, hi): &ChunkBox,
+        alone: bool,
+        chunk: &mut Vec<u8>,
+        cbuf: &mut Vec<u8>,
+    ) -> Result<()> {
         let g = self.geom;
         let (rlo, rhi) = clip(lo, hi, self.start, self.stop);
-        let whole = rlo == *lo && rhi == *hi && lo.iter().zip(hi).zip(&g.extchunkshape).all(|((&l, &h), &e)| h - l == e);
-        if let Some(r) = whole.then(|| g.whole_chunk_run(lo, hi, self.start, self.buffer_shape, self.ts)).flatten() {
+        let whole = rlo == *lo
+            && rhi == *hi
+            && lo.iter().zip(hi).zip(&g.extchunkshape).all(|((&l, &h), &e)| h - l == e);
+        if let Some(r) =
+            whole.then(|| g.whole_chunk_run(lo, hi, self.start, self.buffer_shape, self.ts)).flatten()
+        {
             // Straight from the caller's buffer.
             let src = self.buffer.get(r).ok_or(Error::ReadBuffer)?;
             out_room(cbuf, src.len() + CHUNK_ROOM);
@@ -224,10 +271,15 @@ impl SliceWrite<'_> {
             // The chunk's current blocks where the slice does not cover them
             // (the ones it covers whole are not decoded; block 0 always is, as
             // delta's reference), the slice's items over them.
-            let skip: Vec<bool> = (0..rows.nblocks()).map(|j| j > 0 && rows.cover(j) == Cover::Full).collect();
+            let skip: Vec<bool> =
+                (0..rows.nblocks()).map(|j| j > 0 && rows.cover(j) == Cover::Full).collect();
             chunk.clear();
             chunk.resize(self.chunk_bytes, 0);
-            let got = if alone { sc.decompress_chunk_masked_alone(*n, chunk, &skip) } else { sc.decompress_chunk_masked(*n, chunk, &skip) };
+            let got = if alone {
+                sc.decompress_chunk_masked_alone(*n, chunk, &skip)
+            } else {
+                sc.decompress_chunk_masked(*n, chunk, &skip)
+            };
             got.map_err(chunk_failure)?;
             Some(&chunk[..])
         };
@@ -244,5 +296,4 @@ impl SliceWrite<'_> {
         cbuf.truncate(k);
         Ok(())
     }
-
 }

@@ -40,7 +40,9 @@ pub trait Element: bytemuck::Pod + Default + Send + Sync {
         }
         match dtype.split_at_checked(1) {
             Some(("=", rest)) => rest == want,
-            Some(("<" | ">" | "|", rest)) if std::mem::size_of::<Self>() == 1 => rest == want && want_order == "|",
+            Some(("<" | ">" | "|", rest)) if std::mem::size_of::<Self>() == 1 => {
+                rest == want && want_order == "|"
+            }
             _ => false,
         }
     }
@@ -84,7 +86,9 @@ impl fmt::Display for TypedError {
             TypedError::Dtype { array, element } => {
                 write!(f, "the array holds {array} items, not {element} (the element type asked for)")
             }
-            TypedError::Len { expected, given } => write!(f, "the slice holds {expected} items, {given} were given"),
+            TypedError::Len { expected, given } => {
+                write!(f, "the slice holds {expected} items, {given} were given")
+            }
             TypedError::Blosc(e) => write!(f, "{e}"),
         }
     }
@@ -102,7 +106,12 @@ pub type TypedResult<T> = std::result::Result<T, TypedError>;
 
 impl Context {
     /// [`Context::new`] for an array of `T`: its dtype and typesize are `T`'s.
-    pub fn of<T: Element>(shape: &[i64], chunkshape: &[i32], blockshape: &[i32], mut cparams: CParams) -> Context {
+    pub fn of<T: Element>(
+        shape: &[i64],
+        chunkshape: &[i32],
+        blockshape: &[i32],
+        mut cparams: CParams,
+    ) -> Context {
         cparams.typesize = std::mem::size_of::<T>() as i32;
         Context::new(shape, chunkshape, blockshape, cparams).dtype(T::DTYPE)
     }
@@ -146,7 +155,12 @@ impl Array {
     }
 
     /// The items of `start..stop` into `out` (C order, exactly as many).
-    pub fn get_slice_into_as<T: Element>(&self, start: &[i64], stop: &[i64], out: &mut [T]) -> TypedResult<()> {
+    pub fn get_slice_into_as<T: Element>(
+        &self,
+        start: &[i64],
+        stop: &[i64],
+        out: &mut [T],
+    ) -> TypedResult<()> {
         self.check_element::<T>()?;
         let n = items(start, stop);
         if out.len() != n {
@@ -197,7 +211,8 @@ mod nd {
         pub fn get_ndarray<T: Element>(&self, start: &[i64], stop: &[i64]) -> TypedResult<ArrayD<T>> {
             let v = self.get_slice_as::<T>(start, stop)?;
             let shape: Vec<usize> = start.iter().zip(stop).map(|(a, b)| (b - a).max(0) as usize).collect();
-            ArrayD::from_shape_vec(IxDyn(&shape), v).map_err(|_| TypedError::Blosc(crate::Error::InvalidParam))
+            ArrayD::from_shape_vec(IxDyn(&shape), v)
+                .map_err(|_| TypedError::Blosc(crate::Error::InvalidParam))
         }
 
         /// The whole array as an `ndarray` array.

@@ -58,7 +58,13 @@ impl View {
     }
 
     /// A box (and the shape of the buffer it goes to) in the stored array's coordinates.
-    pub fn to_base(&self, base_nd: usize, start: &[i64], stop: &[i64], bshape: &[i64]) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>)> {
+    pub fn to_base(
+        &self,
+        base_nd: usize,
+        start: &[i64],
+        stop: &[i64],
+        bshape: &[i64],
+    ) -> Result<(Vec<i64>, Vec<i64>, Vec<i64>)> {
         let n = self.map.len();
         if start.len() != n || stop.len() != n || bshape.len() != n {
             return Err(Error::InvalidParam);
@@ -89,7 +95,12 @@ impl View {
     }
 
     /// An orthogonal selection (and its buffer shape) in the stored array's coordinates.
-    pub fn selection_to_base(&self, base_nd: usize, sel: &[Vec<i64>], bshape: &[i64]) -> Result<(Vec<Vec<i64>>, Vec<i64>)> {
+    pub fn selection_to_base(
+        &self,
+        base_nd: usize,
+        sel: &[Vec<i64>],
+        bshape: &[i64],
+    ) -> Result<(Vec<Vec<i64>>, Vec<i64>)> {
         if sel.len() != self.map.len() || bshape.len() != self.map.len() {
             return Err(Error::InvalidParam);
         }
@@ -113,7 +124,13 @@ mod tests {
     use super::*;
 
     fn base() -> Meta {
-        Meta { shape: vec![4, 1, 6], chunkshape: vec![2, 1, 3], blockshape: vec![1, 1, 3], dtype: "<f8".into(), dtype_format: 0 }
+        Meta {
+            shape: vec![4, 1, 6],
+            chunkshape: vec![2, 1, 3],
+            blockshape: vec![1, 1, 3],
+            dtype: "<f8".into(),
+            dtype_format: 0,
+        }
     }
 
     #[test]

@@ -115,7 +115,16 @@ mod tests {
     }
 
     fn params(filters: [u8; 6], use_dict: bool, nthreads: i16) -> CParams {
-        CParams { compcode: Codec::Zstd.compcode(), clevel: 5, typesize: 4, nthreads, blocksize: 4096, use_dict, filters, ..CParams::default() }
+        CParams {
+            compcode: Codec::Zstd.compcode(),
+            clevel: 5,
+            typesize: 4,
+            nthreads,
+            blocksize: 4096,
+            use_dict,
+            filters,
+            ..CParams::default()
+        }
     }
 
     #[test]
@@ -125,7 +134,9 @@ mod tests {
         let src = data(4096 * 9 + 1000);
         let shuffle = [0, 0, 0, 0, 0, filter::SHUFFLE];
         let delta = [0, 0, 0, 0, filter::DELTA, filter::SHUFFLE];
-        for (filters, dict, streamed) in [(shuffle, false, true), (delta, false, false), (shuffle, true, false)] {
+        for (filters, dict, streamed) in
+            [(shuffle, false, true), (delta, false, false), (shuffle, true, false)]
+        {
             for nthreads in [1, 2] {
                 let p = params(filters, dict, nthreads);
                 let mut want = vec![0u8; src.len() + 64];
@@ -165,12 +176,18 @@ mod tests {
             }
             fn fill(&self, j: usize, out: &mut [u8]) -> Result<()> {
                 out.fill(1);
-                if j == 1 { Err(crate::error::Error::ReadBuffer) } else { Ok(()) }
+                if j == 1 {
+                    Err(crate::error::Error::ReadBuffer)
+                } else {
+                    Ok(())
+                }
             }
         }
         for nthreads in [1, 2] {
             let mut dst = vec![0u8; 9000];
-            let r = Compressor::new(params([0, 0, 0, 0, 0, filter::SHUFFLE], false, nthreads)).unwrap().compress_from(&Broken, &mut dst);
+            let r = Compressor::new(params([0, 0, 0, 0, 0, filter::SHUFFLE], false, nthreads))
+                .unwrap()
+                .compress_from(&Broken, &mut dst);
             assert!(matches!(r, Err(crate::error::Error::ReadBuffer)), "{nthreads}: {r:?}");
         }
     }
@@ -190,8 +207,12 @@ mod tests {
                 d.decompress_to(&chunk[..n], None, &sink).unwrap();
                 let mut got = sink.got.into_inner().unwrap();
                 got.sort();
-                let expect: Vec<(usize, Vec<u8>)> =
-                    src.chunks(4096).enumerate().filter(|(j, _)| want[*j]).map(|(j, b)| (j, b.to_vec())).collect();
+                let expect: Vec<(usize, Vec<u8>)> = src
+                    .chunks(4096)
+                    .enumerate()
+                    .filter(|(j, _)| want[*j])
+                    .map(|(j, b)| (j, b.to_vec()))
+                    .collect();
                 assert_eq!(got, expect, "filters {filters:?} threads {nthreads}");
             }
         }
@@ -203,11 +224,22 @@ mod tests {
         for (kind, value) in [(Special::Zero, 0u8), (Special::Uninit, 0), (Special::Value, 7)] {
             let mut chunk = vec![0u8; 64];
             let v = [value; 4];
-            let n = crate::chunk::special::make(&p, kind, 10000, (kind == Special::Value).then_some(&v[..]), &mut chunk).unwrap();
+            let n = crate::chunk::special::make(
+                &p,
+                kind,
+                10000,
+                (kind == Special::Value).then_some(&v[..]),
+                &mut chunk,
+            )
+            .unwrap();
             let sink = Kept { bb: 4096, want: vec![true, false, true], got: Mutex::new(Vec::new()) };
             Decompressor::new(DParams::default()).decompress_to(&chunk[..n], None, &sink).unwrap();
             let got = sink.got.into_inner().unwrap();
-            assert_eq!(got.iter().map(|(j, b)| (*j, b.len())).collect::<Vec<_>>(), vec![(0, 4096), (2, 10000 - 8192)], "{kind:?}");
+            assert_eq!(
+                got.iter().map(|(j, b)| (*j, b.len())).collect::<Vec<_>>(),
+                vec![(0, 4096), (2, 10000 - 8192)],
+                "{kind:?}"
+            );
             assert!(got.iter().all(|(_, b)| b.iter().all(|&x| x == value)), "{kind:?}");
         }
     }
@@ -246,7 +278,11 @@ mod tests {
         // the part must hold what a whole decode gives, for every codec,
         // filter, item size and split.
         use crate::chunk::SplitMode;
-        let src: Vec<u8> = data(4096 * 5 + 1200).iter().enumerate().map(|(i, &b)| if (i / 3000) % 3 == 1 { 9 } else { b }).collect();
+        let src: Vec<u8> = data(4096 * 5 + 1200)
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| if (i / 3000) % 3 == 1 { 9 } else { b })
+            .collect();
         for codec in crate::codecs::ALL {
             for filter in [0, filter::SHUFFLE, filter::BITSHUFFLE] {
                 for typesize in [1, 2, 4, 8] {
@@ -262,7 +298,9 @@ mod tests {
                         };
                         let mut chunk = vec![0u8; src.len() + 64];
                         let n = Compressor::new(p).unwrap().compress(&src, &mut chunk).unwrap();
-                        for (lo, hi) in [(0, 8), (3, 13), (16, 1024), (1000, 1200), (2048, 4096), (4088, 4096)] {
+                        for (lo, hi) in
+                            [(0, 8), (3, 13), (16, 1024), (1000, 1200), (2048, 4096), (4088, 4096)]
+                        {
                             for nthreads in [1, 2] {
                                 let sink = Spanned { bb: 4096, lo, hi, got: Mutex::new(Vec::new()) };
                                 let mut d = Decompressor::new(DParams { nthreads, ..DParams::default() });

@@ -2,8 +2,8 @@
 //! c-blosc2's default tuner does so that both libraries lay chunks out alike.
 
 use super::header::{flags, MIN_BUFFERSIZE};
-use crate::params::SplitMode;
 use crate::codecs::Codec;
+use crate::params::SplitMode;
 
 const L1: i32 = 32 * 1024;
 /// Most streams a block is split into.
@@ -15,7 +15,14 @@ fn high_ratio(compcode: u8) -> bool {
 }
 
 /// Whether blocks are split into `typesize` streams.
-pub fn split(mode: SplitMode, compcode: u8, clevel: u8, filter_flags: u8, typesize: i32, blocksize: i32) -> bool {
+pub fn split(
+    mode: SplitMode,
+    compcode: u8,
+    clevel: u8,
+    filter_flags: u8,
+    typesize: i32,
+    blocksize: i32,
+) -> bool {
     match mode {
         SplitMode::Always => return true,
         SplitMode::Never => return false,

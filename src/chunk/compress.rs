@@ -1,19 +1,19 @@
 //! Compressing a buffer into one chunk (README_CHUNK_FORMAT.rst: header,
 //! bstarts, optional dictionary, streams).
 
+use super::blocks::{self, BlockSource};
 use super::blocksize;
 use super::header::{
     blosc2_flags, filter, flags, flags_from_filters, Header, EXTENDED_HEADER_LENGTH, MAX_BUFFERSIZE,
     MAX_TYPESIZE, MIN_BUFFERSIZE, MIN_HEADER_LENGTH, VERSION_FORMAT_STABLE,
 };
-use crate::params::CParams;
+use super::hooks::{Prefilter, PrefilterBlock};
 use super::pipeline;
 use super::pool::{Scratch, Workers};
 use crate::codecs::{self, Codec, Dict};
 use crate::error::{Error, Result};
+use crate::params::CParams;
 use crate::plugins::{self, EncodeInfo, UserCodec};
-use super::blocks::{self, BlockSource};
-use super::hooks::{Prefilter, PrefilterBlock};
 use std::sync::{Arc, Mutex};
 
 /// Largest dictionary a chunk may hold.
@@ -103,7 +103,15 @@ impl Compressor {
             return Err(Error::CodecParam);
         }
         let workers = Workers::new(params.nthreads);
-        Ok(Compressor { params, workers, blosc1_header: false, sticky_blocksize: false, prefilter: None, nchunk: None, gathered: Vec::new() })
+        Ok(Compressor {
+            params,
+            workers,
+            blosc1_header: false,
+            sticky_blocksize: false,
+            prefilter: None,
+            nchunk: None,
+            gathered: Vec::new(),
+        })
     }
 
     /// A compressor that behaves like a reused c-blosc2 context: the block
@@ -147,7 +155,12 @@ impl Compressor {
 
     /// The blocks of `src` as the prefilter makes them, or `None` when its
     /// output does not matter.
-    fn prefiltered(&mut self, pre: &Arc<dyn Prefilter>, src: &[u8], blocksize: usize) -> Result<Option<Vec<u8>>> {
+    fn prefiltered(
+        &mut self,
+        pre: &Arc<dyn Prefilter>,
+        src: &[u8],
+        blocksize: usize,
+    ) -> Result<Option<Vec<u8>>> {
         let mut out = vec![0u8; src.len()];
         let mut tmp = vec![0u8; 4 * blocksize + 64];
         let disposable = pre.output_is_disposable();
@@ -197,7 +210,8 @@ impl Compressor {
     /// Whether blocks of `source` can be made by the block jobs with these parameters.
     fn streams_blocks(&self, source: &dyn BlockSource, blocksize: i32) -> bool {
         let p = &self.params;
-        let plain_filter = |f: u8| (f <= filter::TRUNC_PREC && f != filter::DELTA) || pipeline::is_builtin_plugin(f);
+        let plain_filter =
+            |f: u8| (f <= filter::TRUNC_PREC && f != filter::DELTA) || pipeline::is_builtin_plugin(f);
         self.prefilter.is_none()
             && !p.use_dict
             && Codec::from_compcode(p.compcode).is_some()
@@ -213,11 +227,20 @@ impl Compressor {
         let dst = if dst.len() > i32::MAX as usize { &mut dst[..i32::MAX as usize] } else { dst };
         let nbytes = input.len() as i32;
         let filter_flags = flags_from_filters(&p.filters);
-        let bs = blocksize::compute(p.compcode, p.clevel, p.typesize, nbytes, p.blocksize, p.splitmode, filter_flags);
+        let bs = blocksize::compute(
+            p.compcode,
+            p.clevel,
+            p.typesize,
+            nbytes,
+            p.blocksize,
+            p.splitmode,
+            filter_flags,
+        );
         if let Input::Blocks(source) = input {
             if !self.streams_blocks(source, bs) {
                 let mut whole = std::mem::take(&mut self.gathered);
-                let r = blocks::materialize(source, &mut whole).and_then(|()| self.compress_input(Input::Slice(&whole), dst));
+                let r = blocks::materialize(source, &mut whole)
+                    .and_then(|()| self.compress_input(Input::Slice(&whole), dst));
                 self.gathered = whole;
                 return r;
             }
@@ -247,7 +270,14 @@ impl Compressor {
         let nblocks = n / bs + usize::from(n % bs != 0);
         let split = blocksize::split(p.splitmode, p.compcode, p.clevel, filter_flags, typesize, bs as i32);
         let header_len = if self.blosc1_header { MIN_HEADER_LENGTH } else { EXTENDED_HEADER_LENGTH };
-        let layout = Layout { typesize: typesize as usize, blocksize: bs, nblocks, leftover: n % bs, split, header_len };
+        let layout = Layout {
+            typesize: typesize as usize,
+            blocksize: bs,
+            nblocks,
+            leftover: n % bs,
+            split,
+            header_len,
+        };
         let mut header = chunk_header(p, typesize as u8, nbytes, bs as i32);
         if !self.blosc1_header {
             header.flags |= flags::DOSHUFFLE | flags::DOBITSHUFFLE;
@@ -278,7 +308,14 @@ impl Compressor {
     /// dictionary flags this sets): the chunk's length, or 0 when it does not
     /// fit in `dst`. A chunk whose every stream is a run of zeros becomes a
     /// chunk of zeros (the header alone).
-    fn encode(&mut self, codec: CodecChoice, layout: &Layout, input: Input<'_>, dst: &mut [u8], header: &mut Header) -> Result<usize> {
+    fn encode(
+        &mut self,
+        codec: CodecChoice,
+        layout: &Layout,
+        input: Input<'_>,
+        dst: &mut [u8],
+        header: &mut Header,
+    ) -> Result<usize> {
         let (use_dict, compcode) = (self.params.use_dict && !self.blosc1_header, self.params.compcode);
         if !layout.split {
             header.flags |= flags::DONT_SPLIT;
@@ -293,7 +330,9 @@ impl Compressor {
         header.write(dst);
         let bstarts_end = layout.header_len + 4 * layout.nblocks;
         let (ntbytes, dict_used) = match (use_dict, &codec, input) {
-            (true, CodecChoice::Builtin(codec), Input::Slice(src)) => self.compress_with_dict(*codec, layout, src, dst)?,
+            (true, CodecChoice::Builtin(codec), Input::Slice(src)) => {
+                self.compress_with_dict(*codec, layout, src, dst)?
+            }
             _ => (self.compress_blocks(codec, layout, input, dst, bstarts_end, None)?, false),
         };
         if !dict_used {
@@ -304,7 +343,8 @@ impl Compressor {
             return Ok(0);
         }
         let nstreams: usize = (0..layout.nblocks).map(|j| layout.nstreams(j)).sum();
-        if !dict_used && layout.header_len == EXTENDED_HEADER_LENGTH && ntbytes == bstarts_end + 4 * nstreams {
+        if !dict_used && layout.header_len == EXTENDED_HEADER_LENGTH && ntbytes == bstarts_end + 4 * nstreams
+        {
             // Every stream is a run of zeros: the chunk is all zeros.
             header.blosc2_flags |= (super::header::Special::Zero as u8) << 4;
             return Ok(layout.header_len);
@@ -398,7 +438,13 @@ impl Compressor {
     /// filtered blocks, store it after the bstarts and compress with it.
     /// Returns the chunk length and whether a dictionary was used (not when
     /// the data is too small to sample one).
-    fn compress_with_dict(&mut self, codec: Codec, layout: &Layout, src: &[u8], dst: &mut [u8]) -> Result<(usize, bool)> {
+    fn compress_with_dict(
+        &mut self,
+        codec: Codec,
+        layout: &Layout,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<(usize, bool)> {
         let bstarts_end = layout.header_len + 4 * layout.nblocks;
         let mut dict_max = MAX_DICT_SIZE.min(src.len() / 20);
         let mut nsamples = layout.nblocks * if layout.split { layout.typesize } else { 1 };
@@ -406,7 +452,10 @@ impl Compressor {
         let sample_size = src.len() / nsamples / 16;
         let plain = CodecChoice::Builtin(codec);
         if dict_max < MIN_USEFUL_DICT || sample_size == 0 {
-            return Ok((self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None)?, false));
+            return Ok((
+                self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None)?,
+                false,
+            ));
         }
         // The training material: the filtered blocks, laid end to end.
         let samples = self.filtered_prefix(layout, src, nsamples * sample_size)?;
@@ -414,7 +463,12 @@ impl Compressor {
         let dict_len = match codec {
             Codec::Zstd => match codecs::zstd_train_dict(&mut dict, &samples, sample_size, nsamples) {
                 Some(n) => n,
-                None => return Ok((self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None)?, false)),
+                None => {
+                    return Ok((
+                        self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None)?,
+                        false,
+                    ))
+                }
             },
             _ => {
                 dict_max = dict_max.min(nsamples * sample_size);
@@ -444,9 +498,22 @@ impl Compressor {
         match codec {
             Codec::Zstd => {
                 let cdict = codecs::ZstdCDict::new(dict, 1).ok_or(Error::CodecDict)?;
-                Ok((self.compress_blocks(plain, layout, Input::Slice(src), dst, start, Some(&Dict::Zstd(&cdict)))?, true))
+                Ok((
+                    self.compress_blocks(
+                        plain,
+                        layout,
+                        Input::Slice(src),
+                        dst,
+                        start,
+                        Some(&Dict::Zstd(&cdict)),
+                    )?,
+                    true,
+                ))
             }
-            _ => Ok((self.compress_blocks(plain, layout, Input::Slice(src), dst, start, Some(&Dict::Lz4(dict)))?, true)),
+            _ => Ok((
+                self.compress_blocks(plain, layout, Input::Slice(src), dst, start, Some(&Dict::Lz4(dict)))?,
+                true,
+            )),
         }
     }
 
@@ -465,7 +532,17 @@ impl Compressor {
             let block = &src[off..off + layout.block_len(j)];
             let p = &self.params;
             let info = EncodeInfo { params: p, source: src };
-            let at = pipeline::forward(&p.filters, &p.filters_meta, layout.typesize, j == 0, reference, block, tmp1, tmp2, Some(&info))?;
+            let at = pipeline::forward(
+                &p.filters,
+                &p.filters_meta,
+                layout.typesize,
+                j == 0,
+                reference,
+                block,
+                tmp1,
+                tmp2,
+                Some(&info),
+            )?;
             let filtered: &[u8] = match at {
                 None => block,
                 Some(true) => &tmp1[..block.len()],
@@ -567,7 +644,17 @@ impl BlockJob<'_> {
             }
         };
         let info = EncodeInfo { params: self.params, source: self.src.whole() };
-        let at = pipeline::forward(&self.filters, &self.meta, l.typesize, j == 0, self.reference, block, tmp1, tmp2, Some(&info))?;
+        let at = pipeline::forward(
+            &self.filters,
+            &self.meta,
+            l.typesize,
+            j == 0,
+            self.reference,
+            block,
+            tmp1,
+            tmp2,
+            Some(&info),
+        )?;
         let filtered: &[u8] = match at {
             None => block,
             Some(true) => &tmp1[..bsize],
@@ -607,10 +694,14 @@ impl BlockJob<'_> {
             }
             let out = &mut buf[body..body + maxout];
             let c = match &self.codec {
-                CodecChoice::Builtin(codec) => codecs::compress(*codec, self.clevel, stream, out, self.dict, state)?,
+                CodecChoice::Builtin(codec) => {
+                    codecs::compress(*codec, self.clevel, stream, out, self.dict, state)?
+                }
                 CodecChoice::User(u) => {
                     let info = EncodeInfo { params: self.params, source: self.src.whole() };
-                    let c = u.encode(stream, out, self.params.compcode_meta, &info).map_err(plugins::codec_failure)?;
+                    let c = u
+                        .encode(stream, out, self.params.compcode_meta, &info)
+                        .map_err(plugins::codec_failure)?;
                     if c > maxout {
                         return Err(Error::WriteBuffer);
                     }

@@ -1,16 +1,16 @@
 //! Decompressing chunks, whole or in part (getitem), on one or more threads.
 
+use super::blocks::BlockSink;
 use super::header::{Header, Special, MAX_FILTERS};
-use crate::params::{DParams, SchunkView};
+use super::hooks::{Postfilter, PostfilterBlock};
 use super::pipeline;
 use super::pool::{Scratch, Workers};
 use super::special;
 use super::view::{ChunkView, LazySource, LazyTrailer};
 use crate::codecs::{self, DDict, ZstdDDict};
 use crate::error::{Error, Result};
+use crate::params::{DParams, SchunkView};
 use crate::plugins::{self, DecodeInfo};
-use super::blocks::BlockSink;
-use super::hooks::{Postfilter, PostfilterBlock};
 use std::sync::{Arc, Mutex};
 
 /// A decompression context: parameters, worker threads and their scratch.
@@ -62,7 +62,11 @@ struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
-    fn new(view: &'a ChunkView<'a>, source: Option<&'a dyn LazySource>, params: &'a DParams) -> Result<Decoder<'a>> {
+    fn new(
+        view: &'a ChunkView<'a>,
+        source: Option<&'a dyn LazySource>,
+        params: &'a DParams,
+    ) -> Result<Decoder<'a>> {
         let h = &view.header;
         let source = match (view.lazy, source) {
             (Some(_), None) => return Err(Error::InvalidParam),
@@ -75,9 +79,13 @@ impl<'a> Decoder<'a> {
         };
         let dict = match (view.dict, lazy_dict) {
             (None, None) => ChunkDict::None,
-            (_, Some(d)) if h.compformat() == 4 => ChunkDict::Zstd(ZstdDDict::new(&d).ok_or(Error::CodecDict)?),
+            (_, Some(d)) if h.compformat() == 4 => {
+                ChunkDict::Zstd(ZstdDDict::new(&d).ok_or(Error::CodecDict)?)
+            }
             (_, Some(d)) => ChunkDict::Owned(d),
-            (Some(d), None) if h.compformat() == 4 => ChunkDict::Zstd(ZstdDDict::new(d).ok_or(Error::CodecDict)?),
+            (Some(d), None) if h.compformat() == 4 => {
+                ChunkDict::Zstd(ZstdDDict::new(d).ok_or(Error::CodecDict)?)
+            }
             (Some(d), None) => ChunkDict::Lz4(d),
         };
         let filters = h.filters;
@@ -123,7 +131,11 @@ impl<'a> Decoder<'a> {
     /// in it, or (lazy chunks) `lazy`, filled from the frame, and 0.
     fn block_data<'s>(&'s self, j: usize, bsize: usize, lazy: &'s mut Vec<u8>) -> Result<(&'s [u8], usize)> {
         let h = &self.view.header;
-        let stored_at = if h.memcpyed() { h.header_len() + j * self.blocksize } else { self.view.bstart(j).max(0) as usize };
+        let stored_at = if h.memcpyed() {
+            h.header_len() + j * self.blocksize
+        } else {
+            self.view.bstart(j).max(0) as usize
+        };
         match (self.view.lazy, self.source) {
             (Some(l), Some(source)) => {
                 let csize = l.block_csize(j).ok_or(Error::InvalidHeader)?;
@@ -190,8 +202,15 @@ impl<'a> Decoder<'a> {
                 target[..want].copy_from_slice(&stream[..want]);
             } else if h.compformat() == codecs::FORMAT_UDCODEC {
                 let u = plugins::codec(h.udcompcode).ok_or(Error::CodecSupport)?;
-                let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data, schunk: self.schunk };
-                if u.decode(stream, target, h.compcode_meta, &info).map_err(plugins::codec_failure)? != neblock {
+                let info = DecodeInfo {
+                    typesize: i32::from(h.typesize),
+                    owner: self.owner,
+                    chunk: self.view.data,
+                    schunk: self.schunk,
+                };
+                if u.decode(stream, target, h.compcode_meta, &info).map_err(plugins::codec_failure)?
+                    != neblock
+                {
                     return Err(Error::Data);
                 }
             } else {
@@ -233,7 +252,10 @@ impl<'a> Decoder<'a> {
         // A block shuffled and split by item byte: planes stored as runs
         // (the zero high bytes of small integers, say) are made by the
         // unshuffle itself, not written out and read back.
-        let runs_to_unshuffle = nstreams > 1 && nstreams == self.typesize && nstreams <= MAX_SPLIT_STREAMS && self.plain_shuffle() == Some(true);
+        let runs_to_unshuffle = nstreams > 1
+            && nstreams == self.typesize
+            && nstreams <= MAX_SPLIT_STREAMS
+            && self.plain_shuffle() == Some(true);
         let mut runs = [None; MAX_SPLIT_STREAMS];
         let dest: &mut [u8] = if steps == 0 { &mut *out } else { &mut tmp1[..bsize] };
         let mut pos = start;
@@ -244,15 +266,36 @@ impl<'a> Decoder<'a> {
             }
         }
         if runs_to_unshuffle {
-            crate::filters::shuffle::unshuffle_runs(self.typesize, &mut tmp1[..bsize], &runs[..nstreams], out);
+            crate::filters::shuffle::unshuffle_runs(
+                self.typesize,
+                &mut tmp1[..bsize],
+                &runs[..nstreams],
+                out,
+            );
             return Ok(());
         }
         if steps == 0 && !self.needs_reference() {
             return Ok(());
         }
         let f = self.filters;
-        let info = DecodeInfo { typesize: i32::from(h.typesize), owner: self.owner, chunk: self.view.data, schunk: self.schunk };
-        pipeline::backward(&f, &h.filters_meta, self.typesize, h.version, j == 0, reference, out, tmp1, tmp2, Some(&info))
+        let info = DecodeInfo {
+            typesize: i32::from(h.typesize),
+            owner: self.owner,
+            chunk: self.view.data,
+            schunk: self.schunk,
+        };
+        pipeline::backward(
+            &f,
+            &h.filters_meta,
+            self.typesize,
+            h.version,
+            j == 0,
+            reference,
+            out,
+            tmp1,
+            tmp2,
+            Some(&info),
+        )
     }
 
     /// `Some(shuffled)` when the pipeline is at most one byte shuffle over
@@ -382,7 +425,14 @@ impl Decompressor {
     }
 
     /// Pass every decoded block of `dst` (the whole chunk) through the postfilter.
-    fn postfiltered(&self, post: &Arc<dyn Postfilter>, dst: &mut [u8], blocksize: usize, typesize: i32, mask: Option<&[bool]>) -> Result<()> {
+    fn postfiltered(
+        &self,
+        post: &Arc<dyn Postfilter>,
+        dst: &mut [u8],
+        blocksize: usize,
+        typesize: i32,
+        mask: Option<&[bool]>,
+    ) -> Result<()> {
         let mut input = vec![0u8; blocksize.min(dst.len())];
         let mut tmp = vec![0u8; 4 * blocksize + 64];
         for (j, out) in dst.chunks_mut(blocksize).enumerate() {
@@ -413,7 +463,12 @@ impl Decompressor {
     }
 
     /// Decompress a chunk that may be lazy, reading its blocks from `source`.
-    pub fn decompress_lazy(&mut self, src: &[u8], dst: &mut [u8], source: Option<&dyn LazySource>) -> Result<usize> {
+    pub fn decompress_lazy(
+        &mut self,
+        src: &[u8],
+        dst: &mut [u8],
+        source: Option<&dyn LazySource>,
+    ) -> Result<usize> {
         let Some(post) = self.postfilter.clone() else {
             return self.decompress_plain(src, dst, source);
         };
@@ -421,12 +476,23 @@ impl Decompressor {
         let n = self.decompress_plain(src, dst, source)?;
         let h = super::header::Header::parse(src)?;
         if n > 0 && !h.vlblocks() {
-            self.postfiltered(&post, &mut dst[..n], h.blocksize.max(1) as usize, i32::from(h.typesize), mask.as_deref())?;
+            self.postfiltered(
+                &post,
+                &mut dst[..n],
+                h.blocksize.max(1) as usize,
+                i32::from(h.typesize),
+                mask.as_deref(),
+            )?;
         }
         Ok(n)
     }
 
-    fn decompress_plain(&mut self, src: &[u8], dst: &mut [u8], source: Option<&dyn LazySource>) -> Result<usize> {
+    fn decompress_plain(
+        &mut self,
+        src: &[u8],
+        dst: &mut [u8],
+        source: Option<&dyn LazySource>,
+    ) -> Result<usize> {
         let maskout = self.maskout.take();
         if super::header::Header::parse(src)?.nbytes as usize > dst.len() {
             return Err(Error::WriteBuffer);
@@ -507,7 +573,12 @@ impl Decompressor {
     /// when the chunk's blocks are the sink's. Chunks that need a whole
     /// decoding (postfilters, delta, variable-length blocks, other block
     /// sizes) are decoded into one buffer first.
-    pub fn decompress_to(&mut self, src: &[u8], source: Option<&dyn LazySource>, sink: &dyn BlockSink) -> Result<()> {
+    pub fn decompress_to(
+        &mut self,
+        src: &[u8],
+        source: Option<&dyn LazySource>,
+        sink: &dyn BlockSink,
+    ) -> Result<()> {
         let maskout = self.maskout.take();
         let view = ChunkView::open(src)?;
         let h = view.header;
@@ -516,7 +587,11 @@ impl Decompressor {
             return Ok(());
         }
         let bb = sink.block_bytes();
-        let plain = self.postfilter.is_none() && maskout.is_none() && !h.vlblocks() && h.blocksize as usize == bb && bb > 0;
+        let plain = self.postfilter.is_none()
+            && maskout.is_none()
+            && !h.vlblocks()
+            && h.blocksize as usize == bb
+            && bb > 0;
         if plain && h.special() != Special::None {
             let mut s = self.workers.scratch();
             s.reserve(bb);
@@ -528,7 +603,11 @@ impl Decompressor {
             }
             return Ok(());
         }
-        let dec = if plain && h.special() == Special::None { Some(Decoder::new(&view, source, &self.params)?) } else { None };
+        let dec = if plain && h.special() == Special::None {
+            Some(Decoder::new(&view, source, &self.params)?)
+        } else {
+            None
+        };
         let Some(dec) = dec.filter(|d| !d.needs_reference()) else {
             // The whole chunk, then its blocks.
             if let Some(m) = maskout {
@@ -589,7 +668,12 @@ impl Decompressor {
     pub fn getitem(&mut self, src: &[u8], start: i64, nitems: i64, dst: &mut [u8]) -> Result<usize> {
         let h = ChunkView::open(src)?.header;
         let ts = i64::from(h.typesize);
-        self.getitem_bytes(src, start.checked_mul(ts).ok_or(Error::InvalidParam)?, nitems.checked_mul(ts).ok_or(Error::WriteBuffer)?, dst)
+        self.getitem_bytes(
+            src,
+            start.checked_mul(ts).ok_or(Error::InvalidParam)?,
+            nitems.checked_mul(ts).ok_or(Error::WriteBuffer)?,
+            dst,
+        )
     }
 
     /// Copy `nbytes` bytes of the decoded chunk starting at byte `start` into `dst`.
@@ -635,7 +719,14 @@ impl Decompressor {
 
     /// The range of a chunk with a postfilter, which sees whole blocks: the
     /// chunk decoded, then the range copied.
-    fn getitem_postfiltered(&mut self, src: &[u8], start: i64, nbytes: i64, dst: &mut [u8], source: Option<&dyn LazySource>) -> Result<usize> {
+    fn getitem_postfiltered(
+        &mut self,
+        src: &[u8],
+        start: i64,
+        nbytes: i64,
+        dst: &mut [u8],
+        source: Option<&dyn LazySource>,
+    ) -> Result<usize> {
         let n = ChunkView::open(src)?.header.nbytes.max(0) as usize;
         let start = usize::try_from(start).map_err(|_| Error::InvalidParam)?;
         let len = usize::try_from(nbytes).map_err(|_| Error::InvalidParam)?;
@@ -655,7 +746,13 @@ impl Decompressor {
     /// wholly inside the range decode straight into `dst` (in parallel when
     /// the context has threads); the partial ones at either end go through a
     /// scratch block.
-    fn getitem_blocks(workers: &mut Workers, dec: &Decoder<'_>, start: usize, stop: usize, dst: &mut [u8]) -> Result<()> {
+    fn getitem_blocks(
+        workers: &mut Workers,
+        dec: &Decoder<'_>,
+        start: usize,
+        stop: usize,
+        dst: &mut [u8],
+    ) -> Result<()> {
         let bs = dec.blocksize;
         let first_full = start.div_ceil(bs);
         let mut end_full = stop / bs;
@@ -703,7 +800,13 @@ impl Decompressor {
 
     /// Blocks `first..` decoded into `full` (a whole number of blocks, but
     /// perhaps the chunk's last), on the context's threads.
-    fn full_blocks(workers: &mut Workers, dec: &Decoder<'_>, first: usize, full: &mut [u8], reference: &[u8]) -> Result<()> {
+    fn full_blocks(
+        workers: &mut Workers,
+        dec: &Decoder<'_>,
+        first: usize,
+        full: &mut [u8],
+        reference: &[u8],
+    ) -> Result<()> {
         let bs = dec.blocksize;
         workers.ready()?;
         let n = full.len().div_ceil(bs);

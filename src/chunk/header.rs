@@ -54,7 +54,6 @@ pub enum Special {
     Uninit = 4,
 }
 
-
 /// A parsed chunk header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Header {
@@ -91,7 +90,11 @@ impl Header {
     /// `*_cbuffer_*` query functions read).
     pub fn parse_min(src: &[u8]) -> Result<Header> {
         let mut h = Self::read_min(src)?;
-        if h.cbytes < MIN_HEADER_LENGTH as i32 || h.blocksize <= 0 || h.blocksize > MAX_BLOCKSIZE || h.typesize == 0 {
+        if h.cbytes < MIN_HEADER_LENGTH as i32
+            || h.blocksize <= 0
+            || h.blocksize > MAX_BLOCKSIZE
+            || h.typesize == 0
+        {
             return Err(Error::InvalidHeader);
         }
         if h.nbytes > 0 && h.blocksize > h.nbytes {

@@ -3,8 +3,8 @@
 
 use super::header::{filter, MAX_FILTERS};
 use crate::error::{Error, Result};
-use crate::params::SchunkView;
 use crate::filters::{bitshuffle, bytedelta, delta, int_trunc, ndcell, ndmean, shuffle, trunc_prec};
+use crate::params::SchunkView;
 use crate::plugins::{self, DecodeInfo, EncodeInfo, FIRST_PLUGIN_ID};
 
 /// The streams bytedelta works on: its meta, or the super-chunk's typesize
@@ -13,7 +13,9 @@ fn bytedelta_lanes(meta: u8, schunk: Option<&SchunkView>) -> Result<usize> {
     match (meta, schunk) {
         (0, Some(s)) if s.typesize > 0 => Ok(s.typesize as usize),
         (0, _) => {
-            crate::trace!("bytedelta with a meta of 0 takes the typesize of a super-chunk, and there is none");
+            crate::trace!(
+                "bytedelta with a meta of 0 takes the typesize of a super-chunk, and there is none"
+            );
             Err(Error::FilterPipeline)
         }
         (m, _) => Ok(usize::from(m)),
@@ -80,7 +82,9 @@ pub fn forward(
                 }
             }
             id => {
-                let (Some(f), Some(info)) = (plugins::filter(id), info) else { return Err(Error::FilterPipeline) };
+                let (Some(f), Some(info)) = (plugins::filter(id), info) else {
+                    return Err(Error::FilterPipeline);
+                };
                 f.forward(input, output, meta, info)?;
             }
         }
@@ -108,13 +112,19 @@ pub fn out_of_place_steps(filters: &[u8; MAX_FILTERS]) -> usize {
 
 /// The plugin filters built in (c-blosc2 registers them at start).
 pub fn is_builtin_plugin(f: u8) -> bool {
-    matches!(f, filter::NDCELL | filter::NDMEAN | filter::BYTEDELTA_BUGGY | filter::BYTEDELTA | filter::INT_TRUNC)
+    matches!(
+        f,
+        filter::NDCELL | filter::NDMEAN | filter::BYTEDELTA_BUGGY | filter::BYTEDELTA | filter::INT_TRUNC
+    )
 }
 
 /// Whether the pipeline validates (known or registered filters only).
 pub fn check(filters: &[u8; MAX_FILTERS]) -> Result<()> {
-    let known =
-        |f: u8| f <= filter::TRUNC_PREC || is_builtin_plugin(f) || (f >= FIRST_PLUGIN_ID && plugins::filter(f).is_some());
+    let known = |f: u8| {
+        f <= filter::TRUNC_PREC
+            || is_builtin_plugin(f)
+            || (f >= FIRST_PLUGIN_ID && plugins::filter(f).is_some())
+    };
     if filters.iter().all(|&f| known(f)) {
         Ok(())
     } else {
@@ -155,7 +165,13 @@ pub fn backward(
             }
             _ => {
                 remaining -= 1;
-                let next = if remaining == 0 { 0 } else if at == 1 { 2 } else { 1 };
+                let next = if remaining == 0 {
+                    0
+                } else if at == 1 {
+                    2
+                } else {
+                    1
+                };
                 let (input, output): (&[u8], &mut [u8]) = match (at, next) {
                     (1, 0) => (&t1[..n], &mut *dst),
                     (2, 0) => (&t2[..n], &mut *dst),

@@ -3,14 +3,22 @@
 //! value that follows the header.
 
 use super::blocksize;
-use super::header::{flags, flags_from_filters, Header, Special, EXTENDED_HEADER_LENGTH, VERSION_FORMAT_STABLE};
-use crate::params::CParams;
+use super::header::{
+    flags, flags_from_filters, Header, Special, EXTENDED_HEADER_LENGTH, VERSION_FORMAT_STABLE,
+};
 use super::view::ChunkView;
 use crate::error::{Error, Result};
+use crate::params::CParams;
 
 /// Build the header-only chunk for `nbytes` of `kind` into `dst` (for
 /// `Special::Value`, `value` is the item, `typesize` bytes long).
-pub fn make(params: &CParams, kind: Special, nbytes: i32, value: Option<&[u8]>, dst: &mut [u8]) -> Result<usize> {
+pub fn make(
+    params: &CParams,
+    kind: Special,
+    nbytes: i32,
+    value: Option<&[u8]>,
+    dst: &mut [u8],
+) -> Result<usize> {
     let typesize = params.typesize;
     if typesize <= 0 || nbytes < 0 {
         return Err(Error::InvalidParam);
@@ -26,7 +34,15 @@ pub fn make(params: &CParams, kind: Special, nbytes: i32, value: Option<&[u8]>, 
         return Err(Error::CodecParam);
     }
     let ff = flags_from_filters(&params.filters);
-    let bs = blocksize::compute(params.compcode, params.clevel, typesize, nbytes, params.blocksize, params.splitmode, ff);
+    let bs = blocksize::compute(
+        params.compcode,
+        params.clevel,
+        typesize,
+        nbytes,
+        params.blocksize,
+        params.splitmode,
+        ff,
+    );
     let header = Header {
         version: VERSION_FORMAT_STABLE,
         versionlz: 1,
@@ -71,7 +87,10 @@ pub fn fill_range(view: &ChunkView, start: usize, dst: &mut [u8]) -> Result<()> 
         }
         Special::Value => {
             let ts = (h.cbytes as usize).saturating_sub(EXTENDED_HEADER_LENGTH);
-            let v = view.data.get(EXTENDED_HEADER_LENGTH..EXTENDED_HEADER_LENGTH + ts).ok_or(Error::ReadBuffer)?;
+            let v = view
+                .data
+                .get(EXTENDED_HEADER_LENGTH..EXTENDED_HEADER_LENGTH + ts)
+                .ok_or(Error::ReadBuffer)?;
             repeat(v, start, dst)
         }
     }

@@ -82,7 +82,8 @@ impl<'a> ChunkView<'a> {
             if size_end > cbytes {
                 return Err(Error::ReadBuffer);
             }
-            let dsize = i32::from_le_bytes(data[bstarts_end..size_end].try_into().map_err(|_| Error::ReadBuffer)?);
+            let dsize =
+                i32::from_le_bytes(data[bstarts_end..size_end].try_into().map_err(|_| Error::ReadBuffer)?);
             if dsize <= 0 || dsize as usize > MAX_DICT_SIZE {
                 return Err(Error::CodecDict);
             }
@@ -100,8 +101,12 @@ impl<'a> ChunkView<'a> {
     fn open_lazy(src: &'a [u8], header: Header) -> Result<ChunkView<'a>> {
         let nblocks = header.nblocks();
         let hl = header.header_len();
-        let trailer_at = nblocks.checked_mul(4).and_then(|n| n.checked_add(hl)).ok_or(Error::InvalidHeader)?;
-        let end = nblocks.checked_mul(4).and_then(|n| n.checked_add(trailer_at + 12)).ok_or(Error::InvalidHeader)?;
+        let trailer_at =
+            nblocks.checked_mul(4).and_then(|n| n.checked_add(hl)).ok_or(Error::InvalidHeader)?;
+        let end = nblocks
+            .checked_mul(4)
+            .and_then(|n| n.checked_add(trailer_at + 12))
+            .ok_or(Error::InvalidHeader)?;
         if end > src.len() {
             return Err(Error::ReadBuffer);
         }

@@ -3,15 +3,13 @@
 //! stream preceded by its uncompressed size, and its compressed size follows
 //! from the next block start.
 
-use super::header::{
-    flags, Header, EXTENDED_HEADER_LENGTH, VERSION_FORMAT_VL_BLOCKS, VL_BLOCKS,
-};
-use crate::params::CParams;
+use super::header::{flags, Header, EXTENDED_HEADER_LENGTH, VERSION_FORMAT_VL_BLOCKS, VL_BLOCKS};
 use super::pipeline;
 use super::pool::Scratch;
 use super::view::ChunkView;
 use crate::codecs::{self, Codec, CodecState};
 use crate::error::{Error, Result};
+use crate::params::CParams;
 use crate::plugins::{DecodeInfo, EncodeInfo};
 
 /// Where each block of a VL chunk is, once validated.
@@ -56,7 +54,12 @@ pub fn layout(view: &ChunkView) -> Result<VlLayout> {
 }
 
 /// Decode VL block `(pos, csize, size)` into `out` (exactly `size` bytes).
-pub fn decode_block(view: &ChunkView, block: (usize, usize, usize), out: &mut [u8], s: &mut Scratch) -> Result<()> {
+pub fn decode_block(
+    view: &ChunkView,
+    block: (usize, usize, usize),
+    out: &mut [u8],
+    s: &mut Scratch,
+) -> Result<()> {
     let h = &view.header;
     let (pos, csize, size) = block;
     let stream = view.data.get(pos..pos + csize).ok_or(Error::ReadBuffer)?;
@@ -138,7 +141,17 @@ pub fn compress(params: &CParams, blocks: &[&[u8]], dst: &mut [u8], state: &mut 
     let mut w = bstarts_end;
     for (j, b) in blocks.iter().enumerate() {
         let info = EncodeInfo { params, source: b };
-        let at = pipeline::forward(&params.filters, &params.filters_meta, typesize, true, b, b, &mut t1, &mut t2, Some(&info))?;
+        let at = pipeline::forward(
+            &params.filters,
+            &params.filters_meta,
+            typesize,
+            true,
+            b,
+            b,
+            &mut t1,
+            &mut t2,
+            Some(&info),
+        )?;
         let filtered: &[u8] = match at {
             None => b,
             Some(true) => &t1[..b.len()],

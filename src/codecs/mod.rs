@@ -9,8 +9,8 @@
 pub mod blosclz;
 mod lz4;
 pub mod ndlz;
-mod zlib;
 pub mod zfp;
+mod zlib;
 mod zstd;
 
 use crate::error::{Error, Result};

@@ -231,7 +231,15 @@ impl State {
         // SAFETY: `d` is a live decompressor; libdeflate reads at most
         // `src.len()` bytes and writes at most `dst.len()`.
         let rc = unsafe {
-            libdeflate_sys::libdeflate_zlib_decompress_ex(d, src.as_ptr().cast(), src.len(), dst.as_mut_ptr().cast(), dst.len(), &mut used, &mut n)
+            libdeflate_sys::libdeflate_zlib_decompress_ex(
+                d,
+                src.as_ptr().cast(),
+                src.len(),
+                dst.as_mut_ptr().cast(),
+                dst.len(),
+                &mut used,
+                &mut n,
+            )
         };
         (rc == libdeflate_sys::libdeflate_result_LIBDEFLATE_SUCCESS && n <= dst.len()).then_some(n)
     }
@@ -286,7 +294,11 @@ mod tests {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                if (i / 512) % 3 == 0 { x as u8 } else { (i / 7) as u8 }
+                if (i / 512) % 3 == 0 {
+                    x as u8
+                } else {
+                    (i / 7) as u8
+                }
             })
             .collect()
     }

@@ -5,9 +5,7 @@ use zstd_sys as z;
 
 pub fn version() -> String {
     // SAFETY: ZSTD_versionString returns a static NUL-terminated string.
-    unsafe { CStr::from_ptr(z::ZSTD_versionString()) }
-        .to_string_lossy()
-        .into_owned()
+    unsafe { CStr::from_ptr(z::ZSTD_versionString()) }.to_string_lossy().into_owned()
 }
 
 /// The Zstd level c-blosc2 uses for a Blosc clevel: odd levels up to 7 for

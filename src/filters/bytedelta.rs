@@ -229,7 +229,11 @@ mod tests {
                         encode(lanes, &src, &mut enc);
                         decode(lanes, &enc, &mut dec);
                     }
-                    assert_eq!(enc, reference_encode(lanes, &src, buggy), "len {len} lanes {lanes} buggy {buggy}");
+                    assert_eq!(
+                        enc,
+                        reference_encode(lanes, &src, buggy),
+                        "len {len} lanes {lanes} buggy {buggy}"
+                    );
                     assert_eq!(dec, src, "len {len} lanes {lanes} buggy {buggy}");
                 }
             }

@@ -93,7 +93,8 @@ impl Grid {
     /// the same, checked, number of dimensions; every length positive).
     pub fn new(block: &[i32], cell: &[usize]) -> Grid {
         let ndim = block.len();
-        let mut g = Grid { ndim, block: [1; MAX_DIM], cell: [1; MAX_DIM], cells: [1; MAX_DIM], stride: [1; MAX_DIM] };
+        let mut g =
+            Grid { ndim, block: [1; MAX_DIM], cell: [1; MAX_DIM], cells: [1; MAX_DIM], stride: [1; MAX_DIM] };
         for i in 0..ndim {
             g.block[i] = block[i] as usize;
             g.cell[i] = cell[i].max(1);
@@ -186,7 +187,10 @@ impl Grid {
             Ok(())
         })?;
         if end_of_last != self.items() {
-            crate::trace!("{filter}: the cells end at item {end_of_last}, not at the block's end {}", self.items());
+            crate::trace!(
+                "{filter}: the cells end at item {end_of_last}, not at the block's end {}",
+                self.items()
+            );
             return Err(Error::FilterPipeline);
         }
         Ok(())
@@ -244,7 +248,9 @@ mod tests {
 
     #[test]
     fn one_and_four_dimensions_round_trip() {
-        for (block, cell) in [(&[10][..], &[3][..]), (&[3, 4, 5, 6][..], &[2, 2, 2, 2][..]), (&[2, 1, 7][..], &[4, 4, 4][..])] {
+        for (block, cell) in
+            [(&[10][..], &[3][..]), (&[3, 4, 5, 6][..], &[2, 2, 2, 2][..]), (&[2, 1, 7][..], &[4, 4, 4][..])]
+        {
             let g = Grid::new(block, cell);
             let n = g.items() * 2;
             let src: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();

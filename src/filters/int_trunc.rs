@@ -90,7 +90,11 @@ mod tests {
         let src = [1u8; 16];
         let mut out = [0u8; 16];
         for (meta, ts) in [(0i8, 4usize), (33, 4), (-32, 4), (9, 1), (-8, 1), (10, 3), (10, 16), (65, 8)] {
-            assert_eq!(encode(meta as u8, ts, &src, &mut out), Err(Error::FilterPipeline), "meta {meta} typesize {ts}");
+            assert_eq!(
+                encode(meta as u8, ts, &src, &mut out),
+                Err(Error::FilterPipeline),
+                "meta {meta} typesize {ts}"
+            );
         }
         assert!(encode((-31i8) as u8, 4, &src, &mut out).is_ok());
         assert!(encode((-63i8) as u8, 8, &src, &mut out).is_ok());

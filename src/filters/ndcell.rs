@@ -60,7 +60,9 @@ mod tests {
 
     #[test]
     fn round_trips_2d_and_3d_blocks_with_partial_cells() {
-        for (ts, block, side) in [(4usize, &[10, 6][..], 4u8), (1, &[5, 5, 5][..], 2), (8, &[7][..], 3), (2, &[3, 2, 2, 3][..], 2)] {
+        for (ts, block, side) in
+            [(4usize, &[10, 6][..], 4u8), (1, &[5, 5, 5][..], 2), (8, &[7][..], 3), (2, &[3, 2, 2, 3][..], 2)]
+        {
             let v = view(ts as i32, block);
             let n = block.iter().product::<i32>() as usize * ts;
             let src: Vec<u8> = (0..n).map(|i| (i * 31 % 256) as u8).collect();
@@ -95,7 +97,13 @@ mod tests {
         // the super-chunk's item size is what decoding uses
         let src = vec![1u8; 256];
         let mut dst = vec![0u8; 256];
-        assert_eq!(decode(2, 2, view(2, &[8, 8]).b2nd.as_deref(), &src, &mut dst), Err(Error::FilterPipeline));
-        assert_eq!(decode(2, 0, view(0, &[8, 8]).b2nd.as_deref(), &src, &mut dst), Err(Error::FilterPipeline));
+        assert_eq!(
+            decode(2, 2, view(2, &[8, 8]).b2nd.as_deref(), &src, &mut dst),
+            Err(Error::FilterPipeline)
+        );
+        assert_eq!(
+            decode(2, 0, view(0, &[8, 8]).b2nd.as_deref(), &src, &mut dst),
+            Err(Error::FilterPipeline)
+        );
     }
 }

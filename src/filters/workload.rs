@@ -22,7 +22,10 @@ fn run(filter: &str, kernel: &str, ts: usize, src: &[u8], reps: usize) -> Vec<u8
     for _ in 0..reps {
         match filter {
             "shuffle" | "unshuffle" => {
-                let k = shuffle::available().into_iter().find(|k| k.name == kernel).expect("a kernel of this machine");
+                let k = shuffle::available()
+                    .into_iter()
+                    .find(|k| k.name == kernel)
+                    .expect("a kernel of this machine");
                 if filter == "shuffle" {
                     shuffle::shuffle_with(&k, ts, src, &mut dst);
                 } else {
@@ -30,7 +33,10 @@ fn run(filter: &str, kernel: &str, ts: usize, src: &[u8], reps: usize) -> Vec<u8
                 }
             }
             "bitshuffle" | "bitunshuffle" => {
-                let k = bitshuffle::available().into_iter().find(|k| k.name == kernel).expect("a kernel of this machine");
+                let k = bitshuffle::available()
+                    .into_iter()
+                    .find(|k| k.name == kernel)
+                    .expect("a kernel of this machine");
                 if filter == "bitshuffle" {
                     bitshuffle::bitshuffle_with(&k, ts, src, &mut dst);
                 } else {

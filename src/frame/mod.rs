@@ -6,16 +6,16 @@
 mod bytes;
 pub mod header;
 pub mod journal;
-pub mod offsets;
 pub mod live;
 mod msgpack;
+pub mod offsets;
 pub mod trailer;
 pub mod writer;
 
-pub use live::Frame;
-pub use offsets::Offsets;
 pub use header::FrameHeader;
+pub use live::Frame;
 pub use msgpack::Metalayer;
+pub use offsets::Offsets;
 pub use trailer::Trailer;
 
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};

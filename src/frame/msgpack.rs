@@ -65,7 +65,13 @@ pub struct Metalayer {
 /// Read a metalayers section: `93 cd <u16> de <u16 n> {fixstr name, d2 <i32 offset>}*n dc <u16 n>
 /// {c6 <u32 len> bytes}*n`, where offsets count from `base` within `bytes` and every
 /// content must end before `limit`.
-pub fn read_metalayers(bytes: &[u8], at: usize, base: usize, limit: usize, max: usize) -> Result<Vec<Metalayer>> {
+pub fn read_metalayers(
+    bytes: &[u8],
+    at: usize,
+    base: usize,
+    limit: usize,
+    max: usize,
+) -> Result<Vec<Metalayer>> {
     let mut c = Cursor::new(bytes, at);
     c.marker(0x93)?;
     c.marker(0xcd)?;

@@ -16,7 +16,12 @@ use crate::error::{Error, Result};
 /// (stored chunks each take bytes, runs of specials come between them) is a
 /// crafted one and is refused before it takes more memory. `check` vets each
 /// entry.
-pub fn decode_index(index: &[u8], n: u64, frame_len: u64, check: impl Fn(i64) -> Result<i64>) -> Result<Offsets> {
+pub fn decode_index(
+    index: &[u8],
+    n: u64,
+    frame_len: u64,
+    check: impl Fn(i64) -> Result<i64>,
+) -> Result<Offsets> {
     let mut offsets = Offsets::new();
     if n == 0 {
         return Ok(offsets);
@@ -55,7 +60,9 @@ pub fn decode_index(index: &[u8], n: u64, frame_len: u64, check: impl Fn(i64) ->
             }
         }
         if offsets.runs() as u64 > max_runs {
-            crate::trace!("the offsets index alternates more often than a frame of {frame_len} bytes can justify");
+            crate::trace!(
+                "the offsets index alternates more often than a frame of {frame_len} bytes can justify"
+            );
             return Err(Error::InvalidHeader);
         }
         at += k;
@@ -277,7 +284,12 @@ mod tests {
         assert_eq!(back, o);
         // the wrong entry count, or a checker that refuses an entry, fail
         assert!(decode_index(&index, o.len() as u64 + 1, 10 << 20, Ok).is_err());
-        assert!(decode_index(&index, o.len() as u64, 10 << 20, |v| if v == 6_999_900 { Err(Error::InvalidHeader) } else { Ok(v) }).is_err());
+        assert!(decode_index(&index, o.len() as u64, 10 << 20, |v| if v == 6_999_900 {
+            Err(Error::InvalidHeader)
+        } else {
+            Ok(v)
+        })
+        .is_err());
         assert!(decode_index(&index[..index.len() - 1], o.len() as u64, 10 << 20, Ok).is_err());
     }
 

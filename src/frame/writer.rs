@@ -102,7 +102,13 @@ pub fn header(p: &Info, cbytes: i64, sparse: bool) -> Result<Vec<u8>> {
     let version = if variable || p.vl_blocks { 3 } else { 2 };
     let general = version | 0x10 | if variable { 0x40 } else { 0 } | if p.vl_blocks { 0x80 } else { 0 };
     let codec = if cp.compcode >= 6 { 6 } else { cp.compcode };
-    h.extend_from_slice(&[0xa4, general, u8::from(sparse), (cp.clevel << 4) | codec, (cp.splitmode as u8 - 1) & 0x3]);
+    h.extend_from_slice(&[
+        0xa4,
+        general,
+        u8::from(sparse),
+        (cp.clevel << 4) | codec,
+        (cp.splitmode as u8 - 1) & 0x3,
+    ]);
     h.push(0xd3);
     h.extend_from_slice(&p.nbytes.to_be_bytes());
     h.push(0xd3);

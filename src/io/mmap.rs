@@ -234,7 +234,8 @@ impl MmapFile {
             MmapMode::Create => o.read(true).write(true).create(true).truncate(true),
         };
         let file = o.open(path.as_ref()).map_err(|_| Error::FileOpen)?;
-        let file_size = file.metadata().ok().and_then(|m| usize::try_from(m.len()).ok()).ok_or(Error::FileOpen)?;
+        let file_size =
+            file.metadata().ok().and_then(|m| usize::try_from(m.len()).ok()).ok_or(Error::FileOpen)?;
         let wanted = if mode == MmapMode::Read { file_size } else { initial_mapping_size };
         let mapping_size = if exact_length(mode) { file_size } else { wanted.max(file_size).max(1) };
         let addr = if mapping_size == 0 {
@@ -312,12 +313,17 @@ impl MmapFile {
         let new_size = end.max(old_size);
         let extend_file = new_size > old_size && self.mode.shared_writes();
         if extend_file {
-            self.file.as_ref().ok_or(Error::FileWrite)?.set_len(new_size as u64).map_err(|_| Error::FileWrite)?;
+            self.file
+                .as_ref()
+                .ok_or(Error::FileWrite)?
+                .set_len(new_size as u64)
+                .map_err(|_| Error::FileWrite)?;
         }
         if self.mapping_size < new_size {
             // Twice the new size, as a write buffer; exactly it where a view
             // longer than the file would lengthen the file (Windows).
-            let target = if exact_length(self.mode) { new_size } else { new_size.checked_mul(2).unwrap_or(new_size) };
+            let target =
+                if exact_length(self.mode) { new_size } else { new_size.checked_mul(2).unwrap_or(new_size) };
             if let Err(e) = self.grow(target) {
                 if let (true, Some(f)) = (extend_file, self.file.as_ref()) {
                     let _ = f.set_len(old_size as u64);
@@ -331,7 +337,9 @@ impl MmapFile {
         unsafe { ptr::copy(src, self.addr.add(pos), len) };
         match &self.file {
             // SAFETY: as above: the bytes written lie inside the live mapping of `f`.
-            Some(f) if self.mode.shared_writes() => unsafe { map::written(f, self.addr, pos, len) }.map_err(|_| Error::FileWrite),
+            Some(f) if self.mode.shared_writes() => {
+                unsafe { map::written(f, self.addr, pos, len) }.map_err(|_| Error::FileWrite)
+            }
             _ => Ok(()),
         }
     }
@@ -345,9 +353,15 @@ impl MmapFile {
         }
         match self.mode {
             MmapMode::Read => return Err(Error::FileTruncate),
-            MmapMode::Update | MmapMode::Create if map::CUT_NEEDS_UNMAP && len < self.file_size => return self.cut_unmapped(len),
+            MmapMode::Update | MmapMode::Create if map::CUT_NEEDS_UNMAP && len < self.file_size => {
+                return self.cut_unmapped(len)
+            }
             MmapMode::Update | MmapMode::Create => {
-                self.file.as_ref().ok_or(Error::FileTruncate)?.set_len(len as u64).map_err(|_| Error::FileTruncate)?;
+                self.file
+                    .as_ref()
+                    .ok_or(Error::FileTruncate)?
+                    .set_len(len as u64)
+                    .map_err(|_| Error::FileTruncate)?;
                 if len < self.file_size {
                     // SAFETY: `addr`/`mapping_size` describe the live shared mapping.
                     unsafe { map::cut(self.addr, self.mapping_size, len) };
@@ -411,7 +425,13 @@ impl MmapFile {
         let this = std::mem::ManuallyDrop::new(self);
         // SAFETY: the file is moved out of a value that is never dropped.
         let file = unsafe { ptr::read(&this.file) };
-        RawMmap { fd: file.map_or(os::NO_RAW_FILE, os::file_into_raw), addr: this.addr, mapping_size: this.mapping_size, file_size: this.file_size, mode: this.mode }
+        RawMmap {
+            fd: file.map_or(os::NO_RAW_FILE, os::file_into_raw),
+            addr: this.addr,
+            mapping_size: this.mapping_size,
+            file_size: this.file_size,
+            mode: this.mode,
+        }
     }
 
     /// Take back the parts of [`into_raw`](Self::into_raw).
@@ -422,14 +442,24 @@ impl MmapFile {
     pub unsafe fn from_raw(raw: RawMmap) -> MmapFile {
         // SAFETY: caller contract: an open file (or none), owned by these parts.
         let file = unsafe { os::file_from_raw(raw.fd) };
-        MmapFile { file, mode: raw.mode, addr: raw.addr, mapping_size: raw.mapping_size, file_size: raw.file_size }
+        MmapFile {
+            file,
+            mode: raw.mode,
+            addr: raw.addr,
+            mapping_size: raw.mapping_size,
+            file_size: raw.file_size,
+        }
     }
 
     /// Grow the mapping to `new_len` bytes; it may move.
     fn grow(&mut self, new_len: usize) -> Result<()> {
         let new = if self.mode == MmapMode::CopyOnWrite {
             // The file's part: the file as mapped (this mode never changes it).
-            let file_len = self.file.as_ref().and_then(|f| f.metadata().ok()).and_then(|m| usize::try_from(m.len()).ok());
+            let file_len = self
+                .file
+                .as_ref()
+                .and_then(|f| f.metadata().ok())
+                .and_then(|m| usize::try_from(m.len()).ok());
             let file_len = file_len.filter(|&n| n <= self.mapping_size).ok_or(Error::MemoryAlloc)?;
             // SAFETY: `addr`/`mapping_size` describe the live private mapping,
             // replaced by the one returned.
@@ -457,7 +487,10 @@ impl MmapFile {
             return Ok(());
         }
         // SAFETY: `addr`/`file_size` lie inside the live mapping.
-        if self.mode.shared_writes() && self.file_size > 0 && unsafe { map::flush(self.addr, self.file_size) }.is_err() {
+        if self.mode.shared_writes()
+            && self.file_size > 0
+            && unsafe { map::flush(self.addr, self.file_size) }.is_err()
+        {
             return Err(Error::FileWrite);
         }
         match &self.file {
@@ -479,7 +512,10 @@ impl MmapFile {
         // SAFETY: `addr`/`mapping_size` describe the live mapping, released
         // here once (`addr` is cleared below); `file_size <= mapping_size`.
         unsafe {
-            if self.mode.shared_writes() && self.file_size > 0 && map::flush(self.addr, self.file_size).is_err() {
+            if self.mode.shared_writes()
+                && self.file_size > 0
+                && map::flush(self.addr, self.file_size).is_err()
+            {
                 r = Err(Error::FileWrite);
             }
             if map::unmap(self.addr, self.mapping_size, self.mode == MmapMode::CopyOnWrite).is_err() {
@@ -509,7 +545,10 @@ mod tests {
     #[test]
     fn mode_strings() {
         let modes = ["r", "r+", "w+", "c"].map(|s| s.parse::<MmapMode>());
-        assert_eq!(modes, [Ok(MmapMode::Read), Ok(MmapMode::Update), Ok(MmapMode::Create), Ok(MmapMode::CopyOnWrite)]);
+        assert_eq!(
+            modes,
+            [Ok(MmapMode::Read), Ok(MmapMode::Update), Ok(MmapMode::Create), Ok(MmapMode::CopyOnWrite)]
+        );
         assert_eq!("rb".parse::<MmapMode>(), Err(Error::InvalidParam));
     }
 
@@ -580,7 +619,10 @@ mod tests {
         drop(c);
         assert_eq!(std::fs::read(&path).unwrap(), grown);
 
-        assert_eq!(mmap(MmapMode::Read, 0).open(&scratch("missing.bin"), Mode::Read).err(), Some(Error::FileOpen));
+        assert_eq!(
+            mmap(MmapMode::Read, 0).open(&scratch("missing.bin"), Mode::Read).err(),
+            Some(Error::FileOpen)
+        );
         std::fs::remove_file(&path).unwrap();
     }
 

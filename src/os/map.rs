@@ -57,7 +57,12 @@ pub unsafe fn grow_shared(f: &File, addr: *mut u8, old_len: usize, new_len: usiz
 ///
 /// # Safety
 /// As for [`grow_shared`], for a mapping of [`map_private`].
-pub unsafe fn grow_private(addr: *mut u8, old_len: usize, file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+pub unsafe fn grow_private(
+    addr: *mut u8,
+    old_len: usize,
+    file_len: usize,
+    new_len: usize,
+) -> io::Result<*mut u8> {
     // SAFETY: caller contract.
     unsafe { sys::grow_private(addr, old_len, file_len, new_len) }
 }

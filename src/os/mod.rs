@@ -198,7 +198,8 @@ pub fn parent_dir(path: &str) -> &str {
     let is_sep = |c: char| c == '/' || (sys::BACKSLASH_SEPARATES && c == '\\');
     let trimmed = path.trim_end_matches(is_sep);
     // The root of a drive (`C:`, `C:\`) on Windows.
-    let drive = if sys::BACKSLASH_SEPARATES && trimmed.len() >= 2 && trimmed.as_bytes()[1] == b':' { 2 } else { 0 };
+    let drive =
+        if sys::BACKSLASH_SEPARATES && trimmed.len() >= 2 && trimmed.as_bytes()[1] == b':' { 2 } else { 0 };
     match trimmed[drive..].rfind(is_sep) {
         Some(0) => &path[..drive + 1],
         Some(i) => &path[..drive + i],
@@ -241,7 +242,11 @@ mod tests {
         assert!(identity(&f).is_some());
         assert!(lock(&f, 0, Lock::Exclusive, true).unwrap());
         // (WASI has no locks: each is granted at once)
-        assert_eq!(lock(&g, 0, Lock::Shared, false).unwrap(), cfg!(target_os = "wasi"), "held by the other handle");
+        assert_eq!(
+            lock(&g, 0, Lock::Shared, false).unwrap(),
+            cfg!(target_os = "wasi"),
+            "held by the other handle"
+        );
         unlock(&f, 0).unwrap();
         assert!(lock(&g, 0, Lock::Shared, false).unwrap());
         assert!(lock(&f, 0, Lock::Shared, false).unwrap(), "shared locks share");

@@ -150,7 +150,9 @@ fn uuid_bytes(text: &str) -> Option<[u8; 16]> {
 fn sysctl(name: &std::ffi::CStr, buf: &mut [u8]) -> Option<usize> {
     let mut len = buf.len();
     // SAFETY: a NUL-terminated name, an output buffer of `len` bytes, no new value.
-    let r = unsafe { libc::sysctlbyname(name.as_ptr(), buf.as_mut_ptr().cast(), &mut len, std::ptr::null_mut(), 0) };
+    let r = unsafe {
+        libc::sysctlbyname(name.as_ptr(), buf.as_mut_ptr().cast(), &mut len, std::ptr::null_mut(), 0)
+    };
     (r == 0 && len <= buf.len()).then_some(len)
 }
 
@@ -159,7 +161,8 @@ fn sysctl(name: &std::ffi::CStr, buf: &mut [u8]) -> Option<usize> {
 #[cfg(not(target_vendor = "apple"))]
 pub(super) fn cache_sizes() -> [Option<u64>; 3] {
     [0, 2, 3].map(|index| {
-        let text = std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{index}/size")).ok()?;
+        let text =
+            std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu0/cache/index{index}/size")).ok()?;
         let t = text.strip_suffix('\n')?;
         let (num, unit) = t.split_at(t.len().checked_sub(1)?);
         let mult: u64 = match unit {
@@ -193,11 +196,15 @@ pub(super) fn cache_sizes() -> [Option<u64>; 3] {
 /// waiting for a thread it does not have.
 pub(super) fn watch_forks() {
     static WATCHING: AtomicBool = AtomicBool::new(false);
-    if !WATCHING.load(Ordering::Acquire) && WATCHING.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+    if !WATCHING.load(Ordering::Acquire)
+        && WATCHING.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    {
         // SAFETY: registers a handler that only bumps an atomic.
         // (Emscripten has no fork, and no pthread_atfork.)
         #[cfg(not(target_os = "emscripten"))]
-        unsafe { libc::pthread_atfork(None, None, Some(super::process::forked_child)) };
+        unsafe {
+            libc::pthread_atfork(None, None, Some(super::process::forked_child))
+        };
     }
 }
 
@@ -231,13 +238,17 @@ pub(super) fn map_shared(f: &File, len: usize, writable: bool) -> io::Result<*mu
 pub(super) fn map_private(f: &File, len: usize, file_len: usize) -> io::Result<*mut u8> {
     let prot = libc::PROT_READ | libc::PROT_WRITE;
     // SAFETY: a fresh anonymous mapping.
-    let base = mapped(unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) })?;
+    let base = mapped(unsafe {
+        libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+    })?;
     if file_len == 0 {
         return Ok(base);
     }
     // SAFETY: the file pages replace the start of the reservation made above
     // (file_len <= len, so its rounding up stays inside it).
-    let at = mapped(unsafe { libc::mmap(base.cast(), file_len, prot, libc::MAP_PRIVATE | libc::MAP_FIXED, f.as_raw_fd(), 0) });
+    let at = mapped(unsafe {
+        libc::mmap(base.cast(), file_len, prot, libc::MAP_PRIVATE | libc::MAP_FIXED, f.as_raw_fd(), 0)
+    });
     if at.is_err() {
         // SAFETY: `base` was mapped above with `len` bytes.
         unsafe { libc::munmap(base.cast(), len) };
@@ -247,14 +258,24 @@ pub(super) fn map_private(f: &File, len: usize, file_len: usize) -> io::Result<*
 
 /// Linux: `mremap`, in place or moved whole.
 #[cfg(any(target_os = "linux", target_os = "android"))]
-pub(super) unsafe fn grow_shared(_f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
+pub(super) unsafe fn grow_shared(
+    _f: &File,
+    addr: *mut u8,
+    old_len: usize,
+    new_len: usize,
+) -> io::Result<*mut u8> {
     // SAFETY: caller contract: a live shared mapping.
     mapped(unsafe { libc::mremap(addr.cast(), old_len, new_len, libc::MREMAP_MAYMOVE) })
 }
 
 /// Elsewhere (macOS): mapped anew.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-pub(super) unsafe fn grow_shared(f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
+pub(super) unsafe fn grow_shared(
+    f: &File,
+    addr: *mut u8,
+    old_len: usize,
+    new_len: usize,
+) -> io::Result<*mut u8> {
     // SAFETY: caller contract.
     unsafe { grow_shared_anew(f, addr, old_len, new_len) }
 }
@@ -272,7 +293,12 @@ unsafe fn grow_shared_anew(f: &File, addr: *mut u8, old_len: usize, new_len: usi
 /// Linux: move the pages of the private mapping (the file's part, then the
 /// anonymous part) into a new, larger anonymous reservation, without a copy.
 #[cfg(any(target_os = "linux", target_os = "android"))]
-pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+pub(super) unsafe fn grow_private(
+    addr: *mut u8,
+    old_len: usize,
+    file_len: usize,
+    new_len: usize,
+) -> io::Result<*mut u8> {
     let page = page_size();
     let too_big = || io::Error::from(io::ErrorKind::OutOfMemory);
     let old_len = super::map::round_up(old_len, page).ok_or_else(too_big)?;
@@ -287,7 +313,15 @@ pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, file_len: usize
     // only, and the ranges moved are the old mapping's two parts (its file
     // pages, `file_len`, and the anonymous rest, up to `old_len`).
     unsafe {
-        let new = mapped(libc::mmap(std::ptr::null_mut(), new_len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0))?.cast::<libc::c_void>();
+        let new = mapped(libc::mmap(
+            std::ptr::null_mut(),
+            new_len,
+            prot,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        ))?
+        .cast::<libc::c_void>();
         if file_len > 0 && libc::mremap(old, file_len, file_len, flags, new) == libc::MAP_FAILED {
             let e = io::Error::last_os_error();
             libc::munmap(new, new_len);
@@ -313,7 +347,12 @@ pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, file_len: usize
 
 /// Elsewhere (macOS): copied.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, _file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+pub(super) unsafe fn grow_private(
+    addr: *mut u8,
+    old_len: usize,
+    _file_len: usize,
+    new_len: usize,
+) -> io::Result<*mut u8> {
     // SAFETY: caller contract.
     unsafe { grow_private_by_copy(addr, old_len, new_len) }
 }
@@ -326,7 +365,14 @@ unsafe fn grow_private_by_copy(addr: *mut u8, old_len: usize, new_len: usize) ->
     // SAFETY: a fresh anonymous mapping, then a copy of the live old one
     // (old_len < new_len), which is unmapped.
     unsafe {
-        let new = mapped(libc::mmap(std::ptr::null_mut(), new_len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0))?;
+        let new = mapped(libc::mmap(
+            std::ptr::null_mut(),
+            new_len,
+            prot,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        ))?;
         std::ptr::copy_nonoverlapping(addr, new, old_len);
         libc::munmap(addr.cast(), old_len);
         Ok(new)
@@ -409,7 +455,8 @@ mod tests {
 
     #[test]
     fn boot_ids_read_as_linux_and_macos_write_them() {
-        let want = [0x2b, 0x1e, 0x5f, 0x0d, 0x7c, 0x44, 0x4a, 0x1f, 0x9e, 0x6d, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab];
+        let want =
+            [0x2b, 0x1e, 0x5f, 0x0d, 0x7c, 0x44, 0x4a, 0x1f, 0x9e, 0x6d, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab];
         assert_eq!(uuid_bytes("2b1e5f0d-7c44-4a1f-9e6d-0123456789ab\n"), Some(want));
         assert_eq!(uuid_bytes("2B1E5F0D-7C44-4A1F-9E6D-0123456789AB"), Some(want));
         assert_eq!(uuid_bytes("2b1e5f0d-7c44-4a1f-9e6d-0123456789a"), None, "a digit short");

@@ -59,7 +59,14 @@ pub(super) fn open_for_sync(path: &std::path::Path) -> io::Result<File> {
 /// syncs of directories; the entries are then as durable as it makes them).
 pub(super) fn sync_dir(dir: &str) -> io::Result<()> {
     match File::open(dir)?.sync_all() {
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EBADF | libc::EINVAL | libc::ENOTSUP | libc::EISDIR)) => Ok(()),
+        Err(e)
+            if matches!(
+                e.raw_os_error(),
+                Some(libc::EBADF | libc::EINVAL | libc::ENOTSUP | libc::EISDIR)
+            ) =>
+        {
+            Ok(())
+        }
         r => r,
     }
 }
@@ -149,12 +156,22 @@ pub(super) fn map_private(f: &File, len: usize, file_len: usize) -> io::Result<*
 }
 
 /// The memory grows; the file holds every write already.
-pub(super) unsafe fn grow_shared(_f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
+pub(super) unsafe fn grow_shared(
+    _f: &File,
+    addr: *mut u8,
+    old_len: usize,
+    new_len: usize,
+) -> io::Result<*mut u8> {
     // SAFETY: caller contract, as for `grow_private`.
     unsafe { grow_private(addr, old_len, 0, new_len) }
 }
 
-pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, _file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+pub(super) unsafe fn grow_private(
+    addr: *mut u8,
+    old_len: usize,
+    _file_len: usize,
+    new_len: usize,
+) -> io::Result<*mut u8> {
     let old = layout(old_len)?;
     layout(new_len)?;
     // SAFETY: caller contract: `addr` was allocated here with `old_len` bytes;
@@ -266,13 +283,21 @@ mod lz4_shim {
     }
 
     #[no_mangle]
-    unsafe extern "C" fn rust_lz4_wasm_shim_memcpy(dest: *mut c_void, src: *const c_void, n: size_t) -> *mut c_void {
+    unsafe extern "C" fn rust_lz4_wasm_shim_memcpy(
+        dest: *mut c_void,
+        src: *const c_void,
+        n: size_t,
+    ) -> *mut c_void {
         // SAFETY: LZ4 passes `n` bytes at each, not overlapping.
         unsafe { libc::memcpy(dest, src, n) }
     }
 
     #[no_mangle]
-    unsafe extern "C" fn rust_lz4_wasm_shim_memmove(dest: *mut c_void, src: *const c_void, n: size_t) -> *mut c_void {
+    unsafe extern "C" fn rust_lz4_wasm_shim_memmove(
+        dest: *mut c_void,
+        src: *const c_void,
+        n: size_t,
+    ) -> *mut c_void {
         // SAFETY: LZ4 passes `n` bytes at each.
         unsafe { libc::memmove(dest, src, n) }
     }

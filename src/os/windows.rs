@@ -6,18 +6,19 @@ use std::io;
 use std::os::windows::fs::FileExt;
 use std::os::windows::io::AsRawHandle;
 use windows_sys::Win32::Foundation::{CloseHandle, ERROR_LOCK_VIOLATION, HANDLE};
-use windows_sys::Win32::System::Memory::{
-    CreateFileMappingW, FlushViewOfFile, MapViewOfFile, UnmapViewOfFile, VirtualAlloc, VirtualFree, FILE_MAP_READ, FILE_MAP_WRITE,
-    MEMORY_MAPPED_VIEW_ADDRESS, MEM_COMMIT, MEM_RELEASE, MEM_RESERVE, PAGE_READONLY, PAGE_READWRITE,
+use windows_sys::Win32::Storage::FileSystem::{
+    GetFileInformationByHandle, LockFileEx, UnlockFileEx, BY_HANDLE_FILE_INFORMATION,
+    LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY,
 };
+use windows_sys::Win32::System::Memory::{
+    CreateFileMappingW, FlushViewOfFile, MapViewOfFile, UnmapViewOfFile, VirtualAlloc, VirtualFree,
+    FILE_MAP_READ, FILE_MAP_WRITE, MEMORY_MAPPED_VIEW_ADDRESS, MEM_COMMIT, MEM_RELEASE, MEM_RESERVE,
+    PAGE_READONLY, PAGE_READWRITE,
+};
+use windows_sys::Win32::System::Registry::{RegGetValueW, HKEY_LOCAL_MACHINE, RRF_RT_REG_DWORD};
 use windows_sys::Win32::System::SystemInformation::{
     CacheData, CacheUnified, GetLogicalProcessorInformationEx, GetSystemInfo, RelationCache, SYSTEM_INFO,
 };
-use windows_sys::Win32::Storage::FileSystem::{
-    GetFileInformationByHandle, LockFileEx, UnlockFileEx, BY_HANDLE_FILE_INFORMATION, LOCKFILE_EXCLUSIVE_LOCK,
-    LOCKFILE_FAIL_IMMEDIATELY,
-};
-use windows_sys::Win32::System::Registry::{RegGetValueW, HKEY_LOCAL_MACHINE, RRF_RT_REG_DWORD};
 use windows_sys::Win32::System::IO::OVERLAPPED;
 
 /// Paths separate with `\` as well as `/`, and may start with a drive.
@@ -46,7 +47,10 @@ pub(super) fn identity(f: &File) -> Option<(u64, u64)> {
     if unsafe { GetFileInformationByHandle(handle(f), &mut info) } == 0 {
         return None;
     }
-    Some((u64::from(info.dwVolumeSerialNumber), u64::from(info.nFileIndexHigh) << 32 | u64::from(info.nFileIndexLow)))
+    Some((
+        u64::from(info.dwVolumeSerialNumber),
+        u64::from(info.nFileIndexHigh) << 32 | u64::from(info.nFileIndexLow),
+    ))
 }
 
 /// (A file pending deletion cannot be opened: it has no identity, as a
@@ -115,7 +119,15 @@ pub(super) fn boot_id() -> Option<[u8; 16]> {
     let mut size = 4u32;
     // SAFETY: NUL-terminated names, a DWORD to fill and its size.
     let r = unsafe {
-        RegGetValueW(HKEY_LOCAL_MACHINE, key.as_ptr(), name.as_ptr(), RRF_RT_REG_DWORD, std::ptr::null_mut(), (&mut value as *mut u32).cast(), &mut size)
+        RegGetValueW(
+            HKEY_LOCAL_MACHINE,
+            key.as_ptr(),
+            name.as_ptr(),
+            RRF_RT_REG_DWORD,
+            std::ptr::null_mut(),
+            (&mut value as *mut u32).cast(),
+            &mut size,
+        )
     };
     if r != 0 {
         return None;
@@ -150,7 +162,9 @@ pub(super) fn cache_sizes() -> [Option<u64>; 3] {
     let mut at = 0;
     while let (Some(relation), Some(size)) = (u32_at(at), u32_at(at + 4)) {
         if relation == RelationCache as u32 {
-            if let (Some(&level), Some(cache), Some(kind)) = (bytes.get(at + 8), u32_at(at + 12), u32_at(at + 16)) {
+            if let (Some(&level), Some(cache), Some(kind)) =
+                (bytes.get(at + 8), u32_at(at + 12), u32_at(at + 16))
+            {
                 let wanted = match level {
                     1 => kind == CacheData as u32,
                     2 | 3 => kind == CacheUnified as u32,
@@ -212,11 +226,19 @@ pub(super) fn page_size() -> usize {
 /// the file to `len` when writable); the object is closed at once (the view
 /// keeps it alive).
 pub(super) fn map_shared(f: &File, len: usize, writable: bool) -> io::Result<*mut u8> {
-    let (protect, access) = if writable { (PAGE_READWRITE, FILE_MAP_WRITE) } else { (PAGE_READONLY, FILE_MAP_READ) };
+    let (protect, access) =
+        if writable { (PAGE_READWRITE, FILE_MAP_WRITE) } else { (PAGE_READONLY, FILE_MAP_READ) };
     let size = len as u64;
     // SAFETY: an open handle; the mapping object is closed below, whatever happens.
     unsafe {
-        let object = CreateFileMappingW(handle(f), std::ptr::null(), protect, (size >> 32) as u32, size as u32, std::ptr::null());
+        let object = CreateFileMappingW(
+            handle(f),
+            std::ptr::null(),
+            protect,
+            (size >> 32) as u32,
+            size as u32,
+            std::ptr::null(),
+        );
         if object.is_null() {
             return Err(io::Error::last_os_error());
         }
@@ -258,7 +280,12 @@ fn alloc(len: usize) -> io::Result<*mut u8> {
 
 /// A new, longer view (extending the file), then the old one flushed and
 /// unmapped.
-pub(super) unsafe fn grow_shared(f: &File, addr: *mut u8, old_len: usize, new_len: usize) -> io::Result<*mut u8> {
+pub(super) unsafe fn grow_shared(
+    f: &File,
+    addr: *mut u8,
+    old_len: usize,
+    new_len: usize,
+) -> io::Result<*mut u8> {
     let new = map_shared(f, new_len, true)?;
     // SAFETY: caller contract: the old view is live and not used again.
     unsafe {
@@ -269,7 +296,12 @@ pub(super) unsafe fn grow_shared(f: &File, addr: *mut u8, old_len: usize, new_le
 }
 
 /// New private memory, the old bytes copied in.
-pub(super) unsafe fn grow_private(addr: *mut u8, old_len: usize, _file_len: usize, new_len: usize) -> io::Result<*mut u8> {
+pub(super) unsafe fn grow_private(
+    addr: *mut u8,
+    old_len: usize,
+    _file_len: usize,
+    new_len: usize,
+) -> io::Result<*mut u8> {
     let new = alloc(new_len)?;
     // SAFETY: caller contract: `addr` holds `old_len < new_len` live bytes, freed after the copy.
     unsafe {
@@ -322,8 +354,9 @@ pub(super) fn remove_file(path: &std::path::Path) -> io::Result<()> {
     use std::os::windows::fs::OpenOptionsExt;
     use windows_sys::Win32::Storage::FileSystem::{
         FileDispositionInfoEx, SetFileInformationByHandle, DELETE, FILE_DISPOSITION_FLAG_DELETE,
-        FILE_DISPOSITION_FLAG_IGNORE_READONLY_ATTRIBUTE, FILE_DISPOSITION_FLAG_POSIX_SEMANTICS, FILE_DISPOSITION_INFO_EX,
-        FILE_FLAG_OPEN_REPARSE_POINT, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE,
+        FILE_DISPOSITION_FLAG_IGNORE_READONLY_ATTRIBUTE, FILE_DISPOSITION_FLAG_POSIX_SEMANTICS,
+        FILE_DISPOSITION_INFO_EX, FILE_FLAG_OPEN_REPARSE_POINT, FILE_SHARE_DELETE, FILE_SHARE_READ,
+        FILE_SHARE_WRITE,
     };
     let opened = std::fs::OpenOptions::new()
         .access_mode(DELETE)
@@ -397,13 +430,22 @@ impl SysPath {
         use std::os::windows::io::FromRawHandle;
         use windows_sys::Win32::Foundation::{GENERIC_READ, GENERIC_WRITE, INVALID_HANDLE_VALUE};
         use windows_sys::Win32::Storage::FileSystem::{
-            CreateFileW, FILE_ATTRIBUTE_NORMAL, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE, OPEN_EXISTING,
+            CreateFileW, FILE_ATTRIBUTE_NORMAL, FILE_SHARE_DELETE, FILE_SHARE_READ, FILE_SHARE_WRITE,
+            OPEN_EXISTING,
         };
         let access = if write { GENERIC_READ | GENERIC_WRITE } else { GENERIC_READ };
         let share = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
         // SAFETY: a NUL-terminated wide path; no security attributes, no template.
         let h = unsafe {
-            CreateFileW(self.0.as_ptr(), access, share, std::ptr::null(), OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, std::ptr::null_mut())
+            CreateFileW(
+                self.0.as_ptr(),
+                access,
+                share,
+                std::ptr::null(),
+                OPEN_EXISTING,
+                FILE_ATTRIBUTE_NORMAL,
+                std::ptr::null_mut(),
+            )
         };
         if h == INVALID_HANDLE_VALUE {
             return Err(io::Error::last_os_error());

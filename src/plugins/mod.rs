@@ -9,8 +9,8 @@
 
 pub mod builtin;
 
-use crate::params::{CParams, SchunkView};
 use crate::error::{Error, Result};
+use crate::params::{CParams, SchunkView};
 use std::sync::{Arc, RwLock};
 
 /// What a codec or a filter may know about the chunk being compressed.
@@ -67,7 +67,13 @@ type Registry<T> = RwLock<Vec<(u8, Arc<T>)>>;
 static CODECS: Registry<dyn UserCodec> = RwLock::new(Vec::new());
 static FILTERS: Registry<dyn UserFilter> = RwLock::new(Vec::new());
 
-fn register<T: ?Sized>(reg: &Registry<T>, id: u8, item: Arc<T>, name: impl Fn(&T) -> &str, clash: Error) -> Result<()> {
+fn register<T: ?Sized>(
+    reg: &Registry<T>,
+    id: u8,
+    item: Arc<T>,
+    name: impl Fn(&T) -> &str,
+    clash: Error,
+) -> Result<()> {
     let mut r = reg.write().unwrap_or_else(|e| e.into_inner());
     if let Some((_, old)) = r.iter().find(|(i, _)| *i == id) {
         // Registering the same name again is harmless (the first registration
@@ -129,7 +135,8 @@ pub fn codec_name(code: u8) -> Option<String> {
 
 /// The id of the codec registered (or built in) under `name`.
 pub fn codec_id(name: &str) -> Option<u8> {
-    let builtin = (builtin::NDLZ..=builtin::ZFP_FIXED_RATE).find(|&id| builtin::codec(id).is_some_and(|c| c.name() == name));
+    let builtin = (builtin::NDLZ..=builtin::ZFP_FIXED_RATE)
+        .find(|&id| builtin::codec(id).is_some_and(|c| c.name() == name));
     builtin.or_else(|| {
         let r = CODECS.read().unwrap_or_else(|e| e.into_inner());
         r.iter().find(|(_, c)| !name.is_empty() && c.name() == name).map(|(i, _)| *i)

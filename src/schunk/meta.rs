@@ -102,7 +102,11 @@ impl SuperChunk {
 
     pub(super) fn compress_vlmeta(content: &[u8], cparams: Option<&CParams>) -> Result<Vec<u8>> {
         let cp = cparams.cloned().unwrap_or_default();
-        let len = content.len().checked_add(MAX_OVERHEAD).filter(|&l| l <= i32::MAX as usize).ok_or(Error::InvalidParam)?;
+        let len = content
+            .len()
+            .checked_add(MAX_OVERHEAD)
+            .filter(|&l| l <= i32::MAX as usize)
+            .ok_or(Error::InvalidParam)?;
         let mut out = vec![0u8; len];
         let n = Compressor::new(cp)?.compress(content, &mut out)?;
         out.truncate(n);
@@ -114,7 +118,12 @@ impl SuperChunk {
         self.writing(|s| s.vlmeta_add_now(name, content, cparams))
     }
 
-    pub(super) fn vlmeta_add_now(&mut self, name: &str, content: &[u8], cparams: Option<&CParams>) -> Result<usize> {
+    pub(super) fn vlmeta_add_now(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
         check_name(name)?;
         if self.vlmeta_exists(name).is_some() || self.info.vlmetalayers.len() >= MAX_VLMETALAYERS {
             return Err(Error::InvalidParam);
@@ -131,7 +140,12 @@ impl SuperChunk {
         self.writing(|s| s.vlmeta_update_now(name, content, cparams))
     }
 
-    pub(super) fn vlmeta_update_now(&mut self, name: &str, content: &[u8], cparams: Option<&CParams>) -> Result<usize> {
+    pub(super) fn vlmeta_update_now(
+        &mut self,
+        name: &str,
+        content: &[u8],
+        cparams: Option<&CParams>,
+    ) -> Result<usize> {
         let i = self.vlmeta_exists(name).ok_or(Error::NotFound)?;
         let stored = Self::compress_vlmeta(content, cparams)?;
         self.change_meta(|info| {

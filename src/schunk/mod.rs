@@ -20,8 +20,8 @@ use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::chunk::view::{ChunkView, LazySource};
 use crate::chunk::{CParams, Compressor, DParams, Decompressor, Postfilter, Prefilter, SchunkView};
 use crate::error::{Error, Result};
-use crate::frame::live::{Frame, Opened};
 pub use crate::frame::live::Pick;
+use crate::frame::live::{Frame, Opened};
 use crate::frame::writer::Info;
 use crate::frame::Metalayer;
 use crate::io::{filesystem, Backend, Durability, Mode};
@@ -57,7 +57,13 @@ pub struct Storage {
 
 impl Default for Storage {
     fn default() -> Self {
-        Storage { contiguous: false, urlpath: None, backend: filesystem(), locking: false, durability: Durability::default() }
+        Storage {
+            contiguous: false,
+            urlpath: None,
+            backend: filesystem(),
+            locking: false,
+            durability: Durability::default(),
+        }
     }
 }
 
@@ -184,7 +190,19 @@ impl SuperChunk {
                 Store::Frame(f)
             }
         };
-        let mut sc = SuperChunk { info, dparams, store, storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None, read_bufs: Default::default() };
+        let mut sc = SuperChunk {
+            info,
+            dparams,
+            store,
+            storage,
+            mem_cbytes: 0,
+            lock: None,
+            change_tick: 0,
+            comp: None,
+            prefilter: None,
+            postfilter: None,
+            read_bufs: Default::default(),
+        };
         sc.init_lock()?;
         sc.attach_journal();
         Ok(sc)
@@ -223,13 +241,19 @@ impl SuperChunk {
     /// the index of a sparse frame.
     fn journaled_file(&self) -> Option<String> {
         let path = self.storage.urlpath.as_ref()?;
-        Some(if self.storage.contiguous { path.clone() } else { format!("{path}/{}", crate::frame::live::SPARSE_INDEX) })
+        Some(if self.storage.contiguous {
+            path.clone()
+        } else {
+            format!("{path}/{}", crate::frame::live::SPARSE_INDEX)
+        })
     }
 
     /// Make the changes of an on-disk frame crash-safe (`frame::journal`),
     /// when its backend has files beside the frame.
     fn attach_journal(&mut self) {
-        let (Some(file), Some(sidecar)) = (self.journaled_file(), self.storage.backend.sidecar()) else { return };
+        let (Some(file), Some(sidecar)) = (self.journaled_file(), self.storage.backend.sidecar()) else {
+            return;
+        };
         if let Store::Frame(f) = &mut self.store {
             if !f.is_memory() {
                 let mut j = crate::frame::journal::Journal::new(&file, sidecar, self.storage.durability);
@@ -255,7 +279,19 @@ impl SuperChunk {
         let mut info = o.info;
         info.cparams.nthreads = 1;
         let dparams = DParams { nthreads: 1, typesize: info.cparams.typesize, owner: 0, schunk: None };
-        SuperChunk { info, dparams, store: Store::Frame(o.frame), storage, mem_cbytes: 0, lock: None, change_tick: 0, comp: None, prefilter: None, postfilter: None, read_bufs: Default::default() }
+        SuperChunk {
+            info,
+            dparams,
+            store: Store::Frame(o.frame),
+            storage,
+            mem_cbytes: 0,
+            lock: None,
+            change_tick: 0,
+            comp: None,
+            prefilter: None,
+            postfilter: None,
+            read_bufs: Default::default(),
+        }
     }
 
     /// Open the frame at `urlpath` (a contiguous frame file or a sparse frame directory).
@@ -264,15 +300,32 @@ impl SuperChunk {
     }
 
     /// Open the contiguous frame that starts `offset` bytes into the file at `urlpath`.
-    pub fn open_offset(urlpath: &str, offset: u64, backend: Arc<dyn Backend>, writable: bool) -> Result<SuperChunk> {
+    pub fn open_offset(
+        urlpath: &str,
+        offset: u64,
+        backend: Arc<dyn Backend>,
+        writable: bool,
+    ) -> Result<SuperChunk> {
         Self::open_with(urlpath, offset, backend, writable, false)
     }
 
     /// Open with explicit locking (or `BLOSC_LOCKING`).
-    pub fn open_with(urlpath: &str, offset: u64, backend: Arc<dyn Backend>, writable: bool, locking: bool) -> Result<SuperChunk> {
+    pub fn open_with(
+        urlpath: &str,
+        offset: u64,
+        backend: Arc<dyn Backend>,
+        writable: bool,
+        locking: bool,
+    ) -> Result<SuperChunk> {
         let urlpath = local_path(urlpath);
         let sparse = is_dir(urlpath);
-        let mut storage = Storage { contiguous: !sparse, urlpath: Some(urlpath.to_string()), backend: backend.clone(), locking, durability: Durability::default() };
+        let mut storage = Storage {
+            contiguous: !sparse,
+            urlpath: Some(urlpath.to_string()),
+            backend: backend.clone(),
+            locking,
+            durability: Durability::default(),
+        };
         let mut lock = None;
         if backend.is_filesystem() && (locking || env_requests_locking()) {
             storage.locking = true;
@@ -352,24 +405,39 @@ impl SuperChunk {
 
     /// [`SuperChunk::copy_with`] with decompression parameters for the copy
     /// (without them it gets the defaults, one thread, as in c-blosc2).
-    pub fn copy_with_params(&self, storage: Storage, cparams: Option<CParams>, dparams: Option<DParams>) -> Result<SuperChunk> {
+    pub fn copy_with_params(
+        &self,
+        storage: Storage,
+        cparams: Option<CParams>,
+        dparams: Option<DParams>,
+    ) -> Result<SuperChunk> {
         self.copy_observed(storage, cparams, dparams, &mut |_, _| {})
     }
 
     /// [`SuperChunk::copy_with_params`], telling `progress` how many chunks
     /// are copied, and how many there are, as it goes.
-    pub fn copy_observed(&self, storage: Storage, cparams: Option<CParams>, dparams: Option<DParams>, progress: &mut dyn FnMut(usize, usize)) -> Result<SuperChunk> {
+    pub fn copy_observed(
+        &self,
+        storage: Storage,
+        cparams: Option<CParams>,
+        dparams: Option<DParams>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<SuperChunk> {
         let src = self.context_cparams();
         let given = cparams.is_some();
         let mut cp = cparams.unwrap_or_else(|| src.clone());
         if cp.blocksize == 0 {
             cp.blocksize = src.blocksize;
         }
-        let same = self.prefilter.is_none() && self.postfilter.is_none() && cp.encodes_like(&src) && cp.blocksize == src.blocksize;
+        let same = self.prefilter.is_none()
+            && self.postfilter.is_none()
+            && cp.encodes_like(&src)
+            && cp.blocksize == src.blocksize;
         // c-blosc2 records the copy's compression threads as given, 0 when not given.
         let tcomp = if given { cp.nthreads } else { 0 };
         cp.owner = 0;
-        let mut dp = dparams.unwrap_or(DParams { nthreads: 1, typesize: cp.typesize, owner: 0, schunk: None });
+        let mut dp =
+            dparams.unwrap_or(DParams { nthreads: 1, typesize: cp.typesize, owner: 0, schunk: None });
         dp.owner = 0;
         let mut new = SuperChunk::new(cp, dp, storage)?;
         new.info.tcomp = tcomp;
@@ -530,7 +598,9 @@ impl SuperChunk {
         let current = {
             let b2nd = self.meta_exists("b2nd").map(|i| &self.info.metalayers[i].content[..]);
             let typesize = self.info.cparams.typesize;
-            move |v: &Option<SchunkView>| v.as_ref().is_some_and(|v| v.typesize == typesize && v.b2nd.as_deref() == b2nd)
+            move |v: &Option<SchunkView>| {
+                v.as_ref().is_some_and(|v| v.typesize == typesize && v.b2nd.as_deref() == b2nd)
+            }
         };
         let stale = self.comp.as_ref().is_some_and(|c| !current(&c.params().schunk));
         if stale {

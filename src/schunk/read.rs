@@ -69,7 +69,10 @@ impl SuperChunk {
     /// the lock's generation counter when locking); cheap.
     pub fn needs_refresh(&self) -> bool {
         self.is_stale()
-            || self.lock.as_ref().is_some_and(|l| l.lock().unwrap_or_else(|e| e.into_inner()).changed_elsewhere())
+            || self
+                .lock
+                .as_ref()
+                .is_some_and(|l| l.lock().unwrap_or_else(|e| e.into_inner()).changed_elsewhere())
             || self.replaced()
     }
 
@@ -144,9 +147,12 @@ impl SuperChunk {
 
     /// Read the frame again from the file its path names now.
     fn reopen(&mut self) -> Result<()> {
-        let (Store::Frame(f), Some(path)) = (&self.store, self.storage.urlpath.clone()) else { return Ok(()) };
+        let (Store::Frame(f), Some(path)) = (&self.store, self.storage.urlpath.clone()) else {
+            return Ok(());
+        };
         let Some(origin) = f.stream_origin() else { return Ok(()) };
-        let fresh = SuperChunk::open_with(&path, origin.base, self.storage.backend.clone(), origin.writable, false)?;
+        let fresh =
+            SuperChunk::open_with(&path, origin.base, self.storage.backend.clone(), origin.writable, false)?;
         let (cp_threads, dthreads) = (self.info.cparams.nthreads, self.dparams.nthreads);
         self.info = fresh.info;
         self.store = fresh.store;
@@ -190,7 +196,12 @@ impl SuperChunk {
     /// Run `f` on chunk `i` (as a lazy chunk if `lazy`, see
     /// [`SuperChunk::lazy_chunk`]): chunks read from a frame file go into a
     /// buffer kept for the next reads, so a read allocates nothing once warm.
-    pub(super) fn with_chunk<R>(&self, i: usize, lazy: bool, f: impl FnOnce(&[u8]) -> Result<R>) -> Result<R> {
+    pub(super) fn with_chunk<R>(
+        &self,
+        i: usize,
+        lazy: bool,
+        f: impl FnOnce(&[u8]) -> Result<R>,
+    ) -> Result<R> {
         /// Buffers kept (threads reading chunks at once each take one).
         const KEPT: usize = 16;
         self.check_index(i)?;
@@ -199,7 +210,11 @@ impl SuperChunk {
             Store::Frame(frame) => frame,
         };
         let mut buf = self.read_bufs.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default();
-        let got = if lazy { frame.lazy_chunk_into(&self.info, i, &mut buf) } else { frame.chunk_into(&self.info, i, &mut buf) };
+        let got = if lazy {
+            frame.lazy_chunk_into(&self.info, i, &mut buf)
+        } else {
+            frame.chunk_into(&self.info, i, &mut buf)
+        };
         let r = got.and_then(|c| f(c.unwrap_or(&buf)));
         let mut bufs = self.read_bufs.lock().unwrap_or_else(|e| e.into_inner());
         if bufs.len() < KEPT {
@@ -274,7 +289,13 @@ impl SuperChunk {
         self.decompress_chunk_masked_on(i, dst, skip, 1)
     }
 
-    fn decompress_chunk_masked_on(&self, i: usize, dst: &mut [u8], skip: &[bool], nthreads: i16) -> Result<usize> {
+    fn decompress_chunk_masked_on(
+        &self,
+        i: usize,
+        dst: &mut [u8],
+        skip: &[bool],
+        nthreads: i16,
+    ) -> Result<usize> {
         self.with_chunk(i, false, |c| {
             let n = Header::sizes(c)?.0;
             if n < 0 || n as usize > dst.len() {
@@ -299,7 +320,12 @@ impl SuperChunk {
         self.decompress_chunk_to_on(i, sink, 1)
     }
 
-    fn decompress_chunk_to_on(&self, i: usize, sink: &dyn crate::chunk::BlockSink, nthreads: i16) -> Result<()> {
+    fn decompress_chunk_to_on(
+        &self,
+        i: usize,
+        sink: &dyn crate::chunk::BlockSink,
+        nthreads: i16,
+    ) -> Result<()> {
         self.with_chunk(i, true, |c| {
             let mut d = self.decompressor_threads(nthreads);
             d.set_nchunk(Some(i as i64));
@@ -415,7 +441,9 @@ impl SuperChunk {
         let cs = self.info.chunksize as usize;
         let pieces = std::sync::Mutex::new(std::iter::once(h).chain(rest.chunks_mut(cs)).enumerate());
         Some(crate::chunk::run_jobs(nthreads, nchunks, bytes, &|_| {
-            let Some((k, out)) = pieces.lock().unwrap_or_else(|e| e.into_inner()).next() else { return Ok(()) };
+            let Some((k, out)) = pieces.lock().unwrap_or_else(|e| e.into_inner()).next() else {
+                return Ok(());
+            };
             self.read_part(first + k, if k == 0 { off } else { 0 }, out)
         }))
     }
@@ -476,7 +504,8 @@ impl SuperChunk {
             let n = self.chunk_nbytes(i)? as usize;
             let take = (n as i64 - off).min(end - pos) as usize;
             let mut comp = self.take_compressor()?;
-            let r = self.make_chunk(&mut comp, i, off as usize, &src[used..used + take], false, &mut buf, &mut c);
+            let r =
+                self.make_chunk(&mut comp, i, off as usize, &src[used..used + take], false, &mut buf, &mut c);
             self.give_compressor(comp);
             r?;
             // Copied, not taken: `c` stays warm for the next chunk, and the
@@ -496,7 +525,16 @@ impl SuperChunk {
     /// chunk, else through `buf` (the chunk decoded, on the calling thread
     /// alone when `alone`).
     #[allow(clippy::too_many_arguments)]
-    fn make_chunk(&self, comp: &mut Compressor, i: usize, off: usize, part: &[u8], alone: bool, buf: &mut Vec<u8>, c: &mut Vec<u8>) -> Result<()> {
+    fn make_chunk(
+        &self,
+        comp: &mut Compressor,
+        i: usize,
+        off: usize,
+        part: &[u8],
+        alone: bool,
+        buf: &mut Vec<u8>,
+        c: &mut Vec<u8>,
+    ) -> Result<()> {
         let n = self.chunk_nbytes(i)? as usize;
         if off + part.len() > n {
             return Err(Error::InvalidHeader);

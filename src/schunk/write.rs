@@ -8,7 +8,8 @@ use super::*;
 /// chunk's items), reading `sc` as it is before the call. `out` may come
 /// empty (an in-memory super-chunk keeps the buffers it stores): size it with
 /// [`out_room`].
-pub type MakeChunk<'a> = dyn Fn(usize, &SuperChunk, &mut Compressor, &mut Vec<u8>, &mut Vec<u8>) -> Result<()> + Sync + 'a;
+pub type MakeChunk<'a> =
+    dyn Fn(usize, &SuperChunk, &mut Compressor, &mut Vec<u8>, &mut Vec<u8>) -> Result<()> + Sync + 'a;
 
 impl SuperChunk {
     // ------------------------------------------------------------------ writing
@@ -281,8 +282,12 @@ impl SuperChunk {
         let mut seen = vec![false; n];
         for p in picks {
             match *p {
-                Pick::Chunk(k) if k >= n || std::mem::replace(&mut seen[k], true) => return Err(Error::InvalidIndex),
-                Pick::Special(_, nb) if nb < 0 || nb % self.typesize().max(1) != 0 => return Err(Error::InvalidParam),
+                Pick::Chunk(k) if k >= n || std::mem::replace(&mut seen[k], true) => {
+                    return Err(Error::InvalidIndex)
+                }
+                Pick::Special(_, nb) if nb < 0 || nb % self.typesize().max(1) != 0 => {
+                    return Err(Error::InvalidParam)
+                }
                 _ => {}
             }
         }
@@ -377,7 +382,13 @@ impl SuperChunk {
     /// worth it (one thread, or fewer chunks than threads) or a prefilter is
     /// set (its user code sees the chunks one after another): the caller then
     /// makes them one by one, the threads sharing each chunk's blocks.
-    pub fn rewrite_chunks(&mut self, n: usize, bytes: usize, at: &(dyn Fn(usize) -> usize + Sync), make: &MakeChunk<'_>) -> Result<bool> {
+    pub fn rewrite_chunks(
+        &mut self,
+        n: usize,
+        bytes: usize,
+        at: &(dyn Fn(usize) -> usize + Sync),
+        make: &MakeChunk<'_>,
+    ) -> Result<bool> {
         if self.rewrite_threads(n, bytes).is_none() {
             return Ok(false);
         }
@@ -390,12 +401,20 @@ impl SuperChunk {
         (threads > 1 && n >= threads && self.prefilter.is_none()).then_some(threads)
     }
 
-    pub(super) fn rewrite_chunks_now(&mut self, n: usize, bytes: usize, at: &(dyn Fn(usize) -> usize + Sync), make: &MakeChunk<'_>) -> Result<bool> {
+    pub(super) fn rewrite_chunks_now(
+        &mut self,
+        n: usize,
+        bytes: usize,
+        at: &(dyn Fn(usize) -> usize + Sync),
+        make: &MakeChunk<'_>,
+    ) -> Result<bool> {
         let nthreads = self.info.cparams.nthreads;
         let Some(threads) = self.rewrite_threads(n, bytes) else { return Ok(false) };
         let mut params = self.compressor()?.params().clone();
         params.nthreads = 1;
-        let comps = (0..threads).map(|_| Compressor::sticky(params.clone()).map(Mutex::new)).collect::<Result<Vec<_>>>()?;
+        let comps = (0..threads)
+            .map(|_| Compressor::sticky(params.clone()).map(Mutex::new))
+            .collect::<Result<Vec<_>>>()?;
         let group = 2 * threads;
         let outs: Vec<Mutex<(Vec<u8>, Vec<u8>)>> = (0..group.min(n)).map(|_| Mutex::default()).collect();
         for start in (0..n).step_by(group) {

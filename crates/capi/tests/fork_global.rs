@@ -10,7 +10,9 @@
 mod forks;
 
 use b2nd_capi::blosc2::chunk::{blosc2_compress, blosc2_decompress};
-use b2nd_capi::blosc2::global::{blosc1_get_compressor, blosc1_set_compressor, blosc2_get_nthreads, blosc2_set_nthreads};
+use b2nd_capi::blosc2::global::{
+    blosc1_get_compressor, blosc1_set_compressor, blosc2_get_nthreads, blosc2_set_nthreads,
+};
 use std::ffi::CStr;
 use std::sync::Arc;
 
@@ -22,8 +24,19 @@ fn data() -> Vec<u8> {
 fn round_trip(src: &[u8], out: &mut [u8], back: &mut [u8]) -> bool {
     // SAFETY: buffers of the sizes given.
     unsafe {
-        let n = blosc2_compress(5, 1, 4, src.as_ptr().cast(), src.len() as i32, out.as_mut_ptr().cast(), out.len() as i32);
-        n > 0 && blosc2_decompress(out.as_ptr().cast(), n, back.as_mut_ptr().cast(), back.len() as i32) == src.len() as i32 && back == src
+        let n = blosc2_compress(
+            5,
+            1,
+            4,
+            src.as_ptr().cast(),
+            src.len() as i32,
+            out.as_mut_ptr().cast(),
+            out.len() as i32,
+        );
+        n > 0
+            && blosc2_decompress(out.as_ptr().cast(), n, back.as_mut_ptr().cast(), back.len() as i32)
+                == src.len() as i32
+            && back == src
     }
 }
 

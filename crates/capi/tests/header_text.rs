@@ -8,7 +8,9 @@
 //! `scripts/install.sh` installs these files.)
 
 use b2nd_capi::b2nd::{B2ND_MAX_DIM, B2ND_METALAYER_VERSION};
-use b2nd_capi::blosc2::types::{BLOSC2_MAX_METALAYERS, BLOSC2_VERSION_MAJOR, BLOSC2_VERSION_MINOR, BLOSC2_VERSION_RELEASE};
+use b2nd_capi::blosc2::types::{
+    BLOSC2_MAX_METALAYERS, BLOSC2_VERSION_MAJOR, BLOSC2_VERSION_MINOR, BLOSC2_VERSION_RELEASE,
+};
 
 fn header(name: &str) -> String {
     let path = format!("{}/../../include/{name}", env!("CARGO_MANIFEST_DIR"));

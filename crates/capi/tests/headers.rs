@@ -115,12 +115,17 @@ fn committed_headers_are_what_cbindgen_generates() {
             continue;
         }
         if write {
-            std::fs::create_dir_all(out.parent().expect("headers live in a directory")).expect("create include/");
+            std::fs::create_dir_all(out.parent().expect("headers live in a directory"))
+                .expect("create include/");
             std::fs::write(&out, &text).expect("write header");
         } else {
             let old = std::fs::read_to_string(&out).unwrap_or_default();
             let new = String::from_utf8_lossy(&text);
-            let first = old.lines().zip(new.lines()).position(|(a, b)| a != b).unwrap_or(old.lines().count().min(new.lines().count()));
+            let first = old
+                .lines()
+                .zip(new.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(old.lines().count().min(new.lines().count()));
             differ.push(format!(
                 "{}: differs from line {}:\n  committed: {:?}\n  generated: {:?}",
                 h.output.trim_start_matches("../../"),

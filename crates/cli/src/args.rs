@@ -161,7 +161,13 @@ impl WriteArgs {
             filters: self.filters,
             chunks: self.chunks.clone(),
             blocks: self.blocks.clone(),
-            sparse: if self.sparse { Some(true) } else if self.contiguous { Some(false) } else { None },
+            sparse: if self.sparse {
+                Some(true)
+            } else if self.contiguous {
+                Some(false)
+            } else {
+                None
+            },
             force: self.force,
             fortran: self.order.as_deref().is_some_and(|o| o.eq_ignore_ascii_case("f")),
         }

@@ -5,14 +5,15 @@
 
 use crate::write::{disk_bytes, filters_json, Bar, Output, Summary, Wanted};
 use b2nd::array::npy_io::{self, NpyError};
-use b2nd::{Array, Context};
 use b2nd::schunk::{SChunk, Storage};
+use b2nd::{Array, Context};
 use std::path::Path;
 use std::time::Instant;
 
 fn is_npy(path: &str) -> bool {
     let mut magic = [0u8; 6];
-    std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok() && &magic == b"\x93NUMPY"
+    std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic)).is_ok()
+        && &magic == b"\x93NUMPY"
 }
 
 fn npy_error(path: &str, e: NpyError) -> String {
@@ -22,7 +23,14 @@ fn npy_error(path: &str, e: NpyError) -> String {
     }
 }
 
-pub fn run(input: &str, output: &str, offset: u64, w: &Wanted, threads: usize, json: bool) -> Result<Summary, String> {
+pub fn run(
+    input: &str,
+    output: &str,
+    offset: u64,
+    w: &Wanted,
+    threads: usize,
+    json: bool,
+) -> Result<Summary, String> {
     let out_npy = output.ends_with(".npy");
     if is_npy(input) {
         if out_npy {
@@ -33,8 +41,16 @@ pub fn run(input: &str, output: &str, offset: u64, w: &Wanted, threads: usize, j
         }
         to_b2nd(input, output, w, threads, json)
     } else if out_npy {
-        if w.codec.is_some() || w.clevel.is_some() || w.filters.is_some() || w.chunks.is_some() || w.blocks.is_some() || w.sparse.is_some() {
-            return Err("--codec, --clevel, --filters, --chunks, --blocks and --sparse go with a b2nd output".into());
+        if w.codec.is_some()
+            || w.clevel.is_some()
+            || w.filters.is_some()
+            || w.chunks.is_some()
+            || w.blocks.is_some()
+            || w.sparse.is_some()
+        {
+            return Err(
+                "--codec, --clevel, --filters, --chunks, --blocks and --sparse go with a b2nd output".into(),
+            );
         }
         to_npy(input, output, offset, w, threads, json)
     } else {
@@ -49,14 +65,20 @@ fn to_b2nd(input: &str, output: &str, w: &Wanted, threads: usize, json: bool) ->
     let t0 = Instant::now();
     let (h, _) = npy_io::read_header(Path::new(input)).map_err(|e| npy_error(input, e))?;
     let nd = h.shape.len();
-    let (chunks, blocks) = crate::defaults::chunks_blocks(&h.shape, h.itemsize, w.chunks.as_deref(), w.blocks.as_deref())
-        .map_err(|e| format!("{input}: {e}"))?;
+    let (chunks, blocks) =
+        crate::defaults::chunks_blocks(&h.shape, h.itemsize, w.chunks.as_deref(), w.blocks.as_deref())
+            .map_err(|e| format!("{input}: {e}"))?;
     let mut cp = w.apply(&crate::defaults::cparams(&h.dtype), threads);
     cp.typesize = i32::try_from(h.itemsize).map_err(|_| format!("{input}: items of {} bytes", h.itemsize))?;
     let out = Output::new(output, w.force)?;
     let mut ctx = Context::new(&h.shape, &chunks, &blocks, cp).dtype(&h.dtype);
     ctx.dparams.nthreads = ctx.cparams.nthreads;
-    ctx.storage = Storage { contiguous: !w.sparse.unwrap_or(false), urlpath: Some(out.tmp.clone()), durability: crate::write::durability(), ..Storage::default() };
+    ctx.storage = Storage {
+        contiguous: !w.sparse.unwrap_or(false),
+        urlpath: Some(out.tmp.clone()),
+        durability: crate::write::durability(),
+        ..Storage::default()
+    };
     let mut bar = Bar::new("convert", json);
     let r = npy_io::import(Path::new(input), &ctx, &mut |d, t| bar.update(d, t));
     bar.finish();
@@ -92,12 +114,20 @@ fn to_b2nd(input: &str, output: &str, w: &Wanted, threads: usize, json: bool) ->
     })
 }
 
-fn to_npy(input: &str, output: &str, offset: u64, w: &Wanted, threads: usize, json: bool) -> Result<Summary, String> {
+fn to_npy(
+    input: &str,
+    output: &str,
+    offset: u64,
+    w: &Wanted,
+    threads: usize,
+    json: bool,
+) -> Result<Summary, String> {
     let t0 = Instant::now();
     let src = crate::source::open(input, offset)?;
     let mut sc = src.sc;
     sc.set_nthreads(threads as i16, threads as i16);
-    let a = Array::from_schunk(SChunk::new(sc)).map_err(|e| format!("{input}: {}", crate::source::explain(e)))?;
+    let a =
+        Array::from_schunk(SChunk::new(sc)).map_err(|e| format!("{input}: {}", crate::source::explain(e)))?;
     let out = Output::new(output, w.force)?;
     let mut bar = Bar::new("convert", json);
     let r = npy_io::export(&a, Path::new(&out.tmp), w.fortran, &mut |d, t| bar.update(d, t));

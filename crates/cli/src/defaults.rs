@@ -83,7 +83,11 @@ fn computed(shape: &[u64], itemsize: u64, c: &Caches) -> (Vec<u64>, Vec<u64>) {
     }
     let nd = shape.len();
     let min_block = if cfg!(target_arch = "x86_64") {
-        if c.l2 >= 2 << 20 { 4 * c.l1 } else { c.l2 / 4 }
+        if c.l2 >= 2 << 20 {
+            4 * c.l1
+        } else {
+            c.l2 / 4
+        }
     } else {
         c.l1
     };
@@ -112,7 +116,12 @@ fn computed(shape: &[u64], itemsize: u64, c: &Caches) -> (Vec<u64>, Vec<u64>) {
 
 /// The chunk and block shapes: those given, the others as python-blosc2
 /// chooses them (blocks within given chunks: the default ones, cut to fit).
-pub fn chunks_blocks(shape: &[i64], itemsize: usize, chunks: Option<&[i64]>, blocks: Option<&[i64]>) -> Result<(Vec<i32>, Vec<i32>), String> {
+pub fn chunks_blocks(
+    shape: &[i64],
+    itemsize: usize,
+    chunks: Option<&[i64]>,
+    blocks: Option<&[i64]>,
+) -> Result<(Vec<i32>, Vec<i32>), String> {
     let nd = shape.len();
     for (opt, v) in [("--chunks", chunks), ("--blocks", blocks)] {
         if v.is_some_and(|v| v.len() != nd) {
@@ -121,7 +130,11 @@ pub fn chunks_blocks(shape: &[i64], itemsize: usize, chunks: Option<&[i64]>, blo
     }
     let ushape: Vec<u64> = shape.iter().map(|&s| s.max(0) as u64).collect();
     let (dc, db) = computed(&ushape, itemsize.max(1) as u64, &Caches::read());
-    let narrow = |v: Vec<u64>| -> Result<Vec<i32>, String> { v.into_iter().map(|x| i32::try_from(x).map_err(|_| format!("a chunk length of {x} (over 2^31)"))).collect() };
+    let narrow = |v: Vec<u64>| -> Result<Vec<i32>, String> {
+        v.into_iter()
+            .map(|x| i32::try_from(x).map_err(|_| format!("a chunk length of {x} (over 2^31)")))
+            .collect()
+    };
     let chunks: Vec<i32> = match chunks {
         Some(c) => c.iter().map(|&x| x as i32).collect(),
         None => narrow(dc)?,

@@ -77,7 +77,8 @@ impl Dtype {
     pub fn format(&self, b: &[u8]) -> String {
         match self {
             Dtype::Struct { fields, .. } => {
-                let v: Vec<String> = fields.iter().map(|(_, off, dt)| dt.format(&b[*off..*off + dt.size()])).collect();
+                let v: Vec<String> =
+                    fields.iter().map(|(_, off, dt)| dt.format(&b[*off..*off + dt.size()])).collect();
                 format!("({})", v.join(", "))
             }
             Dtype::Scalar { kind, size, big, unit } => {
@@ -97,19 +98,34 @@ impl Dtype {
                     ((uint() << shift) as i64) >> shift
                 };
                 match kind {
-                    'b' => if b[0] != 0 { "True".into() } else { "False".into() },
+                    'b' => {
+                        if b[0] != 0 {
+                            "True".into()
+                        } else {
+                            "False".into()
+                        }
+                    }
                     'i' => sint(n).to_string(),
                     'u' => uint().to_string(),
-                    'f' => float(match n {
-                        2 => half(u16::from_le_bytes([buf[0], buf[1]])),
-                        4 => f64::from(f32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]])),
-                        _ => f64::from_bits(uint()),
-                    }, n == 4),
+                    'f' => float(
+                        match n {
+                            2 => half(u16::from_le_bytes([buf[0], buf[1]])),
+                            4 => f64::from(f32::from_le_bytes([buf[0], buf[1], buf[2], buf[3]])),
+                            _ => f64::from_bits(uint()),
+                        },
+                        n == 4,
+                    ),
                     'c' => {
                         let (re, im) = if n == 8 {
-                            (f64::from(f32::from_le_bytes(buf[..4].try_into().unwrap_or([0; 4]))), f64::from(f32::from_le_bytes(buf[4..8].try_into().unwrap_or([0; 4]))))
+                            (
+                                f64::from(f32::from_le_bytes(buf[..4].try_into().unwrap_or([0; 4]))),
+                                f64::from(f32::from_le_bytes(buf[4..8].try_into().unwrap_or([0; 4]))),
+                            )
                         } else {
-                            (f64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8])), f64::from_le_bytes(buf[8..16].try_into().unwrap_or([0; 8])))
+                            (
+                                f64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8])),
+                                f64::from_le_bytes(buf[8..16].try_into().unwrap_or([0; 8])),
+                            )
                         };
                         let im_s = float(im, n == 8);
                         let sign = if im_s.starts_with('-') { "" } else { "+" };
@@ -117,23 +133,34 @@ impl Dtype {
                     }
                     'M' | 'm' => {
                         let v = sint(8);
-                        if v == i64::MIN { "NaT".into() } else { format!("{v}[{unit}]") }
+                        if v == i64::MIN {
+                            "NaT".into()
+                        } else {
+                            format!("{v}[{unit}]")
+                        }
                     }
                     'S' => {
                         let end = b.iter().rposition(|&x| x != 0).map_or(0, |p| p + 1);
-                        let body: String = b[..end].iter().map(|&c| match c {
-                            b'\'' => "\\'".to_string(),
-                            b'\\' => "\\\\".to_string(),
-                            0x20..=0x7e => (c as char).to_string(),
-                            _ => format!("\\x{c:02x}"),
-                        }).collect();
+                        let body: String = b[..end]
+                            .iter()
+                            .map(|&c| match c {
+                                b'\'' => "\\'".to_string(),
+                                b'\\' => "\\\\".to_string(),
+                                0x20..=0x7e => (c as char).to_string(),
+                                _ => format!("\\x{c:02x}"),
+                            })
+                            .collect();
                         format!("b'{body}'")
                     }
                     'U' => {
                         let s: String = b
                             .chunks_exact(4)
                             .map(|c| {
-                                let v = if *big { u32::from_be_bytes([c[0], c[1], c[2], c[3]]) } else { u32::from_le_bytes([c[0], c[1], c[2], c[3]]) };
+                                let v = if *big {
+                                    u32::from_be_bytes([c[0], c[1], c[2], c[3]])
+                                } else {
+                                    u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+                                };
                                 char::from_u32(v).unwrap_or('\u{fffd}')
                             })
                             .collect();
@@ -164,7 +191,11 @@ fn float(x: f64, single: bool) -> String {
         return format!("{m}e{sign}{digits:0>2}");
     }
     let s = if single { (x as f32).to_string() } else { x.to_string() };
-    if s.contains('.') { s } else { format!("{s}.") }
+    if s.contains('.') {
+        s
+    } else {
+        format!("{s}.")
+    }
 }
 
 /// An IEEE half float.
@@ -174,7 +205,13 @@ fn half(h: u16) -> f64 {
     let m = f64::from(h & 0x3ff);
     sign * match e {
         0 => m * 2f64.powi(-24),
-        31 => if m == 0.0 { f64::INFINITY } else { f64::NAN },
+        31 => {
+            if m == 0.0 {
+                f64::INFINITY
+            } else {
+                f64::NAN
+            }
+        }
         _ => (1.0 + m / 1024.0) * 2f64.powi(e - 15),
     }
 }
@@ -188,7 +225,8 @@ fn parse_struct(s: &str) -> Option<Dtype> {
     while !rest.is_empty() {
         let body_end = rest.find(')')?;
         let body = rest.strip_prefix('(')?.get(..body_end - 1)?;
-        let parts: Vec<&str> = body.split(',').map(|p| p.trim().trim_matches(|c| c == '\'' || c == '"')).collect();
+        let parts: Vec<&str> =
+            body.split(',').map(|p| p.trim().trim_matches(|c| c == '\'' || c == '"')).collect();
         if parts.len() != 2 {
             return None;
         }

@@ -58,7 +58,10 @@ pub fn parse_slice(spec: &str, shape: &[i64]) -> Result<Vec<Dim>, String> {
 
 pub fn run(src: &Source, slice: Option<&str>) -> Result<i32, String> {
     let arr = match &src.b2nd() {
-        Some(Ok(_)) => Some(if src.offset > 0 { Array::open_offset(&src.path, src.offset) } else { Array::open(&src.path) }.map_err(explain)?),
+        Some(Ok(_)) => Some(
+            if src.offset > 0 { Array::open_offset(&src.path, src.offset) } else { Array::open(&src.path) }
+                .map_err(explain)?,
+        ),
         Some(Err(e)) => return Err(format!("unreadable b2nd metalayer: {}", explain(*e))),
         None => None,
     };
@@ -97,7 +100,8 @@ pub fn run(src: &Source, slice: Option<&str>) -> Result<i32, String> {
     let text = match dtype.float_value(&items[..ts.min(items.len())]) {
         // floats are laid out together, as NumPy decides for the items shown
         Some((_, single)) => {
-            let vals: Vec<f64> = items.chunks_exact(ts).filter_map(|b| dtype.float_value(b).map(|v| v.0)).collect();
+            let vals: Vec<f64> =
+                items.chunks_exact(ts).filter_map(|b| dtype.float_value(b).map(|v| v.0)).collect();
             format_floats(&vals, single)
         }
         None => items.chunks_exact(ts).map(|b| dtype.format(b)).collect(),
@@ -129,7 +133,8 @@ pub fn format_floats(vals: &[f64], single: bool) -> Vec<String> {
         let (m, e) = s.split_once('e').map_or((s.as_str(), None), |(m, e)| (m, Some(e)));
         let m = match m.split_once('.') {
             Some((_, f)) if f.len() > 8 => {
-                let r = if sci { format!("{:.8e}", m.parse::<f64>().unwrap_or(0.0)) } else { format!("{x:.8}") };
+                let r =
+                    if sci { format!("{:.8e}", m.parse::<f64>().unwrap_or(0.0)) } else { format!("{x:.8}") };
                 let r = r.split('e').next().unwrap_or("").trim_end_matches('0').to_string();
                 r
             }
@@ -139,8 +144,16 @@ pub fn format_floats(vals: &[f64], single: bool) -> Vec<String> {
         let m = if !sci {
             let n = m.split_once('.').map_or(0, |(_, f)| f.len());
             let exact = if single { format!("{:.n$}", x as f32) } else { format!("{x:.n$}") };
-            let same = if single { exact.parse::<f32>().ok() == Some(x as f32) } else { exact.parse::<f64>().ok() == Some(x) };
-            if same { exact } else { m }
+            let same = if single {
+                exact.parse::<f32>().ok() == Some(x as f32)
+            } else {
+                exact.parse::<f64>().ok() == Some(x)
+            };
+            if same {
+                exact
+            } else {
+                m
+            }
         } else {
             m
         };
@@ -158,8 +171,10 @@ pub fn format_floats(vals: &[f64], single: bool) -> Vec<String> {
         .iter()
         .map(|&x| {
             let s = shortest(x, sci);
-            let (m, e) = s.split_once('e').map_or((s.clone(), String::new()), |(m, e)| (m.to_string(), e.to_string()));
-            let (i, f) = m.split_once('.').map_or((m.clone(), String::new()), |(i, f)| (i.to_string(), f.to_string()));
+            let (m, e) =
+                s.split_once('e').map_or((s.clone(), String::new()), |(m, e)| (m.to_string(), e.to_string()));
+            let (i, f) =
+                m.split_once('.').map_or((m.clone(), String::new()), |(i, f)| (i.to_string(), f.to_string()));
             (i, f, e)
         })
         .collect();
@@ -171,14 +186,21 @@ pub fn format_floats(vals: &[f64], single: bool) -> Vec<String> {
     vals.iter()
         .map(|&x| {
             if !x.is_finite() {
-                let s = if x.is_nan() { "nan" } else if x > 0.0 { "inf" } else { "-inf" };
+                let s = if x.is_nan() {
+                    "nan"
+                } else if x > 0.0 {
+                    "inf"
+                } else {
+                    "-inf"
+                };
                 return format!("{s:>width$}");
             }
             let (i, f, _) = &parts[k];
             k += 1;
             if sci {
                 // the mantissa to one length, with the value's own further digits
-                let full = if single { format!("{:.pad_right$e}", x as f32) } else { format!("{x:.pad_right$e}") };
+                let full =
+                    if single { format!("{:.pad_right$e}", x as f32) } else { format!("{x:.pad_right$e}") };
                 let (m, e) = full.split_once('e').unwrap_or((&full, "0"));
                 let (i, f) = m.split_once('.').unwrap_or((m, ""));
                 let (sign, digits) = e.strip_prefix('-').map_or(("+", e), |d| ("-", d));
@@ -192,7 +214,13 @@ pub fn format_floats(vals: &[f64], single: bool) -> Vec<String> {
 
 /// Read the items at the shown coordinates into `out` (C order over them):
 /// each run of consecutive coordinates per dimension is one box.
-fn read_boxes(src: &Source, arr: Option<&Array>, shown: &[Vec<i64>], ts: usize, out: &mut [u8]) -> Result<(), b2nd::Error> {
+fn read_boxes(
+    src: &Source,
+    arr: Option<&Array>,
+    shown: &[Vec<i64>],
+    ts: usize,
+    out: &mut [u8],
+) -> Result<(), b2nd::Error> {
     let runs: Vec<Vec<(usize, i64, i64)>> = shown
         .iter()
         .map(|v| {
@@ -252,7 +280,15 @@ fn read_boxes(src: &Source, arr: Option<&Array>, shown: &[Vec<i64>], ts: usize, 
 
 /// NumPy's layout: nested brackets, items right-aligned to one width, `...`
 /// where a dimension is summarised, rows wrapped at 75 columns.
-fn print_array(text: &[String], counts: &[usize], cut: &[bool], width: usize, depth: usize, base: usize, out: &mut String) {
+fn print_array(
+    text: &[String],
+    counts: &[usize],
+    cut: &[bool],
+    width: usize,
+    depth: usize,
+    base: usize,
+    out: &mut String,
+) {
     if counts.is_empty() {
         out.push_str(text.get(base).map_or("", |s| s.as_str()));
         return;

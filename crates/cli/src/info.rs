@@ -27,10 +27,9 @@ pub fn run(src: &Source, as_json: bool) -> Result<i32, String> {
         .vlmetalayers()
         .iter()
         .map(|m| {
-            let v = sc
-                .vlmeta_get(&m.name)
-                .map_err(explain)
-                .map(|bytes| json::from_msgpack(&bytes).unwrap_or_else(|| json::obj([("hex", json::hex(&bytes).into())])));
+            let v = sc.vlmeta_get(&m.name).map_err(explain).map(|bytes| {
+                json::from_msgpack(&bytes).unwrap_or_else(|| json::obj([("hex", json::hex(&bytes).into())]))
+            });
             (m.name.clone(), v)
         })
         .collect();
@@ -56,7 +55,11 @@ pub fn run(src: &Source, as_json: bool) -> Result<i32, String> {
 fn print_json(x: Facts) {
     let (h, cp) = (&x.h, &x.cp);
     let filters = cp.filters.iter().zip(&cp.filters_meta).filter(|(f, _)| **f != 0).map(|(&f, &m)| {
-        json::obj([("name", b2nd::filters::name(f).unwrap_or_else(|| format!("filter {f}")).into()), ("id", f.into()), ("meta", m.into())])
+        json::obj([
+            ("name", b2nd::filters::name(f).unwrap_or_else(|| format!("filter {f}")).into()),
+            ("id", f.into()),
+            ("meta", m.into()),
+        ])
     });
     let mut f: Vec<(&str, Value)> = vec![
         ("file", x.src.path.clone().into()),
@@ -94,10 +97,23 @@ fn print_json(x: Facts) {
         Some(Err(e)) => f.push(("b2nd", json::obj([("error", explain(*e).into())]))),
         None => {}
     }
-    f.push(("metalayers", Value::Array(x.metalayers.iter().map(|(n, l)| json::obj([("name", n.clone().into()), ("bytes", (*l).into())])).collect())));
+    f.push((
+        "metalayers",
+        Value::Array(
+            x.metalayers
+                .iter()
+                .map(|(n, l)| json::obj([("name", n.clone().into()), ("bytes", (*l).into())]))
+                .collect(),
+        ),
+    ));
     f.push((
         "vlmetalayers",
-        Value::Object(x.vlmeta.into_iter().map(|(n, v)| (n, v.unwrap_or_else(|e| json::obj([("error", e.into())])))).collect()),
+        Value::Object(
+            x.vlmeta
+                .into_iter()
+                .map(|(n, v)| (n, v.unwrap_or_else(|e| json::obj([("error", e.into())]))))
+                .collect(),
+        ),
     ));
     outln!("{}", json::text(&json::obj(f)));
 }
@@ -110,13 +126,21 @@ fn print_text(x: Facts) {
         n => n.to_string(),
     };
     outln!("file:          {} ({})", x.src.path, x.src.kind());
-    outln!("frame:         format version {}, {} bytes, header {} bytes", h.version(), h.frame_len, h.header_len);
+    outln!(
+        "frame:         format version {}, {} bytes, header {} bytes",
+        h.version(),
+        h.frame_len,
+        h.header_len
+    );
     outln!("typesize:      {}", cp.typesize);
     let meta = if cp.compcode_meta != 0 { format!(", meta {}", cp.compcode_meta) } else { String::new() };
     outln!("codec:         {} (level {}{meta})", codec_text(cp.compcode), cp.clevel);
     outln!("filters:       {}", filters_text(&cp.filters, &cp.filters_meta));
     let blocksize = if h.blocksize == 0 { "automatic".to_string() } else { h.blocksize.to_string() };
-    outln!("chunk size:    {chunksize}, block size {blocksize}{}", if h.vl_blocks() { ", variable-length blocks" } else { "" });
+    outln!(
+        "chunk size:    {chunksize}, block size {blocksize}{}",
+        if h.vl_blocks() { ", variable-length blocks" } else { "" }
+    );
     outln!("chunks:        {}", x.src.sc.nchunks());
     outln!("nbytes:        {} ({})", x.nbytes, human(x.nbytes));
     outln!("cbytes:        {} ({})", x.cbytes, human(x.cbytes));
@@ -143,7 +167,11 @@ fn print_text(x: Facts) {
 
 pub fn tuple<T: std::fmt::Display>(v: &[T]) -> String {
     let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-    if items.len() == 1 { format!("({},)", items[0]) } else { format!("({})", items.join(", ")) }
+    if items.len() == 1 {
+        format!("({},)", items[0])
+    } else {
+        format!("({})", items.join(", "))
+    }
 }
 
 pub fn human(n: i64) -> String {
@@ -154,5 +182,9 @@ pub fn human(n: i64) -> String {
         x /= 1024.0;
         u += 1;
     }
-    if u == 0 { format!("{n} B") } else { format!("{x:.1} {}", units[u]) }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{x:.1} {}", units[u])
+    }
 }

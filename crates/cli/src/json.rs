@@ -26,10 +26,18 @@ struct Spaced;
 
 impl Formatter for Spaced {
     fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
-        if first { Ok(()) } else { w.write_all(b", ") }
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
     }
     fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
-        if first { Ok(()) } else { w.write_all(b", ") }
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
     }
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
         w.write_all(b": ")
@@ -157,7 +165,8 @@ mod tests {
     #[test]
     fn msgpack_values() {
         // {"a": [1, -2, 3.5, "x", nil, true]}
-        let b = [0x81, 0xa1, b'a', 0x96, 0x01, 0xfe, 0xcb, 0x40, 0x0c, 0, 0, 0, 0, 0, 0, 0xa1, b'x', 0xc0, 0xc3];
+        let b =
+            [0x81, 0xa1, b'a', 0x96, 0x01, 0xfe, 0xcb, 0x40, 0x0c, 0, 0, 0, 0, 0, 0, 0xa1, b'x', 0xc0, 0xc3];
         assert_eq!(text(&from_msgpack(&b).unwrap()), r#"{"a": [1, -2, 3.5, "x", null, true]}"#);
         assert_eq!(from_msgpack(&[0x92, 0x01]), None);
         assert_eq!(from_msgpack(&[0xdd, 0xff, 0xff, 0xff, 0xff]), None);

@@ -41,13 +41,17 @@ fn write(a: &WriteArgs, job: WriteJob) -> Result<i32, (i32, String)> {
     if !std::path::Path::new(&a.input).exists() {
         return Err((2, format!("{}: no such file or directory", a.input)));
     }
-    let summary = job(&a.input, &a.output, a.offset, &a.wanted(), threads(a.threads), a.json).map_err(|e| (1, e))?;
+    let summary =
+        job(&a.input, &a.output, a.offset, &a.wanted(), threads(a.threads), a.json).map_err(|e| (1, e))?;
     summary.print(a.json);
     Ok(0)
 }
 
 /// info, chunks, dump or verify: `job` on one file.
-fn inspect(input: &Input, job: impl FnOnce(&source::Source) -> Result<i32, String>) -> Result<i32, (i32, String)> {
+fn inspect(
+    input: &Input,
+    job: impl FnOnce(&source::Source) -> Result<i32, String>,
+) -> Result<i32, (i32, String)> {
     let src = source::open(&input.file, input.offset).map_err(|e| (2, e))?;
     job(&src).map_err(|e| (1, format!("{}: {e}", input.file)))
 }

@@ -9,7 +9,14 @@ use b2nd::array::Array;
 use b2nd::schunk::{SChunk, Storage, SuperChunk};
 use std::time::Instant;
 
-pub fn run(input: &str, output: &str, offset: u64, w: &Wanted, threads: usize, json: bool) -> Result<Summary, String> {
+pub fn run(
+    input: &str,
+    output: &str,
+    offset: u64,
+    w: &Wanted,
+    threads: usize,
+    json: bool,
+) -> Result<Summary, String> {
     if w.fortran {
         return Err("--order goes with a .npy output (b2nd convert)".into());
     }
@@ -20,12 +27,20 @@ pub fn run(input: &str, output: &str, offset: u64, w: &Wanted, threads: usize, j
     let mut sc = src.sc;
     sc.set_nthreads(threads as i16, threads as i16);
     let out = Output::new(output, w.force)?;
-    let storage = Storage { contiguous: !w.sparse.unwrap_or(sparse_in), urlpath: Some(out.tmp.clone()), durability: crate::write::durability(), ..Storage::default() };
+    let storage = Storage {
+        contiguous: !w.sparse.unwrap_or(sparse_in),
+        urlpath: Some(out.tmp.clone()),
+        durability: crate::write::durability(),
+        ..Storage::default()
+    };
     let mut bar = Bar::new("repack", json);
     let nbytes = sc.nbytes().max(0) as u64;
-    let mut progress = |done: usize, total: usize| bar.update(if total == 0 { nbytes } else { nbytes * done as u64 / total as u64 }, nbytes);
+    let mut progress = |done: usize, total: usize| {
+        bar.update(if total == 0 { nbytes } else { nbytes * done as u64 / total as u64 }, nbytes)
+    };
     let r = if has_b2nd {
-        let a = Array::from_schunk(SChunk::new(sc)).map_err(|e| format!("{input}: {}", crate::source::explain(e)))?;
+        let a = Array::from_schunk(SChunk::new(sc))
+            .map_err(|e| format!("{input}: {}", crate::source::explain(e)))?;
         array(&a, storage, w, threads, &mut progress)
     } else {
         schunk(&sc, storage, w, threads, &mut progress)
@@ -49,7 +64,11 @@ pub fn run(input: &str, output: &str, offset: u64, w: &Wanted, threads: usize, j
         command: "repack",
         input: input.into(),
         output: output.into(),
-        format: format!("{} ({} frame)", if has_b2nd { "b2nd" } else { "super-chunk" }, if sparse { "sparse" } else { "contiguous" }),
+        format: format!(
+            "{} ({} frame)",
+            if has_b2nd { "b2nd" } else { "super-chunk" },
+            if sparse { "sparse" } else { "contiguous" }
+        ),
         fields,
         nbytes,
         out_bytes: disk_bytes(output),
@@ -64,7 +83,13 @@ fn explain(e: b2nd::Error) -> String {
 }
 
 /// A b2nd array: its shapes and dtype stay, its chunks and blocks may change.
-fn array(a: &Array, storage: Storage, w: &Wanted, threads: usize, progress: &mut dyn FnMut(usize, usize)) -> Result<(Fields, b2nd::chunk::CParams), String> {
+fn array(
+    a: &Array,
+    storage: Storage,
+    w: &Wanted,
+    threads: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Fields, b2nd::chunk::CParams), String> {
     let nd = a.ndim();
     let mut ctx = a.save_context(storage);
     ctx.cparams = w.apply(&ctx.cparams, threads);
@@ -82,10 +107,14 @@ fn array(a: &Array, storage: Storage, w: &Wanted, threads: usize, progress: &mut
         ctx.meta.blockshape = dims("--blocks", b)?;
     } else if w.chunks.is_some() {
         // blocks as they were, within the new chunks
-        ctx.meta.blockshape = ctx.meta.blockshape.iter().zip(&ctx.meta.chunkshape).map(|(&b, &c)| b.min(c).max(1)).collect();
+        ctx.meta.blockshape =
+            ctx.meta.blockshape.iter().zip(&ctx.meta.chunkshape).map(|(&b, &c)| b.min(c).max(1)).collect();
     }
     if ctx.meta.blockshape.iter().zip(&ctx.meta.chunkshape).any(|(b, c)| b > c) {
-        return Err(format!("blocks {:?} do not fit in chunks {:?}", ctx.meta.blockshape, ctx.meta.chunkshape));
+        return Err(format!(
+            "blocks {:?} do not fit in chunks {:?}",
+            ctx.meta.blockshape, ctx.meta.chunkshape
+        ));
     }
     let copy = a.copy_observed(&ctx, progress).map_err(explain)?;
     let fields: Fields = vec![
@@ -100,12 +129,20 @@ fn array(a: &Array, storage: Storage, w: &Wanted, threads: usize, progress: &mut
 
 /// A super-chunk without a b2nd metalayer: `--chunks N` and `--blocks N`
 /// count items.
-fn schunk(sc: &SuperChunk, storage: Storage, w: &Wanted, threads: usize, progress: &mut dyn FnMut(usize, usize)) -> Result<(Fields, b2nd::chunk::CParams), String> {
+fn schunk(
+    sc: &SuperChunk,
+    storage: Storage,
+    w: &Wanted,
+    threads: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Fields, b2nd::chunk::CParams), String> {
     let one = |opt: &str, v: &Option<Vec<i64>>| -> Result<Option<i64>, String> {
         match v.as_deref() {
             None => Ok(None),
             Some([n]) => Ok(Some(*n)),
-            Some(_) => Err(format!("{opt}: a super-chunk without a b2nd metalayer takes one number of items")),
+            Some(_) => {
+                Err(format!("{opt}: a super-chunk without a b2nd metalayer takes one number of items"))
+            }
         }
     };
     let ts = i64::from(sc.typesize().max(1));
@@ -127,8 +164,17 @@ fn schunk(sc: &SuperChunk, storage: Storage, w: &Wanted, threads: usize, progres
 }
 
 /// The super-chunk's bytes again in chunks of `chunk_bytes`.
-fn rechunk(sc: &SuperChunk, storage: Storage, cp: b2nd::chunk::CParams, chunk_bytes: i64, progress: &mut dyn FnMut(usize, usize)) -> Result<SuperChunk, String> {
-    let chunk_bytes = usize::try_from(chunk_bytes).ok().filter(|&n| n <= i32::MAX as usize).ok_or("--chunks: a chunk over 2 GiB")?;
+fn rechunk(
+    sc: &SuperChunk,
+    storage: Storage,
+    cp: b2nd::chunk::CParams,
+    chunk_bytes: i64,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<SuperChunk, String> {
+    let chunk_bytes = usize::try_from(chunk_bytes)
+        .ok()
+        .filter(|&n| n <= i32::MAX as usize)
+        .ok_or("--chunks: a chunk over 2 GiB")?;
     let mut dp = sc.dparams().clone();
     dp.nthreads = cp.nthreads;
     dp.owner = 0;

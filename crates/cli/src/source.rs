@@ -90,12 +90,21 @@ pub fn chunk_info(src: &Source, i: usize) -> Result<ChunkInfo, b2nd::Error> {
     let entry = frame.entry(i)?;
     let nbytes = i64::from(src.sc.chunk_nbytes(i)?);
     match entry {
-        Entry::Special(kind) => Ok(ChunkInfo { location: None, cbytes: 0, nbytes, header: None, special: kind }),
+        Entry::Special(kind) => {
+            Ok(ChunkInfo { location: None, cbytes: 0, nbytes, header: None, special: kind })
+        }
         Entry::Stored(off) => {
             let lazy = src.sc.lazy_chunk(i)?;
             let h = Header::parse(&lazy)?;
-            let location = if frame.is_sparse() { off } else { src.offset as i64 + frame.header_len() as i64 + off };
-            Ok(ChunkInfo { location: Some(location), cbytes: i64::from(h.cbytes), nbytes, header: Some(h), special: h.special() })
+            let location =
+                if frame.is_sparse() { off } else { src.offset as i64 + frame.header_len() as i64 + off };
+            Ok(ChunkInfo {
+                location: Some(location),
+                cbytes: i64::from(h.cbytes),
+                nbytes,
+                header: Some(h),
+                special: h.special(),
+            })
         }
     }
 }
@@ -108,10 +117,18 @@ pub fn filters_text(filters: &[u8; 6], metas: &[u8; 6]) -> String {
         .filter(|(f, _)| **f != 0)
         .map(|(&f, &m)| {
             let name = b2nd::filters::name(f).unwrap_or_else(|| format!("filter {f}"));
-            if m != 0 { format!("{name}({m})") } else { name }
+            if m != 0 {
+                format!("{name}({m})")
+            } else {
+                name
+            }
         })
         .collect();
-    if v.is_empty() { "none".into() } else { v.join(", ") }
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
 }
 
 pub fn codec_text(code: u8) -> String {

@@ -23,7 +23,10 @@ pub fn run(src: &Source, as_json: bool, threads: usize) -> Result<i32, String> {
     found.sort_by_key(|(i, _)| *i);
     problems.extend(found.into_iter().map(|(_, p)| p));
     if total != sc.nbytes() && problems.is_empty() {
-        problems.push(Problem { place: "header".into(), what: format!("nbytes {} but the chunks hold {total}", sc.nbytes()) });
+        problems.push(Problem {
+            place: "header".into(),
+            what: format!("nbytes {} but the chunks hold {total}", sc.nbytes()),
+        });
     }
     print_report(src, n, &problems, total, as_json);
     Ok(if problems.is_empty() { 0 } else { 1 })
@@ -41,7 +44,14 @@ fn check_metalayers(src: &Source) -> (Vec<Problem>, Option<usize>) {
             Ok((_, g)) => {
                 let ts = sc.typesize().max(1) as usize;
                 if g.nchunks() != sc.nchunks() as i64 {
-                    problems.push(Problem { place: "b2nd metalayer".into(), what: format!("the shape makes {} chunks, the frame has {}", g.nchunks(), sc.nchunks()) });
+                    problems.push(Problem {
+                        place: "b2nd metalayer".into(),
+                        what: format!(
+                            "the shape makes {} chunks, the frame has {}",
+                            g.nchunks(),
+                            sc.nchunks()
+                        ),
+                    });
                 }
                 chunk_bytes = g.chunk_bytes(ts).ok();
             }
@@ -62,7 +72,11 @@ type Extent = (i64, i64, usize);
 /// Every chunk checked and decoded on `threads` threads: the problems found
 /// (with the chunk they belong to), the chunks' extents in the file, and the
 /// bytes they hold.
-fn decode_all(src: &Source, threads: usize, chunk_bytes: Option<usize>) -> (Vec<(usize, Problem)>, Vec<Extent>, i64) {
+fn decode_all(
+    src: &Source,
+    threads: usize,
+    chunk_bytes: Option<usize>,
+) -> (Vec<(usize, Problem)>, Vec<Extent>, i64) {
     let n = src.sc.nchunks();
     let next = AtomicUsize::new(0);
     let found = Mutex::new(Vec::new());
@@ -99,7 +113,12 @@ fn decode_all(src: &Source, threads: usize, chunk_bytes: Option<usize>) -> (Vec<
 /// Chunk `i` checked (its header, its size against the frame's and the
 /// array's chunk size, its parts) and decoded into `buf`: the bytes its
 /// header says it holds, its extent in the file, and its problem if any.
-fn check_chunk(src: &Source, i: usize, chunk_bytes: Option<usize>, buf: &mut Vec<u8>) -> (i64, Option<Extent>, Option<Problem>) {
+fn check_chunk(
+    src: &Source,
+    i: usize,
+    chunk_bytes: Option<usize>,
+    buf: &mut Vec<u8>,
+) -> (i64, Option<Extent>, Option<Problem>) {
     let sc = &src.sc;
     let c = match chunk_info(src, i) {
         Ok(c) => c,
@@ -115,7 +134,11 @@ fn check_chunk(src: &Source, i: usize, chunk_bytes: Option<usize>, buf: &mut Vec
     };
     let chunksize = i64::from(sc.chunksize());
     if chunksize > 0 && c.nbytes > chunksize {
-        return (c.nbytes, extent, problem(format!("holds {} bytes, more than the chunk size {chunksize}", c.nbytes)));
+        return (
+            c.nbytes,
+            extent,
+            problem(format!("holds {} bytes, more than the chunk size {chunksize}", c.nbytes)),
+        );
     }
     if let Some(b) = chunk_bytes.filter(|&b| c.nbytes != b as i64) {
         return (c.nbytes, extent, problem(format!("holds {} bytes, the b2nd chunk shape {b}", c.nbytes)));
@@ -144,10 +167,22 @@ fn check_extents(src: &Source, mut ext: Vec<Extent>) -> Vec<(usize, Problem)> {
     let end = src.offset as i64 + frame.header_len() as i64 + frame.cbytes();
     for (k, &(at, cb, i)) in ext.iter().enumerate() {
         if at + cb > end {
-            found.push((i, Problem { place: format!("chunk {i} (at {at})"), what: format!("its {cb} bytes run past the chunks section (ends at {end})") }));
+            found.push((
+                i,
+                Problem {
+                    place: format!("chunk {i} (at {at})"),
+                    what: format!("its {cb} bytes run past the chunks section (ends at {end})"),
+                },
+            ));
         } else if let Some(&(next_at, _, j)) = ext.get(k + 1) {
             if next_at < at + cb {
-                found.push((i, Problem { place: format!("chunk {i} (at {at})"), what: format!("its {cb} bytes overlap chunk {j} (at {next_at})") }));
+                found.push((
+                    i,
+                    Problem {
+                        place: format!("chunk {i} (at {at})"),
+                        what: format!("its {cb} bytes overlap chunk {j} (at {next_at})"),
+                    },
+                ));
             }
         }
     }
@@ -156,8 +191,19 @@ fn check_extents(src: &Source, mut ext: Vec<Extent>) -> Vec<(usize, Problem)> {
 
 fn print_report(src: &Source, n: usize, problems: &[Problem], total: i64, as_json: bool) {
     if as_json {
-        let list = problems.iter().map(|p| json::obj([("where", p.place.clone().into()), ("problem", p.what.clone().into())])).collect();
-        outln!("{}", json::text(&json::obj([("file", src.path.clone().into()), ("chunks", n.into()), ("ok", problems.is_empty().into()), ("problems", Value::Array(list))])));
+        let list = problems
+            .iter()
+            .map(|p| json::obj([("where", p.place.clone().into()), ("problem", p.what.clone().into())]))
+            .collect();
+        outln!(
+            "{}",
+            json::text(&json::obj([
+                ("file", src.path.clone().into()),
+                ("chunks", n.into()),
+                ("ok", problems.is_empty().into()),
+                ("problems", Value::Array(list))
+            ]))
+        );
         return;
     }
     for p in problems {

@@ -29,8 +29,16 @@ pub fn parse_codec(s: &str) -> Result<(u8, u8), String> {
     let id = b2nd::codecs::Codec::from_name(&name)
         .map(|c| c as u8)
         .or_else(|| b2nd::plugins::codec_id(&name))
-        .ok_or_else(|| format!("unknown codec {name:?} (blosclz, lz4, lz4hc, zlib, zstd, ndlz, zfp_acc, zfp_prec, zfp_rate)"))?;
-    let meta = meta.parse::<i16>().ok().and_then(|m| u8::try_from(m).ok().or_else(|| i8::try_from(m).ok().map(|x| x as u8))).ok_or_else(|| format!("codec meta {meta:?}: -128 to 255"))?;
+        .ok_or_else(|| {
+            format!(
+                "unknown codec {name:?} (blosclz, lz4, lz4hc, zlib, zstd, ndlz, zfp_acc, zfp_prec, zfp_rate)"
+            )
+        })?;
+    let meta = meta
+        .parse::<i16>()
+        .ok()
+        .and_then(|m| u8::try_from(m).ok().or_else(|| i8::try_from(m).ok().map(|x| x as u8)))
+        .ok_or_else(|| format!("codec meta {meta:?}: -128 to 255"))?;
     Ok((id, meta))
 }
 
@@ -57,7 +65,11 @@ pub fn parse_filters(s: &str) -> Result<([u8; 6], [u8; 6]), String> {
             .or_else(|| name.parse::<u8>().ok())
             .ok_or_else(|| format!("unknown filter {name:?} (shuffle, bitshuffle, delta, trunc_prec, bytedelta, int_trunc, ndcell, ndmean)"))?;
         ids[slot] = id;
-        metas[slot] = meta.parse::<i16>().ok().and_then(|m| u8::try_from(m).ok().or_else(|| i8::try_from(m).ok().map(|x| x as u8))).ok_or_else(|| format!("filter meta {meta:?}: -128 to 255"))?;
+        metas[slot] = meta
+            .parse::<i16>()
+            .ok()
+            .and_then(|m| u8::try_from(m).ok().or_else(|| i8::try_from(m).ok().map(|x| x as u8)))
+            .ok_or_else(|| format!("filter meta {meta:?}: -128 to 255"))?;
     }
     Ok((ids, metas))
 }
@@ -111,8 +123,13 @@ impl Output {
         if p.exists() && !force {
             return Err(format!("{path} exists (--force replaces it)"));
         }
-        let name = p.file_name().and_then(|n| n.to_str()).ok_or_else(|| format!("{path}: not a file name"))?;
-        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).map(|d| d.to_path_buf()).unwrap_or_else(|| ".".into());
+        let name =
+            p.file_name().and_then(|n| n.to_str()).ok_or_else(|| format!("{path}: not a file name"))?;
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map(|d| d.to_path_buf())
+            .unwrap_or_else(|| ".".into());
         if !dir.is_dir() {
             return Err(format!("{path}: no directory {}", dir.display()));
         }
@@ -138,7 +155,8 @@ impl Output {
         self.replace()?;
         if syncs {
             let dir = b2nd::io::parent_dir(&self.path);
-            b2nd::io::sync_dir(dir).map_err(|e| format!("{}: written, but its directory could not be synced: {e}", self.path))?;
+            b2nd::io::sync_dir(dir)
+                .map_err(|e| format!("{}: written, but its directory could not be synced: {e}", self.path))?;
         }
         Ok(())
     }
@@ -168,7 +186,9 @@ impl Output {
                     self.discard();
                     format!("{}: {e}", self.path)
                 }
-                Err(_) => format!("{}: {e} (the old one is now {aside}, the new one {})", self.path, self.tmp),
+                Err(_) => {
+                    format!("{}: {e} (the old one is now {aside}, the new one {})", self.path, self.tmp)
+                }
             });
         }
         let _ = if old_is_dir { std::fs::remove_dir_all(&aside) } else { std::fs::remove_file(&aside) };
@@ -219,9 +239,11 @@ impl Bar {
         if quiet || !std::io::stderr().is_terminal() {
             return Bar(indicatif::ProgressBar::hidden());
         }
-        let style = indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {percent:>3}%  {binary_bytes_per_sec:>12}  {eta} left")
-            .expect("a valid template")
-            .progress_chars("#>.");
+        let style = indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:30}] {percent:>3}%  {binary_bytes_per_sec:>12}  {eta} left",
+        )
+        .expect("a valid template")
+        .progress_chars("#>.");
         let bar = indicatif::ProgressBar::new(0).with_style(style).with_prefix(label);
         Bar(bar)
     }
@@ -272,7 +294,8 @@ impl Summary {
 pub fn disk_bytes(path: &str) -> u64 {
     let p = std::path::Path::new(path);
     if p.is_dir() {
-        std::fs::read_dir(p).map_or(0, |d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
+        std::fs::read_dir(p)
+            .map_or(0, |d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum())
     } else {
         std::fs::metadata(p).map_or(0, |m| m.len())
     }

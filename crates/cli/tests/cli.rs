@@ -2,9 +2,9 @@
 //! here (b2nd arrays of several dtypes, a sparse frame, a frame at an offset),
 //! intact and damaged.
 
-use b2nd::{Array, Context};
 use b2nd::chunk::CParams;
 use b2nd::schunk::{Storage, SuperChunk};
+use b2nd::{Array, Context};
 use std::process::Command;
 
 fn tool(args: &[&str]) -> (i32, String, String) {
@@ -24,7 +24,11 @@ fn tool(args: &[&str]) -> (i32, String, String) {
             Err(e) => panic!("run b2nd: {e:?}"),
         }
     };
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn scratch(name: &str) -> String {
@@ -40,7 +44,8 @@ fn f8_array(path: &str, shape: &[i64], chunks: &[i32], blocks: &[i32]) -> Vec<f6
     let bytes: Vec<u8> = vals.iter().flat_map(|x| x.to_le_bytes()).collect();
     let cp = CParams { typesize: 8, ..CParams::default() };
     let _ = std::fs::remove_file(path);
-    Array::from_buffer(&Context::new(shape, chunks, blocks, cp).dtype("<f8").stored(path, true), &bytes).unwrap();
+    Array::from_buffer(&Context::new(shape, chunks, blocks, cp).dtype("<f8").stored(path, true), &bytes)
+        .unwrap();
     vals
 }
 
@@ -126,7 +131,10 @@ fn sparse_frames_and_frames_at_an_offset() {
     std::fs::write(&path, &file).unwrap();
     let (rc, out, _) = tool(&["chunks", "--offset", "1000", &path]);
     assert_eq!(rc, 0);
-    assert!(out.lines().nth(1).unwrap().split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() > 1000, "{out}");
+    assert!(
+        out.lines().nth(1).unwrap().split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() > 1000,
+        "{out}"
+    );
     assert_eq!(tool(&["verify", "--offset", "1000", &path]).0, 0);
     let (rc, _, err) = tool(&["info", &path]);
     assert_eq!(rc, 2);
@@ -181,7 +189,13 @@ fn usage_errors_are_clear() {
     let (rc, out, _) = tool(&["--help"]);
     assert_eq!(rc, 0);
     assert!(out.contains("examples:"));
-    for args in [&["info"][..], &["frobnicate", "x"], &["info", "--bogus", "x"], &["info", "/no/such/file"], &["info", "--slice", "1", "x"]] {
+    for args in [
+        &["info"][..],
+        &["frobnicate", "x"],
+        &["info", "--bogus", "x"],
+        &["info", "/no/such/file"],
+        &["info", "--slice", "1", "x"],
+    ] {
         let (rc, _, err) = tool(args);
         assert_eq!(rc, 2, "{args:?}");
         assert!(err.starts_with("b2nd: ") && !err.contains("panicked"), "{args:?}: {err}");
@@ -263,7 +277,10 @@ fn convert_round_trips_every_dtype_byte_for_byte() {
             let order = if fortran { "F" } else { "C" };
             let (rc, _, err) = tool(&["convert", "--force", "--order", order, &arr, &back]);
             assert_eq!(rc, 0, "{dtype}: {err}");
-            assert!(std::fs::read(&back).unwrap() == original, "{dtype} {shape:?} fortran={fortran}: not the same bytes");
+            assert!(
+                std::fs::read(&back).unwrap() == original,
+                "{dtype} {shape:?} fortran={fortran}: not the same bytes"
+            );
         }
     }
 }
@@ -288,7 +305,10 @@ fn convert_reads_fortran_order_into_c_order() {
     let back = scratch("fortran_c.npy");
     assert_eq!(tool(&["convert", &arr, &back]).0, 0);
     let out = std::fs::read(&back).unwrap();
-    assert!(out[..128].starts_with(b"\x93NUMPY\x01\x00") && String::from_utf8_lossy(&out[10..128]).contains("'fortran_order': False, 'shape': (6, 5, 4)"));
+    assert!(
+        out[..128].starts_with(b"\x93NUMPY\x01\x00")
+            && String::from_utf8_lossy(&out[10..128]).contains("'fortran_order': False, 'shape': (6, 5, 4)")
+    );
     assert_eq!(&out[out.len() - c.len()..], &c[..]);
 }
 
@@ -301,7 +321,14 @@ fn convert_defaults_and_summary() {
     assert_eq!(rc, 0, "{err}");
     assert!(err.is_empty(), "quiet when stderr is not a terminal: {err}");
     // python-blosc2's choices for a 480 KB float64 array: one chunk, Zstd 5, shuffle
-    for part in ["\"codec\": \"zstd\"", "\"clevel\": 5", "\"filters\": \"shuffle\"", "\"shape\": [300, 200]", "\"chunks\": [300, 200]", "\"nbytes\": 480000"] {
+    for part in [
+        "\"codec\": \"zstd\"",
+        "\"clevel\": 5",
+        "\"filters\": \"shuffle\"",
+        "\"shape\": [300, 200]",
+        "\"chunks\": [300, 200]",
+        "\"nbytes\": 480000",
+    ] {
         assert!(out.contains(part), "{part} in {out}");
     }
     let a = Array::open(&arr).unwrap();
@@ -389,7 +416,10 @@ fn repack_changes_exactly_what_is_asked() {
     let src = scratch("repack_src.b2nd");
     let vals: Vec<f64> = (0..120 * 90).map(|i| i as f64 * 0.5).collect();
     let bytes: Vec<u8> = vals.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let mut ctx = Context::new(&[120, 90], &[40, 30], &[20, 10], CParams { typesize: 8, ..CParams::default() }).dtype("<f8").stored(&src, true);
+    let mut ctx =
+        Context::new(&[120, 90], &[40, 30], &[20, 10], CParams { typesize: 8, ..CParams::default() })
+            .dtype("<f8")
+            .stored(&src, true);
     ctx.metalayers.push(b2nd::frame::Metalayer { name: "user".into(), content: b"\x01\x02\x03".to_vec() });
     let _ = std::fs::remove_file(&src);
     Array::from_buffer(&ctx, &bytes).unwrap().vlmeta_add("note", b"\xa5hello").unwrap();
@@ -397,14 +427,19 @@ fn repack_changes_exactly_what_is_asked() {
     let cp0 = base.schunk().read().unwrap().cparams().clone();
     let check = |path: &str, chunks: &[i32], blocks: &[i32], codec: u8, clevel: u8, filters: [u8; 6]| {
         let a = Array::open(path).unwrap();
-        assert_eq!((a.shape(), a.dtype(), a.chunkshape(), a.blockshape()), (&[120i64, 90][..], "<f8", chunks, blocks), "{path}");
+        assert_eq!(
+            (a.shape(), a.dtype(), a.chunkshape(), a.blockshape()),
+            (&[120i64, 90][..], "<f8", chunks, blocks),
+            "{path}"
+        );
         let r = a.schunk().read().unwrap();
         let cp = r.cparams();
         assert_eq!((cp.compcode, cp.clevel, cp.filters, cp.typesize), (codec, clevel, filters, 8), "{path}");
         assert_eq!(r.meta_get("user").unwrap().as_ref(), b"\x01\x02\x03");
         assert_eq!(r.vlmeta_get("note").unwrap(), b"\xa5hello");
         drop(r);
-        let got: Vec<f64> = a.to_vec().unwrap().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+        let got: Vec<f64> =
+            a.to_vec().unwrap().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(got, vals);
     };
     let out = scratch("repack_codec.b2nd");
@@ -481,7 +516,9 @@ fn convert_frames_at_an_offset_sparse_directories_and_plugin_codecs() {
     let npy = scratch("plugin.npy");
     let bytes = npy_file(&npy, "|u1", 1, &[120, 90], false);
     let nd = scratch("plugin_ndlz.b2nd");
-    let (rc, _, err) = tool(&["convert", "--force", "--codec", "ndlz:4", "--chunks", "40,30", "--blocks", "20,30", &npy, &nd]);
+    let (rc, _, err) = tool(&[
+        "convert", "--force", "--codec", "ndlz:4", "--chunks", "40,30", "--blocks", "20,30", &npy, &nd,
+    ]);
     assert_eq!(rc, 0, "{err}");
     let (_, info, _) = tool(&["info", &nd]);
     assert!(info.contains("codec:         ndlz (level 5, meta 4)"), "{info}");
@@ -504,10 +541,26 @@ fn convert_frames_at_an_offset_sparse_directories_and_plugin_codecs() {
     let f8 = scratch("zfp.npy");
     npy_file(&f8, "<f8", 8, &[64, 64], false);
     let z = scratch("zfp.b2nd");
-    let (rc, _, err) = tool(&["convert", "--force", "--codec", "zfp_rate:32", "--filters", "none", "--chunks", "32,32", "--blocks", "16,16", &f8, &z]);
+    let (rc, _, err) = tool(&[
+        "convert",
+        "--force",
+        "--codec",
+        "zfp_rate:32",
+        "--filters",
+        "none",
+        "--chunks",
+        "32,32",
+        "--blocks",
+        "16,16",
+        &f8,
+        &z,
+    ]);
     assert_eq!(rc, 0, "{err}");
     let cp = Array::open(&z).unwrap().schunk().read().unwrap().cparams().clone();
-    assert_eq!((cp.compcode, cp.compcode_meta, cp.filters), (b2nd::plugins::codec_id("zfp_rate").unwrap(), 32, [0; 6]));
+    assert_eq!(
+        (cp.compcode, cp.compcode_meta, cp.filters),
+        (b2nd::plugins::codec_id("zfp_rate").unwrap(), 32, [0; 6])
+    );
     assert_eq!(tool(&["convert", "--codec", "zstd:300", &f8, &z]).0, 2);
 }
 
@@ -517,7 +570,8 @@ fn traced_syncs(args: &[&str], durability: &str) -> Option<Vec<String>> {
     let log = scratch("strace.log");
     let bin = env!("CARGO_BIN_EXE_b2nd");
     let mut cmd = Command::new("strace");
-    cmd.args(["-f", "-y", "-qq", "-o", &log, "-e", "trace=fsync,fdatasync,rename,renameat,renameat2", bin]).args(args);
+    cmd.args(["-f", "-y", "-qq", "-o", &log, "-e", "trace=fsync,fdatasync,rename,renameat,renameat2", bin])
+        .args(args);
     cmd.env("B2ND_DURABILITY", durability);
     let out = cmd.output().ok()?;
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -528,8 +582,14 @@ fn traced_syncs(args: &[&str], durability: &str) -> Option<Vec<String>> {
 #[test]
 fn outputs_are_synced_before_and_after_their_rename() {
     // strace missing, or not allowed to trace (a container without ptrace)
-    if !Command::new("strace").args(["-f", "-o", "/dev/null", "true"]).output().is_ok_and(|o| o.status.success()) {
-        eprintln!("strace cannot trace here: outputs_are_synced_before_and_after_their_rename checks nothing");
+    if !Command::new("strace")
+        .args(["-f", "-o", "/dev/null", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!(
+            "strace cannot trace here: outputs_are_synced_before_and_after_their_rename checks nothing"
+        );
         return;
     }
     // a directory of its own: other tests write beside it at the same time
@@ -554,20 +614,35 @@ fn outputs_are_synced_before_and_after_their_rename() {
             let q: Vec<&str> = l.split('"').collect();
             l.contains("rename") && q.len() >= 4 && q[1].ends_with(".partial") && q[3] == out
         };
-        let renamed = lines.iter().position(into_out).unwrap_or_else(|| panic!("{args:?}: no rename into {out} in {lines:#?}"));
+        let renamed = lines
+            .iter()
+            .position(into_out)
+            .unwrap_or_else(|| panic!("{args:?}: no rename into {out} in {lines:#?}"));
         // before the rename, the temporary output is synced (a sparse frame:
         // its files and its directory); after it, the directory that holds OUT
         let synced = |l: &String, path: &str| l.contains("sync(") && l.contains(&format!("<{path}>"));
         let tmp = lines[renamed].split('"').nth(1).unwrap().to_string();
-        assert!(lines[..renamed].iter().any(|l| synced(l, &tmp)), "{args:?}: {tmp} not synced before its rename: {lines:#?}");
+        assert!(
+            lines[..renamed].iter().any(|l| synced(l, &tmp)),
+            "{args:?}: {tmp} not synced before its rename: {lines:#?}"
+        );
         if out == sparse {
-            assert!(lines[..renamed].iter().any(|l| synced(l, &format!("{tmp}/chunks.b2frame"))), "{args:?}: the index not synced: {lines:#?}");
+            assert!(
+                lines[..renamed].iter().any(|l| synced(l, &format!("{tmp}/chunks.b2frame"))),
+                "{args:?}: the index not synced: {lines:#?}"
+            );
         }
-        assert!(lines[renamed..].iter().any(|l| synced(l, &dir)), "{args:?}: {dir} not synced after the rename: {lines:#?}");
+        assert!(
+            lines[renamed..].iter().any(|l| synced(l, &dir)),
+            "{args:?}: {dir} not synced after the rename: {lines:#?}"
+        );
         // B2ND_DURABILITY=off, replacing the output just written (a sparse
         // frame: a directory moved aside, then removed)
         let lines = traced_syncs(args, "off").unwrap();
-        assert!(!lines.iter().any(|l| l.contains("sync(")), "{args:?} with B2ND_DURABILITY=off: nothing synced, as in the library: {lines:#?}");
+        assert!(
+            !lines.iter().any(|l| l.contains("sync(")),
+            "{args:?} with B2ND_DURABILITY=off: nothing synced, as in the library: {lines:#?}"
+        );
         assert!(lines.iter().any(into_out), "{args:?}: {lines:#?}");
         if out.ends_with(".b2nd") {
             assert_eq!(Array::open(out).unwrap().shape(), &[200, 300], "{args:?}");
@@ -630,7 +705,11 @@ fn every_command_stops_quietly_when_its_reader_goes() {
         return;
     }
     let line = format!("'{}' dump '{arr}' | head -1", env!("CARGO_BIN_EXE_b2nd"));
-    let out = Command::new("sh").args(["-c", &line]).current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).output().unwrap();
+    let out = Command::new("sh")
+        .args(["-c", &line])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .unwrap();
     assert!(out.status.success() && out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
 }

@@ -18,7 +18,8 @@ const MB: u64 = 1 << 20;
 fn tool_peak(args: &[&str]) -> (i32, String, u64) {
     let err_path = std::env::temp_dir().join(format!("b2nd-mem-err-{}", std::process::id()));
     let err_file = std::fs::File::create(&err_path).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_b2nd")).args(args).stderr(err_file).spawn().expect("run b2nd");
+    let child =
+        Command::new(env!("CARGO_BIN_EXE_b2nd")).args(args).stderr(err_file).spawn().expect("run b2nd");
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: zeroed rusage is a valid value; wait4 writes into the two
@@ -76,17 +77,27 @@ fn convert_and_repack_stay_within_memory_bounds() {
     let input = (ROWS * COLS * 8) as u64;
     assert!(input > 3 * bound);
     let report = |what: &str, peak: u64| {
-        eprintln!("{what}: peak RSS {:.1} MB (bound {:.1} MB, items {:.0} MB)", peak as f64 / MB as f64, bound as f64 / MB as f64, input as f64 / MB as f64);
+        eprintln!(
+            "{what}: peak RSS {:.1} MB (bound {:.1} MB, items {:.0} MB)",
+            peak as f64 / MB as f64,
+            bound as f64 / MB as f64,
+            input as f64 / MB as f64
+        );
         assert!(peak < bound, "{what}: peak RSS {peak} over the bound {bound}");
     };
-    let (rc, err, peak) = tool_peak(&["convert", "--codec", "zstd", "--clevel", "1", "--chunks", "256,512", "--blocks", "32,512", &npy, &arr]);
+    let (rc, err, peak) = tool_peak(&[
+        "convert", "--codec", "zstd", "--clevel", "1", "--chunks", "256,512", "--blocks", "32,512", &npy,
+        &arr,
+    ]);
     assert_eq!(rc, 0, "{err}");
     report("convert .npy -> .b2nd", peak);
     let (rc, err, peak) = tool_peak(&["convert", &arr, &back]);
     assert_eq!(rc, 0, "{err}");
     report("convert .b2nd -> .npy", peak);
     assert!(same_files(&npy, &back), "the round trip changed the bytes");
-    let (rc, err, peak) = tool_peak(&["repack", "--codec", "lz4", "--chunks", "512,256", "--blocks", "64,256", &arr, &repacked]);
+    let (rc, err, peak) = tool_peak(&[
+        "repack", "--codec", "lz4", "--chunks", "512,256", "--blocks", "64,256", &arr, &repacked,
+    ]);
     assert_eq!(rc, 0, "{err}");
     report("repack to other chunks", peak);
     let (rc, err, peak) = tool_peak(&["convert", "--order", "F", "--force", &repacked, &back]);

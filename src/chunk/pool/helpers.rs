@@ -122,7 +122,11 @@ impl Pool {
     /// A pool of `helpers` threads. `watchers` counts the helpers watching
     /// for work, over every pool given the same counter; at most
     /// `max_watchers` watch at once (the others sleep right away).
-    pub(crate) fn new(helpers: usize, watchers: Arc<AtomicUsize>, max_watchers: usize) -> std::io::Result<Pool> {
+    pub(crate) fn new(
+        helpers: usize,
+        watchers: Arc<AtomicUsize>,
+        max_watchers: usize,
+    ) -> std::io::Result<Pool> {
         let shared = Arc::new(PoolShared {
             jobs: Mutex::new(Jobs::default()),
             posts: AtomicU64::new(0),
@@ -162,7 +166,11 @@ impl Pool {
     pub(crate) fn run(&self, helpers: usize, job: &(dyn Fn(usize) + Sync)) {
         // SAFETY: only the lifetime is erased; `Close` below keeps the job from
         // being used after this call returns (also when `job(0)` unwinds).
-        let run = JobRef(unsafe { std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync + 'static)>(job) });
+        let run = JobRef(unsafe {
+            std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), *const (dyn Fn(usize) + Sync + 'static)>(
+                job,
+            )
+        });
         let call = Call { inside: AtomicUsize::new(0), panicked: AtomicBool::new(false) };
         let sh = &*self.shared;
         let (id, sleepers) = {

@@ -7,9 +7,9 @@ mod helpers;
 
 use crate::codecs::CodecState;
 use crate::error::{Error, Result};
+use crate::os::{fork_generation, PerProcess};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use crate::os::{fork_generation, PerProcess};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use self::helpers::Pool;
@@ -50,7 +50,8 @@ fn shared_pool(nthreads: usize) -> Result<Arc<Pool>> {
     // The caller is one of the context's threads: the pool holds the others.
     // Only as many helpers watch for work at once as there are cores beside
     // the caller's (see `helpers`).
-    let pool = Pool::new(nthreads - 1, Arc::clone(&shared.watchers), cores() - 1).map_err(|_| Error::ThreadCreate)?;
+    let pool = Pool::new(nthreads - 1, Arc::clone(&shared.watchers), cores() - 1)
+        .map_err(|_| Error::ThreadCreate)?;
     let pool = Arc::new(pool);
     pools.insert(nthreads, Arc::clone(&pool));
     Ok(pool)
@@ -100,7 +101,12 @@ pub fn max_threads() -> usize {
 /// many as the jobs, the cores and `bytes` of work can feed. For callers
 /// that spread whole chunks over threads (each job then works on one
 /// thread); jobs run in any order, and the first error is returned.
-pub fn run_jobs(nthreads: i16, njobs: usize, bytes: usize, f: &(dyn Fn(usize) -> Result<()> + Sync)) -> Result<()> {
+pub fn run_jobs(
+    nthreads: i16,
+    njobs: usize,
+    bytes: usize,
+    f: &(dyn Fn(usize) -> Result<()> + Sync),
+) -> Result<()> {
     let nthreads = (nthreads.max(1) as usize).min(max_threads());
     let error: Mutex<Option<Error>> = Mutex::new(None);
     let next = AtomicUsize::new(0);
@@ -134,7 +140,12 @@ pub fn jobs_threads(nthreads: i16, njobs: usize, bytes: usize) -> usize {
     if executor().is_some() {
         return (nthreads.max(1) as usize).min(njobs).max(1);
     }
-    (nthreads.max(1) as usize).min(max_threads()).min(njobs).min(cores()).min(bytes / min_bytes_per_thread()).max(1)
+    (nthreads.max(1) as usize)
+        .min(max_threads())
+        .min(njobs)
+        .min(cores())
+        .min(bytes / min_bytes_per_thread())
+        .max(1)
 }
 
 /// Temporary buffers of one worker: two for the filter pipeline, two for
@@ -176,7 +187,8 @@ pub struct Workers {
 /// ones (programs, and the super-chunk reads, often create a context per
 /// call): a new context takes a whole list, so making one allocates nothing.
 /// (Per process: a forked child may find the parent's locked.)
-static SPARE: PerProcess<Mutex<Spare>> = PerProcess::new(|| Mutex::new(Spare { lists: Vec::new(), scratches: 0 }));
+static SPARE: PerProcess<Mutex<Spare>> =
+    PerProcess::new(|| Mutex::new(Spare { lists: Vec::new(), scratches: 0 }));
 /// Most scratch spaces kept aside, over all lists: enough for a few contexts
 /// of every thread count the cores can run at once.
 fn max_spare() -> usize {
@@ -276,7 +288,6 @@ impl Workers {
         }
     }
 
-
     /// How many threads a call of `njobs` jobs over `bytes` bytes of data runs
     /// on: no more than the context's, the jobs, the cores, or the work can
     /// feed ([`set_min_bytes_per_thread`]); 1 when the context has no pool.
@@ -297,7 +308,13 @@ impl Workers {
     /// helper that joins a call for the first time finds its buffers and codec
     /// state ready, so warm calls allocate nothing whichever threads happen to
     /// take part (on a loaded machine a helper may miss the first calls).
-    pub fn for_each(&self, n: usize, bytes: usize, prepare: &dyn Fn(&mut Scratch), f: &(dyn Fn(usize, &mut Scratch) + Sync)) {
+    pub fn for_each(
+        &self,
+        n: usize,
+        bytes: usize,
+        prepare: &dyn Fn(&mut Scratch),
+        f: &(dyn Fn(usize, &mut Scratch) + Sync),
+    ) {
         let threads = self.threads_for(n, bytes);
         let last = self.scratch.len() - 1;
         if let Some(ex) = executor() {
@@ -380,7 +397,10 @@ mod tests {
                                 assert!(s.tmp1.len() >= 16);
                                 hits[j].fetch_add(1 + t as u64, Ordering::Relaxed);
                             });
-                            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1 + t as u64), "{nthreads} threads, {n} jobs");
+                            assert!(
+                                hits.iter().all(|h| h.load(Ordering::Relaxed) == 1 + t as u64),
+                                "{nthreads} threads, {n} jobs"
+                            );
                         }
                     }
                 });

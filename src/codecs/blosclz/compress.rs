@@ -88,11 +88,7 @@ impl Sink<'_> {
     /// bytes) and biased distance `distance` (one less than the real one).
     fn back_reference(&mut self, len: usize, distance: usize) -> Option<()> {
         let far = distance >= MAX_DISTANCE;
-        let d = if far {
-            distance - MAX_DISTANCE
-        } else {
-            distance
-        };
+        let d = if far { distance - MAX_DISTANCE } else { distance };
         let (hi, lo) = ((d >> 8) as u8, d as u8);
         if len < 7 {
             let head = (len as u8) << 5;
@@ -137,11 +133,7 @@ pub(super) fn compress<const N: usize>(
 
     dst[0] = (MAX_COPY - 1) as u8;
     dst[1..5].copy_from_slice(&src[..4]);
-    let mut sink = Sink {
-        buf: dst,
-        pos: 5,
-        run: 4,
-    };
+    let mut sink = Sink { buf: dst, pos: 5, run: 4 };
 
     let mut ip = 4;
     while ip < last_anchor {

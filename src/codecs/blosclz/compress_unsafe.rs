@@ -75,12 +75,7 @@ unsafe fn differing_bytes_16(a: *const u8, b: *const u8) -> u32 {
     #[cfg(not(target_arch = "x86_64"))]
     {
         // SAFETY: the caller guarantees both 16-byte reads.
-        let (x, y) = unsafe {
-            (
-                a.cast::<u128>().read_unaligned(),
-                b.cast::<u128>().read_unaligned(),
-            )
-        };
+        let (x, y) = unsafe { (a.cast::<u128>().read_unaligned(), b.cast::<u128>().read_unaligned()) };
         let diff = u128::from_le(x ^ y);
         let mut mask = 0;
         for i in 0..16 {
@@ -115,12 +110,7 @@ impl Sink {
     fn push<const K: usize>(&mut self, bytes: [u8; K]) -> Option<()> {
         self.room(K)?;
         // SAFETY: `pos + K <= cap` was just checked.
-        unsafe {
-            self.out
-                .add(self.pos)
-                .cast::<[u8; K]>()
-                .write_unaligned(bytes)
-        };
+        unsafe { self.out.add(self.pos).cast::<[u8; K]>().write_unaligned(bytes) };
         self.pos += K;
         Some(())
     }
@@ -165,19 +155,11 @@ impl Sink {
     #[inline(always)]
     fn back_reference(&mut self, len: usize, distance: usize) -> Option<()> {
         let far = distance >= MAX_DISTANCE;
-        let d = if far {
-            distance - MAX_DISTANCE
-        } else {
-            distance
-        };
+        let d = if far { distance - MAX_DISTANCE } else { distance };
         let (hi, lo) = ((d >> 8) as u8, d as u8);
         if len < 7 {
             let head = (len as u8) << 5;
-            return if far {
-                self.push([head + 31, 255, hi, lo])
-            } else {
-                self.push([head + hi, lo])
-            };
+            return if far { self.push([head + 31, 255, hi, lo]) } else { self.push([head + hi, lo]) };
         }
         self.push([(7 << 5) + if far { 31 } else { hi }])?;
         let mut rest = len - 7;
@@ -208,12 +190,7 @@ pub(super) fn compress<const N: usize, const SECOND_HASH: bool>(
 
     dst[0] = (MAX_COPY - 1) as u8;
     dst[1..5].copy_from_slice(&src[..4]);
-    let mut sink = Sink {
-        out: dst.as_mut_ptr(),
-        cap: dst.len(),
-        pos: 5,
-        run: 4,
-    };
+    let mut sink = Sink { out: dst.as_mut_ptr(), cap: dst.len(), pos: 5, run: 4 };
 
     let mut ip = 4;
     while ip < last_anchor {
@@ -228,9 +205,7 @@ pub(super) fn compress<const N: usize, const SECOND_HASH: bool>(
         let mut len = 0;
         // SAFETY: a distance in `1..MAX_FAR_DISTANCE` puts `candidate`
         // before `anchor < src.len() - 12` (whatever the table holds).
-        if distance.wrapping_sub(1) < MAX_FAR_DISTANCE - 1
-            && unsafe { input.u32_at(candidate) } == word
-        {
+        if distance.wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && unsafe { input.u32_at(candidate) } == word {
             len = match_end(src, anchor + 4, candidate + 4, bound) - LEN_SHIFT - anchor;
         }
         let distance = distance.wrapping_sub(1);

@@ -57,13 +57,7 @@ unsafe fn copy_back_ref(out: *mut u8, cap: usize, op: usize, len: usize, distanc
 /// # Safety
 /// `to - from == distance >= 2`, `to + room` ends the buffer and `len <= room`.
 #[inline(never)]
-unsafe fn copy_back_ref_slow(
-    from: *const u8,
-    to: *mut u8,
-    len: usize,
-    distance: usize,
-    room: usize,
-) {
+unsafe fn copy_back_ref_slow(from: *const u8, to: *mut u8, len: usize, distance: usize, room: usize) {
     if distance >= len && room < len + 8 {
         // SAFETY: the ranges are in bounds and do not overlap.
         unsafe { ptr::copy_nonoverlapping(from, to, len) };
@@ -86,11 +80,7 @@ unsafe fn copy_back_ref_slow(
 unsafe fn copy_pattern(from: *const u8, to: *mut u8, len: usize, distance: usize, spare: bool) {
     // `distance * ceil(8 / distance)`, without a division.
     const SMALL_STEPS: [u8; 8] = [0, 8, 8, 9, 8, 10, 12, 14];
-    let step = if distance >= 8 {
-        distance
-    } else {
-        SMALL_STEPS[distance] as usize
-    };
+    let step = if distance >= 8 { distance } else { SMALL_STEPS[distance] as usize };
     let head = (step - distance).min(len);
     // SAFETY: `head <= len`; each source byte precedes its target.
     unsafe { copy_bytes(from, to, head) };

@@ -99,12 +99,7 @@ impl Level {
             9 => (MAX_HASH_LOG, 1, 1.0),
             _ => return None,
         };
-        Some(Level {
-            hash_log,
-            probe_divisor,
-            min_ratio,
-            second_hash: clevel == 9,
-        })
+        Some(Level { hash_log, probe_divisor, min_ratio, second_hash: clevel == 9 })
     }
 }
 
@@ -132,11 +127,7 @@ enum Twin {
 }
 
 /// The implementation behind the public functions.
-const DEFAULT_TWIN: Twin = if USE_UNSAFE_FAST_PATH {
-    Twin::Fast
-} else {
-    Twin::Safe
-};
+const DEFAULT_TWIN: Twin = if USE_UNSAFE_FAST_PATH { Twin::Fast } else { Twin::Safe };
 
 /// Compress `src` into `dst` at level `clevel` (0..=9). Returns the compressed length,
 /// or 0 when the output would not fit in `dst` or the reference would refuse (incompressible etc).
@@ -213,9 +204,7 @@ fn compress_with<const N: usize>(twin: Twin, level: &Level, src: &[u8], dst: &mu
     table.fill(0);
     match twin {
         Twin::Safe => compress::compress(level, src, dst, &mut table),
-        Twin::Fast if level.second_hash => {
-            compress_unsafe::compress::<N, true>(src, dst, &mut table)
-        }
+        Twin::Fast if level.second_hash => compress_unsafe::compress::<N, true>(src, dst, &mut table),
         Twin::Fast => compress_unsafe::compress::<N, false>(src, dst, &mut table),
     }
     .unwrap_or(0)

@@ -32,9 +32,7 @@ pub(super) fn estimate_ratio<const N: usize>(window: &[u8], table: &mut [u32; N]
         let mut len = 0;
         // SAFETY: a distance in `1..MAX_FAR_DISTANCE` puts `candidate`
         // before `anchor < limit - 12` (whatever the table holds).
-        if distance.wrapping_sub(1) < MAX_FAR_DISTANCE - 1
-            && unsafe { input.u32_at(candidate) } == word
-        {
+        if distance.wrapping_sub(1) < MAX_FAR_DISTANCE - 1 && unsafe { input.u32_at(candidate) } == word {
             len = match_end(input.bytes(), anchor + 4, candidate + 4, bound) - LEN_SHIFT - anchor;
         }
         if len < MIN_LEN {

@@ -27,9 +27,10 @@ pub(super) fn encode(e: &mut Encoder) -> bool {
         let mut new_triple = [0u32; 6];
         let mut new_pair = [0u32; 7];
         // `rows` consecutive rows from row i, tried from the top.
-        for (rows, token, table_new, hashes) in
-            [(3, 0xA8u8, &mut new_triple[..], &mut hash_triple[..]), (2, 0x88, &mut new_pair[..], &mut hash_pair[..])]
-        {
+        for (rows, token, table_new, hashes) in [
+            (3, 0xA8u8, &mut new_triple[..], &mut hash_triple[..]),
+            (2, 0x88, &mut new_pair[..], &mut hash_pair[..]),
+        ] {
             for i in 0..=N - rows {
                 let group = &cell[i * N..(i + rows) * N];
                 let h = hash(group);

@@ -118,7 +118,11 @@ pub fn decode(meta: u8, _typesize: i32, _b2nd: Option<&[u8]>, src: &[u8], dst: &
         for cj in 0..cols.div_ceil(side) {
             let pr = edge(rows, side, ci);
             let pc = edge(cols, side, cj);
-            let cell = if side == 4 { cell4::decode(&mut d, pr, pc, &mut cellbuf) } else { cell8::decode(&mut d, pr, pc, &mut cellbuf) };
+            let cell = if side == 4 {
+                cell4::decode(&mut d, pr, pc, &mut cellbuf)
+            } else {
+                cell8::decode(&mut d, pr, pc, &mut cellbuf)
+            };
             let cell = match cell {
                 Some(Cell::Src(at)) => &src[at..at + pr * pc],
                 Some(Cell::Buf) => &cellbuf[..],
@@ -318,7 +322,14 @@ impl Decoder<'_> {
     /// The records every cell size shares: literal, run, whole-cell match.
     /// `None` for another token (left to the caller), `Some(None)` for a
     /// bad record.
-    fn common(&mut self, token: u8, cur: usize, pr: usize, pc: usize, buf: &mut [u8; 64]) -> Option<Option<Cell>> {
+    fn common(
+        &mut self,
+        token: u8,
+        cur: usize,
+        pr: usize,
+        pc: usize,
+        buf: &mut [u8; 64],
+    ) -> Option<Option<Cell>> {
         let n = pr * pc;
         Some(match token {
             0 => self.take(n).map(Cell::Src),

@@ -132,7 +132,13 @@ fn refuses_what_c_blosc2_refuses() {
     let meta = b2nd(16, 16);
     assert_eq!(encode(5, 1, Some(&meta), &data, &mut out), Err(Error::Failure));
     assert_eq!(encode(4, 1, None, &data, &mut out), Err(Error::Failure));
-    let three = Meta { shape: vec![4; 3], chunkshape: vec![4; 3], blockshape: vec![4; 3], dtype: "|u1".into(), dtype_format: 0 };
+    let three = Meta {
+        shape: vec![4; 3],
+        chunkshape: vec![4; 3],
+        blockshape: vec![4; 3],
+        dtype: "|u1".into(),
+        dtype_format: 0,
+    };
     assert_eq!(encode(4, 1, Some(&three.serialize().unwrap()), &data[..64], &mut out), Err(Error::Failure));
     assert_eq!(encode(4, 1, Some(&meta), &data[..128], &mut out), Err(Error::Failure));
     assert_eq!(encode(4, 1, Some(&meta), &data, &mut out[..8]), Err(Error::Failure));

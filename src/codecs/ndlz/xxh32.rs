@@ -19,7 +19,8 @@ fn round(acc: u32, input: u32) -> u32 {
 pub fn xxh32(data: &[u8], seed: u32) -> u32 {
     let mut rest = data;
     let mut acc = if data.len() >= 16 {
-        let mut v = [seed.wrapping_add(P1).wrapping_add(P2), seed.wrapping_add(P2), seed, seed.wrapping_sub(P1)];
+        let mut v =
+            [seed.wrapping_add(P1).wrapping_add(P2), seed.wrapping_add(P2), seed, seed.wrapping_sub(P1)];
         while rest.len() >= 16 {
             for (k, acc) in v.iter_mut().enumerate() {
                 *acc = round(*acc, lane(&rest[4 * k..]));

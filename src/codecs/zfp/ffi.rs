@@ -35,7 +35,13 @@ extern "C" {
     pub fn zfp_stream_close(zfp: *mut ZfpStream);
     pub fn zfp_stream_set_accuracy(zfp: *mut ZfpStream, tolerance: c_double) -> c_double;
     pub fn zfp_stream_set_precision(zfp: *mut ZfpStream, precision: c_uint) -> c_uint;
-    pub fn zfp_stream_set_rate(zfp: *mut ZfpStream, rate: c_double, ty: ZfpType, dims: c_uint, align: c_int) -> c_double;
+    pub fn zfp_stream_set_rate(
+        zfp: *mut ZfpStream,
+        rate: c_double,
+        ty: ZfpType,
+        dims: c_uint,
+        align: c_int,
+    ) -> c_double;
     pub fn zfp_stream_params(
         zfp: *const ZfpStream,
         minbits: *mut c_uint,
@@ -48,9 +54,21 @@ extern "C" {
     pub fn zfp_stream_rewind(zfp: *mut ZfpStream);
     pub fn zfp_field_1d(pointer: *mut c_void, ty: ZfpType, nx: size_t) -> *mut ZfpField;
     pub fn zfp_field_2d(pointer: *mut c_void, ty: ZfpType, nx: size_t, ny: size_t) -> *mut ZfpField;
-    pub fn zfp_field_3d(pointer: *mut c_void, ty: ZfpType, nx: size_t, ny: size_t, nz: size_t) -> *mut ZfpField;
-    pub fn zfp_field_4d(pointer: *mut c_void, ty: ZfpType, nx: size_t, ny: size_t, nz: size_t, nw: size_t)
-        -> *mut ZfpField;
+    pub fn zfp_field_3d(
+        pointer: *mut c_void,
+        ty: ZfpType,
+        nx: size_t,
+        ny: size_t,
+        nz: size_t,
+    ) -> *mut ZfpField;
+    pub fn zfp_field_4d(
+        pointer: *mut c_void,
+        ty: ZfpType,
+        nx: size_t,
+        ny: size_t,
+        nz: size_t,
+        nw: size_t,
+    ) -> *mut ZfpField;
     pub fn zfp_field_free(field: *mut ZfpField);
     pub fn zfp_compress(zfp: *mut ZfpStream, field: *const ZfpField) -> size_t;
     pub fn zfp_decompress(zfp: *mut ZfpStream, field: *mut ZfpField) -> size_t;

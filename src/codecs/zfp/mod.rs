@@ -84,7 +84,14 @@ fn zfp_type(typesize: i32) -> Result<ffi::ZfpType> {
 }
 
 /// Compress one block; the compressed size (0: store the block as it is).
-pub fn encode(mode: Mode, meta: u8, typesize: i32, b2nd: Option<&[u8]>, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+pub fn encode(
+    mode: Mode,
+    meta: u8,
+    typesize: i32,
+    b2nd: Option<&[u8]>,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<usize> {
     let block = block_shape(b2nd)?;
     if block.iter().any(|&b| b < 4) {
         crate::trace!("zfp: block sides shorter than zfp's cells of 4 items");
@@ -101,7 +108,14 @@ pub fn encode(mode: Mode, meta: u8, typesize: i32, b2nd: Option<&[u8]>, src: &[u
 }
 
 /// Decompress one block; the decompressed size (`dst`'s length).
-pub fn decode(mode: Mode, meta: u8, typesize: i32, b2nd: Option<&[u8]>, src: &[u8], dst: &mut [u8]) -> Result<usize> {
+pub fn decode(
+    mode: Mode,
+    meta: u8,
+    typesize: i32,
+    b2nd: Option<&[u8]>,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<usize> {
     let block = block_shape(b2nd)?;
     if typesize <= 0 {
         crate::trace!("zfp: invalid typesize {typesize}");

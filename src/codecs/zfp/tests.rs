@@ -40,21 +40,38 @@ fn round_trip(mode: Mode, meta: u8, typesize: i32, block: &[i32]) -> (usize, Vec
 
 fn max_error(typesize: i32, a: &[u8], b: &[u8]) -> f64 {
     if typesize == 8 {
-        a.chunks(8).zip(b.chunks(8)).map(|(x, y)| (f64::from_ne_bytes(x.try_into().unwrap()) - f64::from_ne_bytes(y.try_into().unwrap())).abs()).fold(0.0, f64::max)
+        a.chunks(8)
+            .zip(b.chunks(8))
+            .map(|(x, y)| {
+                (f64::from_ne_bytes(x.try_into().unwrap()) - f64::from_ne_bytes(y.try_into().unwrap())).abs()
+            })
+            .fold(0.0, f64::max)
     } else {
-        a.chunks(4).zip(b.chunks(4)).map(|(x, y)| f64::from(f32::from_ne_bytes(x.try_into().unwrap()) - f32::from_ne_bytes(y.try_into().unwrap())).abs()).fold(0.0, f64::max)
+        a.chunks(4)
+            .zip(b.chunks(4))
+            .map(|(x, y)| {
+                f64::from(
+                    f32::from_ne_bytes(x.try_into().unwrap()) - f32::from_ne_bytes(y.try_into().unwrap()),
+                )
+                .abs()
+            })
+            .fold(0.0, f64::max)
     }
 }
 
 #[test]
 fn accuracy_keeps_the_tolerance() {
     let mut compressed = 0;
-    for (ts, block) in [(8, &[1000][..]), (4, &[40, 50][..]), (8, &[10, 12, 14][..]), (4, &[4, 5, 6, 7][..])] {
+    for (ts, block) in [(8, &[1000][..]), (4, &[40, 50][..]), (8, &[10, 12, 14][..]), (4, &[4, 5, 6, 7][..])]
+    {
         for e in [-3i8, -1, 1] {
             let (c, src, dec) = round_trip(Mode::Accuracy, e as u8, ts, block);
             if c > 0 {
                 compressed += 1;
-                assert!(c < src.len() && max_error(ts, &src, &dec) <= 10f64.powi(i32::from(e)), "{block:?} {e}");
+                assert!(
+                    c < src.len() && max_error(ts, &src, &dec) <= 10f64.powi(i32::from(e)),
+                    "{block:?} {e}"
+                );
             }
         }
     }
@@ -85,7 +102,10 @@ fn refuses_what_c_blosc2_refuses() {
     let mut dst = vec![0u8; src.len()];
     let m = b2nd(&[16, 16]);
     assert_eq!(encode(Mode::Accuracy, 0, 8, None, &src, &mut dst), Err(Error::Failure));
-    assert_eq!(encode(Mode::Accuracy, 0, 8, Some(&b2nd(&[2, 64])), &src[..1024], &mut dst), Err(Error::Failure));
+    assert_eq!(
+        encode(Mode::Accuracy, 0, 8, Some(&b2nd(&[2, 64])), &src[..1024], &mut dst),
+        Err(Error::Failure)
+    );
     assert_eq!(encode(Mode::Accuracy, 0, 8, Some(&b2nd(&[4; 5])), &src, &mut dst), Err(Error::Failure));
     // 2-byte items of a whole block; of a part of a block (a split stream): stored as is
     assert_eq!(encode(Mode::Rate, 50, 2, Some(&m), &src[..512], &mut dst), Err(Error::Failure));

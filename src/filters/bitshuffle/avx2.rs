@@ -77,10 +77,7 @@ fn transpose_bits(x: &mut [__m256i; 8]) {
         ($s:literal, $mask:literal) => {
             let mask = _mm256_set1_epi8($mask);
             for i in (0..8).filter(|i| i & $s == 0) {
-                let t = _mm256_and_si256(
-                    _mm256_xor_si256(_mm256_srli_epi16::<$s>(x[i]), x[i + $s]),
-                    mask,
-                );
+                let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi16::<$s>(x[i]), x[i + $s]), mask);
                 x[i + $s] = _mm256_xor_si256(x[i + $s], t);
                 x[i] = _mm256_xor_si256(x[i], _mm256_slli_epi16::<$s>(t));
             }

@@ -171,8 +171,7 @@ fn zero_typesize_panics() {
 
 #[test]
 fn matches_c_blosc2_golden_file() {
-    let path =
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compat/bitshuffle-2.20.0.cdata");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compat/bitshuffle-2.20.0.cdata");
     let golden = std::fs::read(path).expect("golden file bitshuffle-2.20.0.cdata");
     let input = golden_input();
     for k in available() {

@@ -95,14 +95,7 @@ fn transpose_entry(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize
 /// # Panics
 /// If either matrix does not fit its slice (see [`super::fits`]).
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn transpose(
-    src: &[u8],
-    ss: usize,
-    dst: &mut [u8],
-    ds: usize,
-    rows: usize,
-    cols: usize,
-) {
+pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
     check_matrix(src.len(), ss, dst.len(), ds, rows, cols);
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     // SAFETY (all calls below): the matrices fit their slices (checked above),
@@ -237,10 +230,7 @@ unsafe fn gather_pow2<const C: usize>(
         for r in aligned_block_starts(rows, 64, dst as usize, 1) {
             // SAFETY: rows r .. r+64 are inside the source.
             let (mut a, mut b) = unsafe {
-                (
-                    gather_block::<C>(src.add(r * C), group),
-                    gather_block::<C>(src.add((r + 32) * C), group),
-                )
+                (gather_block::<C>(src.add(r * C), group), gather_block::<C>(src.add((r + 32) * C), group))
             };
             then(&mut a);
             then(&mut b);
@@ -275,8 +265,7 @@ unsafe fn gather_block<const C: usize>(src: *const u8, group: __m256i) -> [__m25
     let mut x = [_mm256_setzero_si256(); C];
     for (p, v) in x.iter_mut().enumerate() {
         // SAFETY: guaranteed by the caller.
-        *v =
-            _mm256_shuffle_epi8(unsafe { load2(src.add(16 * p), src.add(16 * p + 16 * C)) }, group);
+        *v = _mm256_shuffle_epi8(unsafe { load2(src.add(16 * p), src.add(16 * p + 16 * C)) }, group);
     }
     transpose_groups(&mut x);
     x
@@ -308,12 +297,8 @@ fn transpose_groups<const C: usize>(x: &mut [__m256i; C]) {
             x[0] = _mm256_unpacklo_epi64(a, b);
             x[1] = _mm256_unpackhi_epi64(a, b);
         }
-        4 => unit_interleave::<C>(x, |p, q| {
-            (_mm256_unpacklo_epi32(p, q), _mm256_unpackhi_epi32(p, q))
-        }),
-        _ => unit_interleave::<C>(x, |p, q| {
-            (_mm256_unpacklo_epi16(p, q), _mm256_unpackhi_epi16(p, q))
-        }),
+        4 => unit_interleave::<C>(x, |p, q| (_mm256_unpacklo_epi32(p, q), _mm256_unpackhi_epi32(p, q))),
+        _ => unit_interleave::<C>(x, |p, q| (_mm256_unpacklo_epi16(p, q), _mm256_unpackhi_epi16(p, q))),
     }
 }
 
@@ -485,9 +470,7 @@ unsafe fn col_tile<const DS: usize>(mut x: [__m256i; 16], dst: *mut u8, ds: usiz
     }
     for (c, v) in x.iter().enumerate() {
         // SAFETY: guaranteed by the caller.
-        unsafe {
-            _mm_storeu_si128(dst.add((c + 16) * ds).cast(), _mm256_extracti128_si256::<1>(*v))
-        };
+        unsafe { _mm_storeu_si128(dst.add((c + 16) * ds).cast(), _mm256_extracti128_si256::<1>(*v)) };
     }
 }
 
@@ -558,9 +541,7 @@ unsafe fn col_blocks<const DS: usize>(
     for r in block_starts(rows, 16) {
         for c in block_starts(cols, 32) {
             // SAFETY: the block lies inside both matrices.
-            unsafe {
-                col_tile::<DS>(load_rows(src.add(r * ss + c), ss, 16), dst.add(c * ds + r), ds)
-            };
+            unsafe { col_tile::<DS>(load_rows(src.add(r * ss + c), ss, 16), dst.add(c * ds + r), ds) };
         }
     }
 }

@@ -222,10 +222,7 @@ pub(crate) fn fits(len: usize, stride: usize, rows: usize, cols: usize) -> bool 
         return true;
     }
     stride >= cols
-        && (rows - 1)
-            .checked_mul(stride)
-            .and_then(|x| x.checked_add(cols))
-            .is_some_and(|end| end <= len)
+        && (rows - 1).checked_mul(stride).and_then(|x| x.checked_add(cols)).is_some_and(|end| end <= len)
 }
 
 /// Asserts the shape contract of every `transpose` implementation.

@@ -82,7 +82,13 @@ pub(crate) fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: 
 ///
 /// # Panics
 /// If `rows < 16` or either matrix does not fit its slice.
-pub(crate) fn gather8_then(src: &[u8], dst: &mut [u8], ds: usize, rows: usize, then: impl Fn(&mut [uint8x16_t; 8])) {
+pub(crate) fn gather8_then(
+    src: &[u8],
+    dst: &mut [u8],
+    ds: usize,
+    rows: usize,
+    then: impl Fn(&mut [uint8x16_t; 8]),
+) {
     assert!(rows >= 16);
     check_matrix(src.len(), 8, dst.len(), ds, rows, 8);
     // SAFETY: shapes checked above.
@@ -95,7 +101,13 @@ pub(crate) fn gather8_then(src: &[u8], dst: &mut [u8], ds: usize, rows: usize, t
 ///
 /// # Panics
 /// If `cols < 16` or either matrix does not fit its slice.
-pub(crate) fn scatter8_with(src: &[u8], ss: usize, dst: &mut [u8], cols: usize, first: impl Fn(&mut [uint8x16_t; 8])) {
+pub(crate) fn scatter8_with(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    cols: usize,
+    first: impl Fn(&mut [uint8x16_t; 8]),
+) {
     assert!(cols >= 16);
     check_matrix(src.len(), ss, dst.len(), 8, 8, cols);
     // SAFETY: shapes checked above.
@@ -149,8 +161,13 @@ unsafe fn gather8(src: *const u8, dst: *mut u8, ds: usize, rows: usize, then: im
             let a = vld4q_u8(src.add(8 * r));
             let b = vld4q_u8(src.add(8 * r + 64));
             let (a, b) = ([a.0, a.1, a.2, a.3], [b.0, b.1, b.2, b.3]);
-            let mut x: [uint8x16_t; 8] =
-                core::array::from_fn(|j| if j < 4 { vuzp1q_u8(a[j], b[j]) } else { vuzp2q_u8(a[j - 4], b[j - 4]) });
+            let mut x: [uint8x16_t; 8] = core::array::from_fn(|j| {
+                if j < 4 {
+                    vuzp1q_u8(a[j], b[j])
+                } else {
+                    vuzp2q_u8(a[j - 4], b[j - 4])
+                }
+            });
             then(&mut x);
             for (j, v) in x.iter().enumerate() {
                 vst1q_u8(dst.add(j * ds + r), *v);
@@ -190,7 +207,13 @@ unsafe fn scatter4(src: *const u8, ss: usize, dst: *mut u8, cols: usize) {
 ///
 /// # Safety
 /// `src` holds the `8 × cols` matrix of stride `ss`, `dst` holds `cols * 8` bytes.
-unsafe fn scatter8(src: *const u8, ss: usize, dst: *mut u8, cols: usize, first: impl Fn(&mut [uint8x16_t; 8])) {
+unsafe fn scatter8(
+    src: *const u8,
+    ss: usize,
+    dst: *mut u8,
+    cols: usize,
+    first: impl Fn(&mut [uint8x16_t; 8]),
+) {
     for c in block_starts(cols, 16) {
         // SAFETY: columns c .. c+16 of the 8 rows, bytes 8c .. 8(c+16) of the destination.
         unsafe {
@@ -264,7 +287,15 @@ unsafe fn block16(src: *const u8, ss: usize, dst: *mut u8, ds: usize, n: usize) 
 ///
 /// # Safety
 /// `src` is readable for `src_len` bytes, matrices fit their buffers.
-unsafe fn narrow(src: *const u8, src_len: usize, ss: usize, dst: *mut u8, ds: usize, rows: usize, cols: usize) -> usize {
+unsafe fn narrow(
+    src: *const u8,
+    src_len: usize,
+    ss: usize,
+    dst: *mut u8,
+    ds: usize,
+    rows: usize,
+    cols: usize,
+) -> usize {
     let mut r = 0;
     while r + 16 <= rows && (r + 15) * ss + 16 <= src_len {
         // SAFETY: the 16 loads end at or before `src_len`; the stores are

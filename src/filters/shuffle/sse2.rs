@@ -24,7 +24,11 @@ use super::{block_starts, check_matrix, crowded, scalar, Kernels};
 
 /// The SSE2 kernels, if the CPU has SSE2 (always true on x86_64).
 pub(crate) fn kernels() -> Option<Kernels> {
-    is_x86_feature_detected!("sse2").then_some(Kernels { name: "sse2", transpose: transpose_entry, unshuffle_runs: None })
+    is_x86_feature_detected!("sse2").then_some(Kernels {
+        name: "sse2",
+        transpose: transpose_entry,
+        unshuffle_runs: None,
+    })
 }
 
 fn transpose_entry(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
@@ -44,14 +48,7 @@ pub(crate) const NARROW_MIN: usize = 3;
 /// # Panics
 /// If either matrix does not fit its slice (see [`super::fits`]).
 #[target_feature(enable = "sse2")]
-pub(crate) unsafe fn transpose(
-    src: &[u8],
-    ss: usize,
-    dst: &mut [u8],
-    ds: usize,
-    rows: usize,
-    cols: usize,
-) {
+pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
     check_matrix(src.len(), ss, dst.len(), ds, rows, cols);
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     // SAFETY (all calls below): the matrices fit their slices (checked above)

@@ -16,8 +16,8 @@ pub(crate) fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
 }
 
 pub(crate) const TYPESIZES: &[usize] = &[
-    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26,
-    27, 28, 29, 30, 31, 32, 33, 48, 63, 64, 65, 128, 255, 256, 257,
+    1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+    29, 30, 31, 32, 33, 48, 63, 64, 65, 128, 255, 256, 257,
 ];
 
 pub(crate) const BLOCKSIZES: &[usize] =
@@ -34,14 +34,7 @@ fn shuffle_by_definition(ts: usize, src: &[u8]) -> Vec<u8> {
     out
 }
 
-fn transpose_by_definition(
-    src: &[u8],
-    ss: usize,
-    dst: &mut [u8],
-    ds: usize,
-    rows: usize,
-    cols: usize,
-) {
+fn transpose_by_definition(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
     for r in 0..rows {
         for c in 0..cols {
             dst[c * ds + r] = src[r * ss + c];
@@ -100,7 +93,9 @@ fn strided_transposes_match_the_definition() {
                         // Slices that end right after the last row (column),
                         // or anywhere before the next row's end.
                         let (src_tight, dst_tight) = ((rows - 1) * ss + cols, (cols - 1) * ds + rows);
-                        for (sl, dl) in [(src_tight, dst_tight), (rows * ss - 1, dst_tight), (src_tight, cols * ds - 1)] {
+                        for (sl, dl) in
+                            [(src_tight, dst_tight), (rows * ss - 1, dst_tight), (src_tight, cols * ds - 1)]
+                        {
                             let sl = sl.max(src_tight);
                             let dl = dl.max(dst_tight);
                             let mut got = vec![0xee; dl];
@@ -123,9 +118,7 @@ fn transposes_leave_bytes_outside_the_matrix_alone() {
     // Over-reading and spilling paths must not touch the gaps between rows
     // nor anything after the matrix.
     for k in available() {
-        for (rows, cols) in
-            [(5, 40), (3, 100), (13, 64), (12, 64), (12, 97), (40, 5), (100, 7), (64, 13)]
-        {
+        for (rows, cols) in [(5, 40), (3, 100), (13, 64), (12, 64), (12, 97), (40, 5), (100, 7), (64, 13)] {
             for (ss, ds) in [(cols, rows), (cols + 2, rows + 3)] {
                 let src = random_bytes(rows * ss + 8, 9);
                 let mut want = vec![0x77; cols * ds + 40];
@@ -192,8 +185,7 @@ pub(crate) fn golden_input() -> Vec<u8> {
 
 #[test]
 fn matches_c_blosc2_golden_file() {
-    let path =
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compat/shuffle-2.20.0.cdata");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compat/shuffle-2.20.0.cdata");
     let golden = std::fs::read(path).expect("golden file shuffle-2.20.0.cdata");
     let input = golden_input();
     for k in available() {

@@ -46,10 +46,10 @@ mod record;
 mod recover;
 
 pub use plan::{plan, plan_bytes, Plan, Restore, Saved, Source};
-pub(crate) use record::{ranges_gaps, ranges_insert};
 pub use record::Undo;
-pub use recover::{recover, sync_chunk_files, Overlay};
 use record::{put_record, record_at, regions_record};
+pub(crate) use record::{ranges_gaps, ranges_insert};
+pub use recover::{recover, sync_chunk_files, Overlay};
 
 use crate::error::{Error, Result};
 use crate::io::{Backend, Durability, Mode, Stream};
@@ -96,7 +96,11 @@ pub fn journal_path(path: &str) -> String {
 /// c-blosc2's `test_udio.c` writes them): such a stream is taken for a file
 /// that does not exist when it can tell neither its size nor its first bytes.
 /// A backend without a size callback is an error (the journal needs one).
-pub(crate) fn open_existing(backend: &dyn Backend, path: &str, mode: Mode) -> Result<Option<Box<dyn Stream>>> {
+pub(crate) fn open_existing(
+    backend: &dyn Backend,
+    path: &str,
+    mode: Mode,
+) -> Result<Option<Box<dyn Stream>>> {
     let Ok(s) = backend.open(path, mode) else { return Ok(None) };
     match s.size() {
         Ok(_) => Ok(Some(s)),
@@ -142,7 +146,9 @@ fn new_nonce() -> u64 {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u64(COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     h.write_u32(crate::os::process_id());
-    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u128(
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()),
+    );
     h.finish() | 1
 }
 
@@ -309,7 +315,9 @@ impl Journal {
         let Some(e) = &self.epoch else { return Ok(false) };
         let s = self.stream()?;
         let mut nonce = [0u8; 8];
-        Ok(s.size()? == e.len && s.read_at(NONCE_AT, &mut nonce)? == 8 && u64::from_le_bytes(nonce) == e.nonce)
+        Ok(s.size()? == e.len
+            && s.read_at(NONCE_AT, &mut nonce)? == 8
+            && u64::from_le_bytes(nonce) == e.nonce)
     }
 
     /// Start a change: lock the journal and look at what it holds.
@@ -590,7 +598,9 @@ impl Pending {
         if meta.len() == 0 {
             return Ok(None);
         }
-        let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else { return Ok(None) };
+        let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else {
+            return Ok(None);
+        };
         if !lock_journal(&file, false) {
             return Ok(None); // its writer is at work
         }
@@ -617,7 +627,11 @@ fn read_file_at(f: &File, pos: u64, buf: &mut [u8]) -> Result<usize> {
 /// for the bytes below `limit` (the frame's length when the epoch began) that
 /// no earlier record of the epoch has saved, which undo restores; and those
 /// newly saved base ranges.
-fn split_regions<'a>(saved: &[(u64, u64)], limit: u64, regions: &'a [(u64, Vec<u8>)]) -> (Vec<(u64, &'a [u8], bool)>, Vec<(u64, u64)>) {
+fn split_regions<'a>(
+    saved: &[(u64, u64)],
+    limit: u64,
+    regions: &'a [(u64, Vec<u8>)],
+) -> (Vec<(u64, &'a [u8], bool)>, Vec<(u64, u64)>) {
     let mut pieces: Vec<(u64, &[u8], bool)> = Vec::new();
     let mut new_base = Vec::new();
     for (pos, bytes) in regions {
@@ -681,13 +695,21 @@ mod tests {
     /// What a plan puts back, with the bytes it reads from `journal`.
     fn undo_of(journal: &[u8], plan: Plan) -> Option<Undo> {
         let Plan::Undo(r) = plan else { return None };
-        let regions = r.regions.iter().map(|s| (s.pos, journal[s.at as usize..(s.at + s.len) as usize].to_vec())).collect();
+        let regions = r
+            .regions
+            .iter()
+            .map(|s| (s.pos, journal[s.at as usize..(s.at + s.len) as usize].to_vec()))
+            .collect();
         Some(Undo { identity: r.identity, old_len: r.old_len, regions })
     }
 
     #[test]
     fn records_of_the_first_format_round_trip_and_torn_ones_are_refused() {
-        let u = Undo { identity: (3, 77), old_len: 4096, regions: vec![(0, vec![1, 2, 3]), (1000, vec![9; 300])] };
+        let u = Undo {
+            identity: (3, 77),
+            old_len: 4096,
+            regions: vec![(0, vec![1, 2, 3]), (1000, vec![9; 300])],
+        };
         let b = u.encode();
         assert_eq!(undo_of(&b, plan_bytes(&b, None)), Some(u.clone()));
         for cut in [0, 1, 8, 40, b.len() / 2, b.len() - 1] {
@@ -735,7 +757,9 @@ mod tests {
         for cut in 0..bytes.len() {
             match plan_bytes(&bytes[..cut], Some(me)) {
                 Plan::Nothing | Plan::Keep(_) => {}
-                Plan::Undo(u) => assert!(u.regions.iter().all(|s| s.pos + s.len <= 100 && s.at + s.len <= cut as u64)),
+                Plan::Undo(u) => {
+                    assert!(u.regions.iter().all(|s| s.pos + s.len <= 100 && s.at + s.len <= cut as u64))
+                }
             }
         }
         // the first change alone, committed: nothing to undo on this boot

@@ -68,7 +68,13 @@ impl<'a> Source<'a> {
 
     /// Give `f` the `len` bytes at `pos`, a piece at a time; `false` when
     /// the journal ends before.
-    fn pieces(&self, pos: u64, len: u64, buf: &mut Vec<u8>, mut f: impl FnMut(&[u8]) -> Result<()>) -> Result<bool> {
+    fn pieces(
+        &self,
+        pos: u64,
+        len: u64,
+        buf: &mut Vec<u8>,
+        mut f: impl FnMut(&[u8]) -> Result<()>,
+    ) -> Result<bool> {
         if pos.checked_add(len).is_none_or(|end| end > self.size) {
             return Ok(false);
         }
@@ -114,7 +120,13 @@ pub(super) struct RegionsMeta {
 
 /// The record of regions at `at`, whose payload is `len` bytes, when whole
 /// and of this epoch. Its bytes are checksummed a piece at a time.
-pub(super) fn scan_regions(src: &Source, at: u64, len: u64, epoch: &EpochRecord, buf: &mut Vec<u8>) -> Result<Option<RegionsMeta>> {
+pub(super) fn scan_regions(
+    src: &Source,
+    at: u64,
+    len: u64,
+    epoch: &EpochRecord,
+    buf: &mut Vec<u8>,
+) -> Result<Option<RegionsMeta>> {
     let mut sum = Sum::new();
     let mut head = [0u8; 5 + 28];
     if len < 28 || !src.fill(at, &mut head)? {
@@ -122,7 +134,9 @@ pub(super) fn scan_regions(src: &Source, at: u64, len: u64, epoch: &EpochRecord,
     }
     sum.update(&head);
     let p = &head[5..];
-    let (Some(nonce), Some(seq), Some(pre_len), Some(n)) = (u64_at(p, 0), u64_at(p, 8), u64_at(p, 16), u32_at(p, 24)) else {
+    let (Some(nonce), Some(seq), Some(pre_len), Some(n)) =
+        (u64_at(p, 0), u64_at(p, 8), u64_at(p, 16), u32_at(p, 24))
+    else {
         return Ok(None);
     };
     // a record of another epoch (left past a truncation that was not synced) ends the journal
@@ -222,7 +236,9 @@ pub(super) fn scan(src: &Source) -> Result<Option<Scanned>> {
 /// A journal of the first format: one change, in one record, with an FNV-1a
 /// checksum of it all at the end.
 pub(super) fn scan_v1(src: &Source) -> Result<Plan> {
-    let fnv = |h: u64, bytes: &[u8]| bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let fnv = |h: u64, bytes: &[u8]| {
+        bytes.iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    };
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     let Some(body) = src.size.checked_sub(8) else { return Ok(Plan::Nothing) };
     let mut head = [0u8; 36];
@@ -230,7 +246,9 @@ pub(super) fn scan_v1(src: &Source) -> Result<Plan> {
         return Ok(Plan::Nothing);
     }
     h = fnv(h, &head);
-    let (Some(id0), Some(id1), Some(old_len), Some(n)) = (u64_at(&head, 8), u64_at(&head, 16), u64_at(&head, 24), u32_at(&head, 32)) else {
+    let (Some(id0), Some(id1), Some(old_len), Some(n)) =
+        (u64_at(&head, 8), u64_at(&head, 16), u64_at(&head, 24), u32_at(&head, 32))
+    else {
         return Ok(Plan::Nothing);
     };
     let mut at = 36u64;

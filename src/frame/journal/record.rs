@@ -42,7 +42,12 @@ impl Sum {
     const K3: u64 = 0x94d0_49bb_1331_11eb;
 
     pub(super) fn new() -> Sum {
-        Sum { lanes: [Self::K1, Self::K2, Self::K3, Self::K1 ^ Self::K3], pending: [0; 32], npending: 0, total: 0 }
+        Sum {
+            lanes: [Self::K1, Self::K2, Self::K3, Self::K1 ^ Self::K3],
+            pending: [0; 32],
+            npending: 0,
+            total: 0,
+        }
     }
 
     fn block(&mut self, block: &[u8]) {
@@ -158,7 +163,12 @@ pub(super) fn epoch_record(p: &[u8]) -> Option<EpochRecord> {
         return None;
     }
     let boot = p[..16].try_into().ok()?;
-    Some(EpochRecord { boot, nonce: u64_at(p, 16)?, identity: (u64_at(p, 24)?, u64_at(p, 32)?), base_len: u64_at(p, 40)? })
+    Some(EpochRecord {
+        boot,
+        nonce: u64_at(p, 16)?,
+        identity: (u64_at(p, 24)?, u64_at(p, 32)?),
+        base_len: u64_at(p, 40)?,
+    })
 }
 
 pub(super) fn regions_record(p: &[u8], nonce: u64, base_len: u64) -> Option<RegionsRecord> {

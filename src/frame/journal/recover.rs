@@ -37,7 +37,12 @@ impl Overlay {
         } else {
             let dir = crate::os::temp_dir();
             let name = dir.join(format!("b2nd-overlay-{}-{:x}", crate::os::process_id(), new_nonce()));
-            let f = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&name).map_err(|_| Error::FileOpen)?;
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&name)
+                .map_err(|_| Error::FileOpen)?;
             let _ = crate::os::remove_file(&name);
             Kept::File(f)
         };
@@ -80,7 +85,8 @@ impl Stream for Overlay {
         let want = (end.saturating_sub(pos) as usize).min(buf.len());
         let n = self.inner.read_at(pos, &mut buf[..want])?;
         let buf = &mut buf[..want];
-        let (lo_pos, hi_pos) = (pos.saturating_sub(self.base), pos.saturating_add(want as u64).saturating_sub(self.base));
+        let (lo_pos, hi_pos) =
+            (pos.saturating_sub(self.base), pos.saturating_add(want as u64).saturating_sub(self.base));
         // the bytes past the current end that the old frame had are in the record
         let mut covered = n;
         let first = self.regions.partition_point(|&(p, l, _)| p + l <= lo_pos);
@@ -118,7 +124,13 @@ impl Stream for Overlay {
 /// [`recover`] through a backend whose paths are not files (user
 /// callbacks): the journal is read and emptied with the backend's own
 /// callbacks, and not locked.
-pub(super) fn recover_through(frame_path: &str, stream: Box<dyn Stream>, base: u64, writable: bool, sidecar: &Arc<dyn Backend>) -> Result<Box<dyn Stream>> {
+pub(super) fn recover_through(
+    frame_path: &str,
+    stream: Box<dyn Stream>,
+    base: u64,
+    writable: bool,
+    sidecar: &Arc<dyn Backend>,
+) -> Result<Box<dyn Stream>> {
     let path = journal_path(frame_path);
     let Some(j) = open_existing(sidecar.as_ref(), &path, Mode::Read)? else { return Ok(stream) };
     let size = match j.size()? {
@@ -191,7 +203,8 @@ pub fn recover(
         return recover_through(frame_path, stream, base, writable, sidecar);
     }
     let Some(p) = Pending::find(frame_path)? else { return Ok(stream) };
-    let replaced = |identity: (u64, u64)| identity != (0, 0) && stream.identity().is_some_and(|id| id != identity);
+    let replaced =
+        |identity: (u64, u64)| identity != (0, 0) && stream.identity().is_some_and(|id| id != identity);
     match p.plan.clone() {
         // cut short: the frame was not touched yet
         Plan::Nothing => p.done(),
@@ -221,4 +234,3 @@ pub fn recover(
     }
     Ok(stream)
 }
-

@@ -1,16 +1,23 @@
 //! Changing the chunk list: insert, update, delete, reorder, arrange.
 
-use super::special::special_chunk;
-use super::{decode_special, offset_encoded, special_offset, Entry, Frame, Pick};
 use super::super::offsets::Offsets;
 use super::super::writer::Info;
+use super::special::special_chunk;
+use super::{decode_special, offset_encoded, special_offset, Entry, Frame, Pick};
 use crate::chunk::header::Special;
 use crate::error::{Error, Result};
 
 impl Frame {
     /// Insert `chunk` (a complete, validated chunk) at position `pos`;
     /// `info` already holds the new nbytes and chunksize.
-    pub fn insert(&mut self, info: &Info, old_info: &Info, pos: usize, chunk: &[u8], kind: Special) -> Result<()> {
+    pub fn insert(
+        &mut self,
+        info: &Info,
+        old_info: &Info,
+        pos: usize,
+        chunk: &[u8],
+        kind: Special,
+    ) -> Result<()> {
         if pos > self.nchunks() {
             return Err(Error::InvalidIndex);
         }
@@ -57,7 +64,14 @@ impl Frame {
     /// §12a; c-blosc2 writes it over the old one and moves every later chunk);
     /// the chunk stored last is written over, as c-blosc2 does (an array
     /// that grows rewrites its last chunk: the frame stays compact).
-    pub fn update(&mut self, info: &Info, old_info: &Info, pos: usize, chunk: &[u8], kind: Special) -> Result<()> {
+    pub fn update(
+        &mut self,
+        info: &Info,
+        old_info: &Info,
+        pos: usize,
+        chunk: &[u8],
+        kind: Special,
+    ) -> Result<()> {
         if self.dir.is_some() {
             return self.update_sparse(info, old_info, pos, chunk, kind);
         }
@@ -85,7 +99,14 @@ impl Frame {
     /// [`Frame::update`] of a sparse frame: the new chunk goes to a new file,
     /// and the old file, which holds the old content until the index says
     /// otherwise, is removed once the change is committed.
-    fn update_sparse(&mut self, info: &Info, old_info: &Info, pos: usize, chunk: &[u8], kind: Special) -> Result<()> {
+    fn update_sparse(
+        &mut self,
+        info: &Info,
+        old_info: &Info,
+        pos: usize,
+        chunk: &[u8],
+        kind: Special,
+    ) -> Result<()> {
         let new_special = offset_encoded(kind) && info.chunksize != 0;
         let mut layout = self.layout.clone();
         let mut remove = None;
@@ -153,7 +174,8 @@ impl Frame {
     /// Put chunk `order[i]` at position `i`.
     pub fn reorder(&mut self, info: &Info, order: &[usize]) -> Result<()> {
         let mut layout = self.layout.clone();
-        layout.offsets = Offsets::from_entries(order.iter().map(|&o| self.layout.offsets.get(o).unwrap_or(-1)));
+        layout.offsets =
+            Offsets::from_entries(order.iter().map(|&o| self.layout.offsets.get(o).unwrap_or(-1)));
         layout.index_capacity = layout.offsets.len();
         self.commit(info, info, layout)
     }
@@ -178,7 +200,11 @@ impl Frame {
                     }
                     o
                 }
-                Pick::Special(kind, nbytes) if offset_encoded(kind) && info.chunksize != 0 && nbytes == info.chunksize => special_offset(kind),
+                Pick::Special(kind, nbytes)
+                    if offset_encoded(kind) && info.chunksize != 0 && nbytes == info.chunksize =>
+                {
+                    special_offset(kind)
+                }
                 Pick::Special(kind, nbytes) if self.dir.is_some() => {
                     let c = special_chunk(kind, nbytes, info.cparams.typesize, info.cparams.blocksize);
                     let id = next_id;

@@ -25,9 +25,9 @@ mod txn;
 pub use special::special_chunk;
 
 use super::bytes::{Bytes, Directory};
+use super::header::FIXED_LEN;
 use super::journal::{Journal, Undo};
 use super::offsets::Offsets;
-use super::header::FIXED_LEN;
 use super::trailer::MIN_LEN;
 use super::writer::Info;
 use crate::chunk::header::{Special, EXTENDED_HEADER_LENGTH, VL_BLOCKS};
@@ -142,7 +142,6 @@ struct Txn {
 /// The old bytes a change keeps in memory to put itself back when it fails;
 /// past this, it reads them back from its journal records.
 const UNDO_IN_MEMORY: usize = 32 << 20;
-
 
 /// What opening a frame produces: the frame and the super-chunk state its header holds.
 pub struct Opened {

@@ -1,13 +1,13 @@
 //! Making a frame, opening one (parsing its header, trailer and offsets
 //! index), and reading its layout again after another writer changed it.
 
-use super::{decode_special, Frame, Layout, Opened, MIN_FRAME_LEN, SPARSE_INDEX};
 use super::super::bytes::{Bytes, Directory};
 use super::super::header::{FrameHeader, FIXED_LEN};
 use super::super::offsets::{decode_index, Offsets};
 use super::super::trailer::{Trailer, END_LEN, MIN_LEN};
 use super::super::writer::Info;
 use super::super::Metalayer;
+use super::{decode_special, Frame, Layout, Opened, MIN_FRAME_LEN, SPARSE_INDEX};
 use crate::chunk::header::Header;
 use crate::chunk::{CParams, SplitMode};
 use crate::error::{Error, Result};
@@ -125,7 +125,17 @@ impl Frame {
 
     fn open_bytes(bytes: Bytes, dir: Option<Directory>, exact: bool) -> Result<Opened> {
         let (layout, info) = parse(&bytes, dir.is_some(), exact)?;
-        let frame = Frame { bytes, dir, layout, journal: None, txn: None, batch: false, broken: false, clean: false, pending_drops: Vec::new() };
+        let frame = Frame {
+            bytes,
+            dir,
+            layout,
+            journal: None,
+            txn: None,
+            batch: false,
+            broken: false,
+            clean: false,
+            pending_drops: Vec::new(),
+        };
         if exact {
             // An in-memory frame must account for all its bytes (as c-blosc2 checks).
             frame.check_nbytes(&info)?;
@@ -150,7 +160,8 @@ impl Frame {
                 total = total.saturating_add(i64::from(self.chunk_nbytes(info, end - 1)?));
             } else {
                 // the same stored chunk each time
-                total = total.saturating_add(i64::from(self.chunk_nbytes(info, start)?).saturating_mul(count));
+                total =
+                    total.saturating_add(i64::from(self.chunk_nbytes(info, start)?).saturating_mul(count));
             }
         }
         if total == info.nbytes {
@@ -237,7 +248,8 @@ fn read_offsets(bytes: &Bytes, sparse: bool, h: &FrameHeader, trailer_at: u64) -
     if h.nbytes == 0 {
         return Ok(Offsets::new());
     }
-    let start = if sparse { h.header_len as u64 } else { (h.header_len as u64).saturating_add(h.cbytes as u64) };
+    let start =
+        if sparse { h.header_len as u64 } else { (h.header_len as u64).saturating_add(h.cbytes as u64) };
     if start.saturating_add(16) > trailer_at {
         return Err(Error::InvalidHeader);
     }

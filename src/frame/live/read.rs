@@ -1,11 +1,11 @@
 //! Reading a frame: its header, index entries, chunks (whole, lazy, or
 //! into a caller's buffer) and bytes inside stored chunks.
 
-use super::{decode_special, Entry, Frame, StreamOrigin};
 use super::super::bytes::{Bytes, ChunkHead};
 use super::super::header::FrameHeader;
 use super::super::writer::Info;
 use super::special::special_header;
+use super::{decode_special, Entry, Frame, StreamOrigin};
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::chunk::view::LazySource;
 use crate::error::{Error, Result};
@@ -225,7 +225,12 @@ impl Frame {
     }
 
     /// [`Frame::lazy_chunk`] with a caller's buffer, as [`Frame::chunk_into`].
-    pub fn lazy_chunk_into<'a>(&'a self, info: &Info, i: usize, buf: &mut Vec<u8>) -> Result<Option<&'a [u8]>> {
+    pub fn lazy_chunk_into<'a>(
+        &'a self,
+        info: &Info,
+        i: usize,
+        buf: &mut Vec<u8>,
+    ) -> Result<Option<&'a [u8]>> {
         let off = match self.entry(i)? {
             Entry::Stored(off) if !self.is_memory() => off,
             _ => return self.chunk_into(info, i, buf),
@@ -234,7 +239,11 @@ impl Frame {
         let h = Header::parse(&head)?;
         // Special chunks are whole already; chunks with variable-length blocks are
         // handed out whole too (their blocks are read through their own layout).
-        if h.special() != Special::None || h.header_len() != EXTENDED_HEADER_LENGTH || nbytes == 0 || h.vlblocks() {
+        if h.special() != Special::None
+            || h.header_len() != EXTENDED_HEADER_LENGTH
+            || nbytes == 0
+            || h.vlblocks()
+        {
             return self.chunk_into(info, i, buf);
         }
         let nblocks = h.nblocks();
@@ -254,7 +263,11 @@ impl Frame {
         if !h.memcpyed() {
             self.read_in_chunk(off, AT as i64, &mut buf[AT..])?;
         }
-        let (nchunk, offset) = if self.dir.is_some() { (off as i32, off) } else { (i as i32, off + self.layout.header_len as i64) };
+        let (nchunk, offset) = if self.dir.is_some() {
+            (off as i32, off)
+        } else {
+            (i as i32, off + self.layout.header_len as i64)
+        };
         buf.extend_from_slice(&nchunk.to_le_bytes());
         buf.extend_from_slice(&offset.to_le_bytes());
         if h.memcpyed() {
@@ -268,7 +281,9 @@ impl Frame {
         // Each block's stored size: from its start to the next larger start
         // (or the chunk's end). Blocks are usually stored in order, and then
         // that is the next start on; otherwise the starts are sorted aside.
-        let start = |buf: &[u8], j: usize| i32::from_le_bytes(buf[AT + 4 * j..AT + 4 * j + 4].try_into().expect("4 bytes"));
+        let start = |buf: &[u8], j: usize| {
+            i32::from_le_bytes(buf[AT + 4 * j..AT + 4 * j + 4].try_into().expect("4 bytes"))
+        };
         let mut in_order = true;
         for j in 0..nblocks {
             let s = start(buf, j);
@@ -280,7 +295,9 @@ impl Frame {
         }
         let sizes = buf.len();
         buf.resize(sizes + 4 * nblocks, 0);
-        let put = |buf: &mut Vec<u8>, j: usize, size: i32| buf[sizes + 4 * j..sizes + 4 * j + 4].copy_from_slice(&size.to_le_bytes());
+        let put = |buf: &mut Vec<u8>, j: usize, size: i32| {
+            buf[sizes + 4 * j..sizes + 4 * j + 4].copy_from_slice(&size.to_le_bytes())
+        };
         if in_order {
             // Backwards: the next larger start of block j is block j+1's
             // start if that is larger, else (the same start) block j+1's.

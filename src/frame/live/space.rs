@@ -11,8 +11,8 @@
 //! *settling* until the next checkpoint, when a power loss can no longer go
 //! back to it.
 
-use super::{Frame, Layout};
 use super::super::bytes::ChunkHead;
+use super::{Frame, Layout};
 use crate::chunk::header::{Header, EXTENDED_HEADER_LENGTH};
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
@@ -206,9 +206,11 @@ impl Frame {
                 }
             }
         }
-        let settle = self.journal.as_ref().is_some_and(|j| j.has_epoch()) && !self.txn.as_ref().is_some_and(|t| t.fresh);
+        let settle = self.journal.as_ref().is_some_and(|j| j.has_epoch())
+            && !self.txn.as_ref().is_some_and(|t| t.fresh);
         let section = self.layout.cbytes.max(0) as u64;
-        self.layout.space = Some(if readable { Space::from_chunks(chunks, section, settle) } else { Space::default() });
+        self.layout.space =
+            Some(if readable { Space::from_chunks(chunks, section, settle) } else { Space::default() });
         Ok(())
     }
 
@@ -232,7 +234,8 @@ impl Frame {
         let hl = layout.header_len as u64;
         // a hole holds nothing the frame before the change (or at the last
         // checkpoint) references: only what lies past the old section is saved
-        let old_end = self.txn.as_ref().map_or(0, |t| t.layout.header_len as u64 + t.layout.cbytes.max(0) as u64);
+        let old_end =
+            self.txn.as_ref().map_or(0, |t| t.layout.header_len as u64 + t.layout.cbytes.max(0) as u64);
         self.need((hl + at).max(old_end), None)?;
         self.bytes.write(hl + at, chunk)?;
         Ok(at as i64)
@@ -293,7 +296,12 @@ impl Frame {
     pub(super) fn commit_space(&mut self) {
         let hl = self.layout.header_len as u64;
         let journaled = self.is_journaled();
-        let below = self.journal.as_ref().filter(|_| journaled).and_then(|j| j.base_len()).map_or(0, |b| b.saturating_sub(hl));
+        let below = self
+            .journal
+            .as_ref()
+            .filter(|_| journaled)
+            .and_then(|j| j.base_len())
+            .map_or(0, |b| b.saturating_sub(hl));
         if let Some(s) = self.layout.space.as_mut() {
             s.commit(below);
         }
@@ -330,7 +338,15 @@ impl Frame {
                 break;
             }
             // the chunk stored last, and a free hole below it
-            let Some((off, pos)) = layout.offsets.spans().filter(|&(v, _, _)| v >= 0).max_by_key(|&(v, _, _)| v).map(|(v, a, _)| (v, a)) else { break };
+            let Some((off, pos)) = layout
+                .offsets
+                .spans()
+                .filter(|&(v, _, _)| v >= 0)
+                .max_by_key(|&(v, _, _)| v)
+                .map(|(v, a, _)| (v, a))
+            else {
+                break;
+            };
             let len = self.head_in(layout, off)?;
             let Some(to) = layout.space.as_mut().and_then(|s| s.take(len, off as u64)) else { break };
             let hl = layout.header_len as u64;

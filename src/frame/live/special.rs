@@ -1,9 +1,9 @@
 //! Special-value chunks: the 32-byte chunks and index entries that stand for
 //! runs of zeros, NaNs or uninitialized items, and frames filled with them.
 
-use super::{offset_encoded, special_offset, Entry, Frame};
 use super::super::offsets::Offsets;
 use super::super::writer::Info;
+use super::{offset_encoded, special_offset, Entry, Frame};
 use crate::chunk::header::{Header, Special, EXTENDED_HEADER_LENGTH};
 use crate::chunk::SplitMode;
 use crate::error::{Error, Result};

@@ -2,9 +2,9 @@
 //! after the chunks section (the chunks are already in place), and where a
 //! new chunk's bytes are stored.
 
+use super::super::writer::{header, index_chunk, trailer, Info};
 use super::special::run_length_index;
 use super::{Frame, Layout};
-use super::super::writer::{header, index_chunk, trailer, Info};
 use crate::error::{Error, Result};
 
 impl Frame {
@@ -118,7 +118,8 @@ impl Frame {
     /// checkpoint may still need.
     pub(super) fn next_chunk_id(&self) -> i64 {
         let id = self.layout.offsets.values().filter(|&o| o >= 0).max().map_or(0, |m| m + 1);
-        let others = self.txn.iter().flat_map(|t| t.added.iter().chain(&t.dropped)).chain(&self.pending_drops);
+        let others =
+            self.txn.iter().flat_map(|t| t.added.iter().chain(&t.dropped)).chain(&self.pending_drops);
         id.max(others.copied().max().map_or(0, |m| m + 1))
     }
 

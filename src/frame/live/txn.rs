@@ -2,9 +2,9 @@
 //! overwrite is saved in the undo journal first, and a failed change is put
 //! back (see `frame::journal`).
 
-use super::{Frame, Txn};
 use super::super::bytes::Bytes;
 use super::super::journal::{ranges_gaps, ranges_insert, Found, Journal, Plan, Undo};
+use super::{Frame, Txn};
 use crate::error::{Error, Result};
 use crate::io::Durability;
 
@@ -81,9 +81,22 @@ impl Frame {
         }
         let undo = Undo { identity, old_len: self.layout.frame_len, regions: Vec::new() };
         let fresh = !self.journal.as_ref().is_some_and(|j| j.has_epoch());
-        self.txn = Some(Box::new(Txn { depth: 1, undo, layout: self.layout.clone(), added: Vec::new(), dropped: Vec::new(), saved: Vec::new(), spilled: false, fresh }));
+        self.txn = Some(Box::new(Txn {
+            depth: 1,
+            undo,
+            layout: self.layout.clone(),
+            added: Vec::new(),
+            dropped: Vec::new(),
+            saved: Vec::new(),
+            spilled: false,
+            fresh,
+        }));
         self.clean = false;
-        let from = if self.dir.is_some() { 0 } else { self.layout.header_len as u64 + self.layout.cbytes.max(0) as u64 };
+        let from = if self.dir.is_some() {
+            0
+        } else {
+            self.layout.header_len as u64 + self.layout.cbytes.max(0) as u64
+        };
         let hl = self.layout.header_len as u64;
         if let Err(e) = self.need(from, Some((0, hl))) {
             self.txn = None;
@@ -190,7 +203,10 @@ impl Frame {
         // reused, as c-blosc2 reuses them), after a checkpoint
         // and holes the last checkpoint keeps wait for the next one: past a
         // share of the frame, it comes now (the file would grow by them)
-        if self.pending_drops.is_empty() && !self.journal.as_ref().is_some_and(|j| j.checkpoint_due()) && !self.settling_due() {
+        if self.pending_drops.is_empty()
+            && !self.journal.as_ref().is_some_and(|j| j.checkpoint_due())
+            && !self.settling_due()
+        {
             return Ok(());
         }
         match self.checkpoint(false) {
@@ -303,7 +319,8 @@ impl Frame {
         let old_len = t.undo.old_len;
         let old = &t.layout;
         let mut want: Vec<(u64, u64)> = Vec::new();
-        let section_end = if self.dir.is_some() { 0 } else { old.header_len as u64 + old.cbytes.max(0) as u64 };
+        let section_end =
+            if self.dir.is_some() { 0 } else { old.header_len as u64 + old.cbytes.max(0) as u64 };
         let mut cover = None;
         if from < section_end {
             if !ranges_gaps(&t.saved, from, section_end).is_empty() {

@@ -11,13 +11,21 @@ use b2nd::{Array, Context};
 /// # Safety
 /// A non-null `p` must be valid for `len` bytes.
 unsafe fn input<'a>(p: *const u8, len: usize) -> &'a [u8] {
-    if p.is_null() { &[] } else { std::slice::from_raw_parts(p, len) }
+    if p.is_null() {
+        &[]
+    } else {
+        std::slice::from_raw_parts(p, len)
+    }
 }
 
 /// # Safety
 /// A non-null `p` must be valid for writing `len` bytes.
 unsafe fn output<'a>(p: *mut u8, len: usize) -> &'a mut [u8] {
-    if p.is_null() { &mut [] } else { std::slice::from_raw_parts_mut(p, len) }
+    if p.is_null() {
+        &mut []
+    } else {
+        std::slice::from_raw_parts_mut(p, len)
+    }
 }
 
 /// Compress `len` bytes at `src` into a Blosc2 chunk (zstd, shuffle, items of
@@ -26,7 +34,13 @@ unsafe fn output<'a>(p: *mut u8, len: usize) -> &'a mut [u8] {
 /// # Safety
 /// `src` readable for `len` bytes, `dst` writable for `cap` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn embed_compress(src: *const u8, len: usize, dst: *mut u8, cap: usize, typesize: i32) -> i64 {
+pub unsafe extern "C" fn embed_compress(
+    src: *const u8,
+    len: usize,
+    dst: *mut u8,
+    cap: usize,
+    typesize: i32,
+) -> i64 {
     let run = || {
         let mut c = Compressor::new(CParams::classic(Codec::Zstd, 5, 1, typesize, false))?;
         c.compress(input(src, len), output(dst, cap))
@@ -60,7 +74,8 @@ pub unsafe extern "C" fn embed_array_roundtrip(path: *const std::ffi::c_char) ->
     let Ok(path) = std::ffi::CStr::from_ptr(path).to_str() else { return -1 };
     let run = || -> Option<bool> {
         let vals: Vec<f64> = (0..1200).map(|i| i as f64 / 2.0).collect();
-        let ctx = Context::of::<f64>(&[40, 30], &[16, 16], &[8, 8], CParams::classic(Codec::Lz4, 5, 1, 8, false));
+        let ctx =
+            Context::of::<f64>(&[40, 30], &[16, 16], &[8, 8], CParams::classic(Codec::Lz4, 5, 1, 8, false));
         let _ = std::fs::remove_file(path);
         Array::from_elements(&ctx.stored(path, true), &vals).ok()?;
         let back: Vec<f64> = Array::open(path).ok()?.get_slice_as(&[0, 0], &[40, 30]).ok()?;

@@ -8,15 +8,15 @@
 //! view, the viewed array's.
 
 use super::context::{core_context, items, nonnull, ContextHandle};
-use super::types::*;
-use b2nd::array::{Array, Fill};
 use super::fields::{array_handle, changing, current, fill_public, ArrayHandle};
+use super::types::*;
 use crate::blosc2::fields::shared;
 use crate::blosc2::schunk::{adopt, free_handle, from_buffer_handle, malloc_copy, open_handle, CoreStorage};
 use crate::blosc2::types::*;
 use crate::ffi::{c_str, guard, guard_code, slice, slice_mut};
-use b2nd::error::{Error, Result};
 use crate::os::{c_char, c_int, c_void};
+use b2nd::array::{Array, Fill};
+use b2nd::error::{Error, Result};
 use std::ffi::CString;
 
 /// Hand a core array to C: `sc` is its super-chunk handle (owned or not).
@@ -123,7 +123,11 @@ pub unsafe extern "C" fn b2nd_nans(ctx: *mut b2nd_context_t, array: *mut *mut b2
 /// # Safety
 /// As for `b2nd_uninit`; `fill_value` typesize readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_full(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, fill_value: *const c_void) -> c_int {
+pub unsafe extern "C" fn b2nd_full(
+    ctx: *mut b2nd_context_t,
+    array: *mut *mut b2nd_array_t,
+    fill_value: *const c_void,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let c = unsafe { ctx.cast::<ContextHandle>().as_ref() }.ok_or(Error::NullPointer)?;
@@ -168,7 +172,10 @@ unsafe fn release(array: *mut b2nd_array_t) {
 /// # Safety
 /// `schunk` NULL or a live super-chunk of this library; `array` valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_from_schunk(schunk: *mut blosc2_schunk, array: *mut *mut b2nd_array_t) -> c_int {
+pub unsafe extern "C" fn b2nd_from_schunk(
+    schunk: *mut blosc2_schunk,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
     guard_code(|| {
         if array.is_null() {
             return Err(Error::NullPointer);
@@ -194,7 +201,11 @@ pub unsafe extern "C" fn b2nd_open(urlpath: *const c_char, array: *mut *mut b2nd
 /// # Safety
 /// As for `b2nd_open`.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_open_offset(urlpath: *const c_char, array: *mut *mut b2nd_array_t, offset: i64) -> c_int {
+pub unsafe extern "C" fn b2nd_open_offset(
+    urlpath: *const c_char,
+    array: *mut *mut b2nd_array_t,
+    offset: i64,
+) -> c_int {
     // SAFETY: caller contract.
     guard_code(|| unsafe { open_at(urlpath, array, offset) })
 }
@@ -217,7 +228,12 @@ unsafe fn open_at(urlpath: *const c_char, array: *mut *mut b2nd_array_t, offset:
 /// # Safety
 /// `cframe` NULL or `cframe_len` readable bytes; `array` valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_from_cframe(cframe: *mut u8, cframe_len: i64, copy: bool, array: *mut *mut b2nd_array_t) -> c_int {
+pub unsafe extern "C" fn b2nd_from_cframe(
+    cframe: *mut u8,
+    cframe_len: i64,
+    copy: bool,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
     guard_code(|| {
         if array.is_null() {
             return Err(Error::NullPointer);
@@ -234,7 +250,12 @@ pub unsafe extern "C" fn b2nd_from_cframe(cframe: *mut u8, cframe_len: i64, copy
 /// # Safety
 /// `array` live; the out pointers valid for writes.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_to_cframe(array: *const b2nd_array_t, cframe: *mut *mut u8, cframe_len: *mut i64, needs_free: *mut bool) -> c_int {
+pub unsafe extern "C" fn b2nd_to_cframe(
+    array: *const b2nd_array_t,
+    cframe: *mut *mut u8,
+    cframe_len: *mut i64,
+    needs_free: *mut bool,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { current(array)? };
@@ -291,7 +312,12 @@ pub unsafe extern "C" fn b2nd_save_append(array: *const b2nd_array_t, urlpath: *
 /// # Safety
 /// `ctx` from `b2nd_create_ctx`; `array` valid for a write; `buffer` `buffersize` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_from_cbuffer(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, buffer: *const c_void, buffersize: i64) -> c_int {
+pub unsafe extern "C" fn b2nd_from_cbuffer(
+    ctx: *mut b2nd_context_t,
+    array: *mut *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let src = unsafe { slice(buffer.cast(), buffersize)? };
@@ -324,7 +350,11 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(ctx: *mut b2nd_context_t, array: *mut
 /// # Safety
 /// `array` live; `buffer` `buffersize` writable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_to_cbuffer(array: *const b2nd_array_t, buffer: *mut c_void, buffersize: i64) -> c_int {
+pub unsafe extern "C" fn b2nd_to_cbuffer(
+    array: *const b2nd_array_t,
+    buffer: *mut c_void,
+    buffersize: i64,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { current(array)? };
@@ -335,7 +365,12 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(array: *const b2nd_array_t, buffer: *mu
 }
 
 /// Shapes of a slice call, checked.
-unsafe fn slice_args<'a>(h: &ArrayHandle, start: *const i64, stop: *const i64, buffershape: *const i64) -> Result<(&'a [i64], &'a [i64], &'a [i64])> {
+unsafe fn slice_args<'a>(
+    h: &ArrayHandle,
+    start: *const i64,
+    stop: *const i64,
+    buffershape: *const i64,
+) -> Result<(&'a [i64], &'a [i64], &'a [i64])> {
     let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
     // SAFETY: caller contract: ndim items each.
     unsafe {
@@ -410,7 +445,13 @@ pub unsafe extern "C" fn b2nd_refresh(array: *mut b2nd_array_t) -> c_int {
 /// # Safety
 /// `array` live; `coords` `ncoords` items; `buffer` `buffersize` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(array: *const b2nd_array_t, ncoords: i64, coords: *const i64, buffer: *mut c_void, buffersize: i64) -> c_int {
+pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
+    array: *const b2nd_array_t,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+    buffersize: i64,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { current(array)? };
@@ -423,10 +464,21 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(array: *const b2nd_array_t, nco
 }
 
 /// The selection lists of an orthogonal selection call.
-unsafe fn selection(h: &ArrayHandle, selection: *mut *mut i64, selection_size: *mut i64, buffershape: *mut i64) -> Result<(Vec<Vec<i64>>, Vec<i64>)> {
+unsafe fn selection(
+    h: &ArrayHandle,
+    selection: *mut *mut i64,
+    selection_size: *mut i64,
+    buffershape: *mut i64,
+) -> Result<(Vec<Vec<i64>>, Vec<i64>)> {
     let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
     // SAFETY: caller contract: `ndim` lists and sizes.
-    let (lists, sizes, bshape) = unsafe { (items(selection.cast_const(), nd)?, items(selection_size.cast_const(), nd)?, items(buffershape.cast_const(), nd)?) };
+    let (lists, sizes, bshape) = unsafe {
+        (
+            items(selection.cast_const(), nd)?,
+            items(selection_size.cast_const(), nd)?,
+            items(buffershape.cast_const(), nd)?,
+        )
+    };
     let mut out = Vec::with_capacity(nd);
     for i in 0..nd {
         let n = usize::try_from(sizes[i]).map_err(|_| Error::InvalidParam)?;
@@ -496,7 +548,13 @@ unsafe fn note_shape(ctx: *mut b2nd_context_t, shape: &[i64]) {
 /// # Safety
 /// `ctx` from `b2nd_create_ctx`; `src` live; `start`/`stop` ndim items; `array` valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_get_slice(ctx: *mut b2nd_context_t, array: *mut *mut b2nd_array_t, src: *const b2nd_array_t, start: *const i64, stop: *const i64) -> c_int {
+pub unsafe extern "C" fn b2nd_get_slice(
+    ctx: *mut b2nd_context_t,
+    array: *mut *mut b2nd_array_t,
+    src: *const b2nd_array_t,
+    start: *const i64,
+    stop: *const i64,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { current(src)? };
@@ -517,7 +575,11 @@ pub unsafe extern "C" fn b2nd_get_slice(ctx: *mut b2nd_context_t, array: *mut *m
 /// # Safety
 /// `ctx` from `b2nd_create_ctx`; `src` live; `array` valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_copy(ctx: *mut b2nd_context_t, src: *const b2nd_array_t, array: *mut *mut b2nd_array_t) -> c_int {
+pub unsafe extern "C" fn b2nd_copy(
+    ctx: *mut b2nd_context_t,
+    src: *const b2nd_array_t,
+    array: *mut *mut b2nd_array_t,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { current(src)? };
@@ -536,10 +598,15 @@ pub unsafe extern "C" fn b2nd_copy(ctx: *mut b2nd_context_t, src: *const b2nd_ar
 /// # Safety
 /// `array` live; `new_shape` ndim items; `start` NULL or ndim items.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_resize(array: *mut b2nd_array_t, new_shape: *const i64, start: *const i64) -> c_int {
+pub unsafe extern "C" fn b2nd_resize(
+    array: *mut b2nd_array_t,
+    new_shape: *const i64,
+    start: *const i64,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let nd = usize::try_from(unsafe { array_handle(array)? }.public.ndim).map_err(|_| Error::InvalidParam)?;
+        let nd =
+            usize::try_from(unsafe { array_handle(array)? }.public.ndim).map_err(|_| Error::InvalidParam)?;
         let ns = unsafe { items(new_shape, nd)? };
         let st = if start.is_null() { None } else { Some(unsafe { items(start, nd)? }) };
         unsafe { changing(array, |a| a.resize(ns, st)) }?;
@@ -553,7 +620,13 @@ pub unsafe extern "C" fn b2nd_resize(array: *mut b2nd_array_t, new_shape: *const
 /// # Safety
 /// `array` live; `buffer` `buffersize` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_insert(array: *mut b2nd_array_t, buffer: *const c_void, buffersize: i64, axis: i8, insert_start: i64) -> c_int {
+pub unsafe extern "C" fn b2nd_insert(
+    array: *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+    axis: i8,
+    insert_start: i64,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let src = unsafe { slice(buffer.cast(), buffersize)? };
@@ -568,7 +641,12 @@ pub unsafe extern "C" fn b2nd_insert(array: *mut b2nd_array_t, buffer: *const c_
 /// # Safety
 /// As for `b2nd_insert`.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_append(array: *mut b2nd_array_t, buffer: *const c_void, buffersize: i64, axis: i8) -> c_int {
+pub unsafe extern "C" fn b2nd_append(
+    array: *mut b2nd_array_t,
+    buffer: *const c_void,
+    buffersize: i64,
+    axis: i8,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let src = unsafe { slice(buffer.cast(), buffersize)? };
@@ -583,7 +661,12 @@ pub unsafe extern "C" fn b2nd_append(array: *mut b2nd_array_t, buffer: *const c_
 /// # Safety
 /// `array` live.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_delete(array: *mut b2nd_array_t, axis: i8, delete_start: i64, delete_len: i64) -> c_int {
+pub unsafe extern "C" fn b2nd_delete(
+    array: *mut b2nd_array_t,
+    axis: i8,
+    delete_start: i64,
+    delete_len: i64,
+) -> c_int {
     guard_code(|| {
         let axis = usize::try_from(axis).map_err(|_| Error::InvalidParam)?;
         // SAFETY: caller contract.
@@ -628,7 +711,11 @@ pub unsafe extern "C" fn b2nd_concatenate(
 
 /// A view of `array` (sharing its data) made by `f`; free it with `b2nd_free`
 /// before the array.
-unsafe fn view(array: *const b2nd_array_t, out: *mut *mut b2nd_array_t, f: impl FnOnce(&Array) -> Result<Array>) -> Result<i32> {
+unsafe fn view(
+    array: *const b2nd_array_t,
+    out: *mut *mut b2nd_array_t,
+    f: impl FnOnce(&Array) -> Result<Array>,
+) -> Result<i32> {
     // SAFETY: caller contract.
     let h = unsafe { array_handle(array)? };
     let v = f(&h.array)?;
@@ -641,10 +728,15 @@ unsafe fn view(array: *const b2nd_array_t, out: *mut *mut b2nd_array_t, f: impl 
 /// # Safety
 /// `array` live; `index` ndim items; `view` valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_squeeze_index(array: *mut b2nd_array_t, view: *mut *mut b2nd_array_t, index: *const bool) -> c_int {
+pub unsafe extern "C" fn b2nd_squeeze_index(
+    array: *mut b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    index: *const bool,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
-        let nd = usize::try_from(unsafe { array_handle(array)? }.public.ndim).map_err(|_| Error::InvalidParam)?;
+        let nd =
+            usize::try_from(unsafe { array_handle(array)? }.public.ndim).map_err(|_| Error::InvalidParam)?;
         let idx = unsafe { items(index, nd)? };
         unsafe { self::view(array, view, |a| a.squeeze_index(idx)) }
     })
@@ -666,7 +758,12 @@ pub unsafe extern "C" fn b2nd_squeeze(array: *mut b2nd_array_t, view: *mut *mut 
 /// # Safety
 /// `array` live; `axis` `final_dims` items; `view` valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn b2nd_expand_dims(array: *const b2nd_array_t, view: *mut *mut b2nd_array_t, axis: *const bool, final_dims: u8) -> c_int {
+pub unsafe extern "C" fn b2nd_expand_dims(
+    array: *const b2nd_array_t,
+    view: *mut *mut b2nd_array_t,
+    axis: *const bool,
+    final_dims: u8,
+) -> c_int {
     guard_code(|| {
         let fd = usize::from(final_dims);
         if fd > B2ND_MAX_DIM {
@@ -690,4 +787,3 @@ pub unsafe extern "C" fn b2nd_print_meta(array: *const b2nd_array_t) -> c_int {
         Ok(0)
     })
 }
-

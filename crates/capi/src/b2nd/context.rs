@@ -3,15 +3,15 @@
 //! `b2nd` metalayer to and from bytes, and box copies between C buffers.
 
 use super::types::*;
-use b2nd::array::{Context, Meta};
 use crate::blosc2::global::malloc_str;
 use crate::blosc2::params::default_cparams;
 use crate::blosc2::schunk::CoreStorage;
 use crate::blosc2::types::*;
 use crate::ffi::{c_str, guard, guard_code, slice, slice_mut, write_opt};
+use crate::os::{c_char, c_int, c_void};
+use b2nd::array::{Context, Meta};
 use b2nd::error::{Error, Result};
 use b2nd::frame::Metalayer;
-use crate::os::{c_char, c_int, c_void};
 use std::ffi::CString;
 
 /// A context as C sees it, and the memory its pointers point to.
@@ -27,7 +27,12 @@ pub(super) struct ContextHandle {
     contents: Vec<Vec<u8>>,
 }
 
-fn shapes<'a>(ndim: i8, shape: *const i64, chunkshape: *const i32, blockshape: *const i32) -> Result<(&'a [i64], &'a [i32], &'a [i32])> {
+fn shapes<'a>(
+    ndim: i8,
+    shape: *const i64,
+    chunkshape: *const i32,
+    blockshape: *const i32,
+) -> Result<(&'a [i64], &'a [i32], &'a [i32])> {
     let nd = usize::try_from(ndim).ok().filter(|&n| n <= B2ND_MAX_DIM).ok_or(Error::InvalidParam)?;
     // SAFETY: caller contract: `ndim` items behind each pointer.
     unsafe {
@@ -72,13 +77,20 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             let (shape, chunkshape, blockshape) = shapes(ndim, shape, chunkshape, blockshape)?;
             // SAFETY: caller contract.
             let st = unsafe { b2_storage.as_ref() };
-            let mut cparams = st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
+            let mut cparams =
+                st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
             let dparams = st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().map(Box::new);
             let dtype = match unsafe { c_str(dtype) } {
                 Some(d) => d.to_string(),
                 None => format!("|S{}", cparams.typesize),
             };
-            let meta = Meta { shape: shape.to_vec(), chunkshape: chunkshape.to_vec(), blockshape: blockshape.to_vec(), dtype: dtype.clone(), dtype_format: u8::try_from(dtype_format).map_err(|_| Error::InvalidParam)? };
+            let meta = Meta {
+                shape: shape.to_vec(),
+                chunkshape: chunkshape.to_vec(),
+                blockshape: blockshape.to_vec(),
+                dtype: dtype.clone(),
+                dtype_format: u8::try_from(dtype_format).map_err(|_| Error::InvalidParam)?,
+            };
             cparams.blocksize = meta.check_params()?.block_bytes(cparams.typesize)?;
             let n = usize::try_from(nmetalayers).map_err(|_| Error::InvalidParam)?;
             if n > B2ND_MAX_METALAYERS {
@@ -88,11 +100,17 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             let mut names = Vec::with_capacity(n);
             let mut contents = Vec::with_capacity(n);
             for m in ms {
-                names.push(CString::new(unsafe { c_str(m.name) }.ok_or(Error::InvalidParam)?).map_err(|_| Error::InvalidParam)?);
+                names.push(
+                    CString::new(unsafe { c_str(m.name) }.ok_or(Error::InvalidParam)?)
+                        .map_err(|_| Error::InvalidParam)?,
+                );
                 contents.push(unsafe { slice(m.content, i64::from(m.content_len)) }?.to_vec());
             }
             let urlpath = match st.map(|s| s.urlpath) {
-                Some(u) if !u.is_null() => Some(CString::new(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?).map_err(|_| Error::InvalidParam)?),
+                Some(u) if !u.is_null() => Some(
+                    CString::new(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?)
+                        .map_err(|_| Error::InvalidParam)?,
+                ),
                 _ => None,
             };
             let mut h = Box::new(ContextHandle {
@@ -113,7 +131,8 @@ pub unsafe extern "C" fn b2nd_create_ctx(
                 contents,
             });
             h.storage.cparams = &mut *h.cparams;
-            h.storage.dparams = h.dparams.as_deref_mut().map_or(std::ptr::null_mut(), |d| d as *mut blosc2_dparams);
+            h.storage.dparams =
+                h.dparams.as_deref_mut().map_or(std::ptr::null_mut(), |d| d as *mut blosc2_dparams);
             h.storage.urlpath = h.urlpath.as_ref().map_or(std::ptr::null_mut(), |u| u.as_ptr().cast_mut());
             let p = &mut h.public;
             p.ndim = ndim;
@@ -168,11 +187,20 @@ pub(super) unsafe fn core_context(ctx: *const b2nd_context_t) -> Result<(Context
         dtype_format: u8::try_from(c.public.dtype_format).map_err(|_| Error::InvalidParam)?,
     };
     let metalayers = (0..c.public.nmetalayers.clamp(0, B2ND_MAX_METALAYERS as i32) as usize)
-        .map(|i| Metalayer { name: c.names[i].to_string_lossy().into_owned(), content: c.contents[i].clone() })
+        .map(|i| Metalayer {
+            name: c.names[i].to_string_lossy().into_owned(),
+            content: c.contents[i].clone(),
+        })
         .collect();
     // SAFETY: the context's storage points into the context.
     let core = unsafe { CoreStorage::from_c(&*c.storage) }?;
-    let ctx = Context { meta, cparams: core.cparams.clone(), dparams: core.dparams.clone(), storage: core.storage.clone(), metalayers };
+    let ctx = Context {
+        meta,
+        cparams: core.cparams.clone(),
+        dparams: core.dparams.clone(),
+        storage: core.storage.clone(),
+        metalayers,
+    };
     Ok((ctx, core))
 }
 
@@ -234,7 +262,12 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
     dtype_format: *mut i8,
 ) -> c_int {
     guard_code(|| {
-        if smeta.is_null() || ndim.is_null() || shape.is_null() || chunkshape.is_null() || blockshape.is_null() {
+        if smeta.is_null()
+            || ndim.is_null()
+            || shape.is_null()
+            || chunkshape.is_null()
+            || blockshape.is_null()
+        {
             return Err(Error::NullPointer);
         }
         // SAFETY: caller contract.
@@ -289,7 +322,9 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
     dst_start: *const i64,
 ) -> c_int {
     // SAFETY: caller contract.
-    guard_code(|| unsafe { copy_buffer(ndim, itemsize, src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start) })
+    guard_code(|| unsafe {
+        copy_buffer(ndim, itemsize, src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start)
+    })
 }
 
 /// The box copy of [`b2nd_copy_buffer2`].
@@ -312,9 +347,16 @@ unsafe fn copy_buffer(
     let is = usize::try_from(itemsize).ok().filter(|&i| i > 0).ok_or(Error::InvalidParam)?;
     // SAFETY: caller contract.
     let (ss, s0, s1, ds, d0) = unsafe {
-        (items(src_pad_shape, nd)?, items(src_start, nd)?, items(src_stop, nd)?, items(dst_pad_shape, nd)?, items(dst_start, nd)?)
+        (
+            items(src_pad_shape, nd)?,
+            items(src_start, nd)?,
+            items(src_stop, nd)?,
+            items(dst_pad_shape, nd)?,
+            items(dst_start, nd)?,
+        )
     };
-    let count = |shape: &[i64]| shape.iter().try_fold(is as i64, |a, &x| a.checked_mul(x)).ok_or(Error::InvalidParam);
+    let count =
+        |shape: &[i64]| shape.iter().try_fold(is as i64, |a, &x| a.checked_mul(x)).ok_or(Error::InvalidParam);
     let src = unsafe { slice(src.cast(), count(ss)?)? };
     let dst = unsafe { slice_mut(dst.cast(), count(ds)?)? };
     b2nd::array::copy_box(is, src, ss, s0, s1, dst, ds, d0)?;
@@ -338,6 +380,17 @@ pub unsafe extern "C" fn b2nd_copy_buffer(
     dst_start: *const i64,
 ) -> c_int {
     // SAFETY: caller contract.
-    guard_code(|| unsafe { copy_buffer(ndim, i32::from(itemsize), src, src_pad_shape, src_start, src_stop, dst, dst_pad_shape, dst_start) })
+    guard_code(|| unsafe {
+        copy_buffer(
+            ndim,
+            i32::from(itemsize),
+            src,
+            src_pad_shape,
+            src_start,
+            src_stop,
+            dst,
+            dst_pad_shape,
+            dst_start,
+        )
+    })
 }
-

@@ -8,8 +8,8 @@
 //! which holds the core array.
 
 use super::types::*;
-use b2nd::array::Array;
 use crate::blosc2::fields::{adopt_written, resync};
+use b2nd::array::Array;
 use b2nd::error::{Error, Result};
 use std::ffi::CString;
 
@@ -122,7 +122,10 @@ unsafe fn array_mut<'a>(array: *mut b2nd_array_t) -> Result<&'a mut ArrayHandle>
 ///
 /// # Safety
 /// As for [`array_mut`].
-pub(super) unsafe fn changing<T>(array: *mut b2nd_array_t, f: impl FnOnce(&mut Array) -> Result<T>) -> Result<T> {
+pub(super) unsafe fn changing<T>(
+    array: *mut b2nd_array_t,
+    f: impl FnOnce(&mut Array) -> Result<T>,
+) -> Result<T> {
     // SAFETY: caller contract.
     let h = unsafe { array_mut(array)? };
     // SAFETY: the handle's `sc` is live while the array is.
@@ -133,4 +136,3 @@ pub(super) unsafe fn changing<T>(array: *mut b2nd_array_t, f: impl FnOnce(&mut A
     unsafe { resync(h.public.sc)? };
     r
 }
-

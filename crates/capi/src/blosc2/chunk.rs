@@ -3,15 +3,15 @@
 
 use super::context::{context_schunk, context_tuner};
 use super::global::{compression_call, global_compress, global_decompress, with_global_dctx};
-use super::params::core_cparams;
 use super::handle::with_lazy_source;
+use super::params::core_cparams;
 use super::types::*;
 use crate::ffi::{guard, guard_code, reference_mut, slice, slice_mut, write_opt};
+use crate::os::{c_char, c_int, c_void, size_t};
 use b2nd::chunk::header::MIN_HEADER_LENGTH;
 use b2nd::chunk::{special, CParams, Header, Special};
 use b2nd::codecs::Library;
 use b2nd::error::Error;
-use crate::os::{c_char, c_int, c_void, size_t};
 
 fn len32(n: usize) -> Result<i32, Error> {
     i32::try_from(n).map_err(|_| Error::MaxBufsizeExceeded)
@@ -30,7 +30,12 @@ unsafe fn min_header<'a>(src: *const c_void) -> Result<&'a [u8], Error> {
 ///
 /// # Safety
 /// `src` must hold `srcsize` readable bytes and `dest` `destsize` writable ones (or be NULL).
-unsafe fn buffers<'a>(src: *const c_void, srcsize: i32, dest: *mut c_void, destsize: i32) -> Result<(&'a [u8], &'a mut [u8]), Error> {
+unsafe fn buffers<'a>(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> Result<(&'a [u8], &'a mut [u8]), Error> {
     // SAFETY: caller contract.
     unsafe { Ok((slice(src.cast(), i64::from(srcsize))?, slice_mut(dest.cast(), i64::from(destsize))?)) }
 }
@@ -96,7 +101,12 @@ pub unsafe extern "C" fn blosc1_compress(
 /// # Safety
 /// `src` must hold `srcsize` bytes and `dest` have room for `destsize`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_decompress(src: *const c_void, srcsize: i32, dest: *mut c_void, destsize: i32) -> c_int {
+pub unsafe extern "C" fn blosc2_decompress(
+    src: *const c_void,
+    srcsize: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
@@ -199,7 +209,12 @@ pub unsafe extern "C" fn blosc2_getitem(
 /// # Safety
 /// `src` must be a whole chunk and `dest` have room for the items.
 #[no_mangle]
-pub unsafe extern "C" fn blosc1_getitem(src: *const c_void, start: c_int, nitems: c_int, dest: *mut c_void) -> c_int {
+pub unsafe extern "C" fn blosc1_getitem(
+    src: *const c_void,
+    start: c_int,
+    nitems: c_int,
+    dest: *mut c_void,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let src = unsafe { whole_chunk(src)? };
@@ -230,7 +245,8 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         let sp = context_schunk(ctx);
         let ts = i64::from(Header::parse_min(src)?.typesize);
-        let (start, nbytes) = (i64::from(start) * ts, i64::from(nitems).checked_mul(ts).ok_or(Error::WriteBuffer)?);
+        let (start, nbytes) =
+            (i64::from(start) * ts, i64::from(nitems).checked_mul(ts).ok_or(Error::WriteBuffer)?);
         let d = ctx.decompressor()?;
         // SAFETY: c-blosc2's contract on dparams.schunk.
         len32(unsafe { with_lazy_source(sp, |lazy| d.getitem_bytes_lazy(src, start, nbytes, dst, lazy)) }?)
@@ -259,7 +275,9 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
         let d = ctx.decompressor()?;
         // SAFETY: c-blosc2's contract on dparams.schunk.
         len32(unsafe {
-            with_lazy_source(sp, |lazy| d.getitem_bytes_lazy(src, i64::from(start), i64::from(nbytes), dst, lazy))
+            with_lazy_source(sp, |lazy| {
+                d.getitem_bytes_lazy(src, i64::from(start), i64::from(nbytes), dst, lazy)
+            })
         }?)
     })
 }
@@ -317,7 +335,11 @@ pub unsafe extern "C" fn blosc1_cbuffer_sizes(
 /// # Safety
 /// `cbuffer` must hold `cbytes` bytes; `nbytes` NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn blosc1_cbuffer_validate(cbuffer: *const c_void, cbytes: size_t, nbytes: *mut size_t) -> c_int {
+pub unsafe extern "C" fn blosc1_cbuffer_validate(
+    cbuffer: *const c_void,
+    cbytes: size_t,
+    nbytes: *mut size_t,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         unsafe { write_opt(nbytes, 0) };
@@ -343,7 +365,11 @@ pub unsafe extern "C" fn blosc1_cbuffer_validate(cbuffer: *const c_void, cbytes:
 /// # Safety
 /// `cbuffer` must point to at least 16 bytes; the out pointers NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn blosc1_cbuffer_metainfo(cbuffer: *const c_void, typesize: *mut size_t, flags: *mut c_int) {
+pub unsafe extern "C" fn blosc1_cbuffer_metainfo(
+    cbuffer: *const c_void,
+    typesize: *mut size_t,
+    flags: *mut c_int,
+) {
     guard((), || {
         // SAFETY: caller contract.
         let h = unsafe { min_header(cbuffer) }.and_then(Header::parse_min).unwrap_or_default();
@@ -360,7 +386,11 @@ pub unsafe extern "C" fn blosc1_cbuffer_metainfo(cbuffer: *const c_void, typesiz
 /// # Safety
 /// `cbuffer` must point to at least 16 bytes; the out pointers NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_cbuffer_versions(cbuffer: *const c_void, version: *mut c_int, versionlz: *mut c_int) {
+pub unsafe extern "C" fn blosc2_cbuffer_versions(
+    cbuffer: *const c_void,
+    version: *mut c_int,
+    versionlz: *mut c_int,
+) {
     guard((), || {
         // SAFETY: caller contract.
         let h = unsafe { min_header(cbuffer) }.and_then(Header::parse_min).unwrap_or_default();
@@ -380,7 +410,9 @@ pub unsafe extern "C" fn blosc2_cbuffer_versions(cbuffer: *const c_void, version
 pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *const c_char {
     guard(std::ptr::null(), || {
         // SAFETY: caller contract.
-        let Ok(h) = unsafe { min_header(cbuffer) }.and_then(Header::parse_min) else { return std::ptr::null() };
+        let Ok(h) = unsafe { min_header(cbuffer) }.and_then(Header::parse_min) else {
+            return std::ptr::null();
+        };
         let name: &'static [u8] = match Library::from_format(h.compformat()) {
             Some(Library::BloscLz) => b"BloscLZ\0",
             Some(Library::Lz4) => b"LZ4\0",
@@ -392,7 +424,14 @@ pub unsafe extern "C" fn blosc2_cbuffer_complib(cbuffer: *const c_void) -> *cons
     })
 }
 
-fn special_chunk(cparams: &blosc2_cparams, kind: Special, nbytes: i32, dest: *mut c_void, destsize: i32, value: Option<&[u8]>) -> Result<i32, Error> {
+fn special_chunk(
+    cparams: &blosc2_cparams,
+    kind: Special,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+    value: Option<&[u8]>,
+) -> Result<i32, Error> {
     let params: CParams = core_cparams(cparams)?;
     // SAFETY: caller contract of the exported functions below.
     let dst = unsafe { slice_mut(dest.cast(), i64::from(destsize))? };
@@ -404,7 +443,12 @@ fn special_chunk(cparams: &blosc2_cparams, kind: Special, nbytes: i32, dest: *mu
 /// # Safety
 /// `dest` must have room for `destsize` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_chunk_zeros(cparams: blosc2_cparams, nbytes: i32, dest: *mut c_void, destsize: i32) -> c_int {
+pub unsafe extern "C" fn blosc2_chunk_zeros(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
     guard_code(|| special_chunk(&cparams, Special::Zero, nbytes, dest, destsize, None))
 }
 
@@ -413,7 +457,12 @@ pub unsafe extern "C" fn blosc2_chunk_zeros(cparams: blosc2_cparams, nbytes: i32
 /// # Safety
 /// `dest` must have room for `destsize` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_chunk_nans(cparams: blosc2_cparams, nbytes: i32, dest: *mut c_void, destsize: i32) -> c_int {
+pub unsafe extern "C" fn blosc2_chunk_nans(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
     guard_code(|| special_chunk(&cparams, Special::Nan, nbytes, dest, destsize, None))
 }
 
@@ -422,7 +471,12 @@ pub unsafe extern "C" fn blosc2_chunk_nans(cparams: blosc2_cparams, nbytes: i32,
 /// # Safety
 /// `dest` must have room for `destsize` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_chunk_uninit(cparams: blosc2_cparams, nbytes: i32, dest: *mut c_void, destsize: i32) -> c_int {
+pub unsafe extern "C" fn blosc2_chunk_uninit(
+    cparams: blosc2_cparams,
+    nbytes: i32,
+    dest: *mut c_void,
+    destsize: i32,
+) -> c_int {
     guard_code(|| special_chunk(&cparams, Special::Uninit, nbytes, dest, destsize, None))
 }
 

@@ -7,9 +7,9 @@
 use super::params::{core_cparams, default_cparams, default_dparams};
 use super::types::*;
 use crate::ffi::{guard, guard_code, reference, reference_mut, slice};
+use crate::os::{c_int, c_void};
 use b2nd::chunk::{Compressor, DParams, Decompressor};
 use b2nd::error::Error;
-use crate::os::{c_int, c_void};
 
 impl blosc2_context {
     pub(crate) fn compressor(&mut self) -> Result<&mut Compressor, Error> {
@@ -124,7 +124,12 @@ fn make_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
 #[no_mangle]
 pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
-        let mut core = Decompressor::new(DParams { nthreads: dparams.nthreads.max(1), typesize: dparams.typesize, owner: dparams.schunk as usize, schunk: unsafe { super::handle::plugin_view(dparams.schunk as *mut blosc2_schunk) } });
+        let mut core = Decompressor::new(DParams {
+            nthreads: dparams.nthreads.max(1),
+            typesize: dparams.typesize,
+            owner: dparams.schunk as usize,
+            schunk: unsafe { super::handle::plugin_view(dparams.schunk as *mut blosc2_schunk) },
+        });
         let post = super::hooks::CPostfilter::from_dparams(&dparams);
         if let Some(p) = &post {
             core.set_postfilter(Some(p.clone()));
@@ -156,7 +161,10 @@ pub unsafe extern "C" fn blosc2_free_ctx(context: *mut blosc2_context) {
 /// # Safety
 /// `ctx` and `cparams` must be NULL or valid pointers.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_ctx_get_cparams(ctx: *mut blosc2_context, cparams: *mut blosc2_cparams) -> c_int {
+pub unsafe extern "C" fn blosc2_ctx_get_cparams(
+    ctx: *mut blosc2_context,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
     guard_code(|| {
         // SAFETY: checked for NULL by the helpers; validity is the caller's contract.
         let (ctx, out) = unsafe { (reference(ctx)?, reference_mut(cparams)?) };
@@ -177,7 +185,10 @@ pub unsafe extern "C" fn blosc2_ctx_get_cparams(ctx: *mut blosc2_context, cparam
 /// # Safety
 /// `ctx` and `dparams` must be NULL or valid pointers.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_ctx_get_dparams(ctx: *mut blosc2_context, dparams: *mut blosc2_dparams) -> c_int {
+pub unsafe extern "C" fn blosc2_ctx_get_dparams(
+    ctx: *mut blosc2_context,
+    dparams: *mut blosc2_dparams,
+) -> c_int {
     guard_code(|| {
         // SAFETY: checked for NULL by the helpers; validity is the caller's contract.
         let (ctx, out) = unsafe { (reference(ctx)?, reference_mut(dparams)?) };
@@ -197,7 +208,11 @@ pub unsafe extern "C" fn blosc2_ctx_get_dparams(ctx: *mut blosc2_context, dparam
 /// # Safety
 /// `ctx` must be NULL or a live context; `maskout` must point to `nblocks` bools.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_set_maskout(ctx: *mut blosc2_context, maskout: *mut bool, nblocks: c_int) -> c_int {
+pub unsafe extern "C" fn blosc2_set_maskout(
+    ctx: *mut blosc2_context,
+    maskout: *mut bool,
+    nblocks: c_int,
+) -> c_int {
     guard_code(|| {
         // SAFETY: checked for NULL by the helpers; validity is the caller's contract.
         let ctx = unsafe { reference_mut(ctx)? };

@@ -22,7 +22,11 @@ pub extern "C" fn blosc2_get_blosc2_storage_defaults() -> blosc2_storage {
 /// I/O defaults: the filesystem backend.
 #[no_mangle]
 pub extern "C" fn blosc2_get_blosc2_io_defaults() -> blosc2_io {
-    blosc2_io { id: BLOSC2_IO_FILESYSTEM as u8, name: FILESYSTEM.as_ptr().cast(), params: std::ptr::null_mut() }
+    blosc2_io {
+        id: BLOSC2_IO_FILESYSTEM as u8,
+        name: FILESYSTEM.as_ptr().cast(),
+        params: std::ptr::null_mut(),
+    }
 }
 
 /// Memory-mapped I/O defaults: read-only, 1 GiB initial mapping.

@@ -8,9 +8,9 @@
 //! encoder, decoder; two for a filter: forward, backward). Loaded libraries
 //! stay loaded for the life of the process, as in c-blosc2.
 
-use b2nd::error::{Error, Result};
-use crate::os::{c_char, c_void};
 use crate::os::Library;
+use crate::os::{c_char, c_void};
+use b2nd::error::{Error, Result};
 use std::ffi::CStr;
 use std::sync::Mutex;
 
@@ -36,7 +36,10 @@ fn python_libpath(name: &str) -> Option<String> {
     let code = format!("import blosc2_{name}; blosc2_{name}.print_libpath()");
     for python in ["python", "python3"] {
         b2nd::info!("looking for the plugin `{name}` with {python}");
-        let Ok(out) = std::process::Command::new(python).args(["-c", &code]).stderr(std::process::Stdio::null()).output()
+        let Ok(out) = std::process::Command::new(python)
+            .args(["-c", &code])
+            .stderr(std::process::Stdio::null())
+            .output()
         else {
             continue;
         };

@@ -66,13 +66,14 @@ pub(crate) unsafe fn reader<'a>(schunk: *mut blosc2_schunk) -> Result<(&'a Schun
     Ok((h, r))
 }
 
-
-
 /// Run a change with the write lock held, then refresh the public fields.
 ///
 /// # Safety
 /// `schunk` as for [`handle`].
-pub(crate) unsafe fn change<T>(schunk: *mut blosc2_schunk, f: impl FnOnce(&mut SuperChunk) -> Result<T>) -> Result<T> {
+pub(crate) unsafe fn change<T>(
+    schunk: *mut blosc2_schunk,
+    f: impl FnOnce(&mut SuperChunk) -> Result<T>,
+) -> Result<T> {
     // SAFETY: caller contract.
     let h = unsafe { handle(schunk)? };
     let mut w = write(h);
@@ -115,9 +116,12 @@ unsafe fn written(schunk: *mut blosc2_schunk) -> bool {
     // SAFETY: caller contract; the fields are aligned i32 and pointers.
     unsafe {
         let p = &raw mut (*h).public;
-        public_field::<AtomicI32>(&raw mut (*p).chunksize).load(Ordering::Relaxed) != (*h).published_chunksize.load(Ordering::Relaxed)
-            || ctx_serial(public_field::<AtomicUsize>(&raw mut (*p).cctx).load(Ordering::Relaxed)) != (*h).published_cctx.load(Ordering::Relaxed)
-            || ctx_serial(public_field::<AtomicUsize>(&raw mut (*p).dctx).load(Ordering::Relaxed)) != (*h).published_dctx.load(Ordering::Relaxed)
+        public_field::<AtomicI32>(&raw mut (*p).chunksize).load(Ordering::Relaxed)
+            != (*h).published_chunksize.load(Ordering::Relaxed)
+            || ctx_serial(public_field::<AtomicUsize>(&raw mut (*p).cctx).load(Ordering::Relaxed))
+                != (*h).published_cctx.load(Ordering::Relaxed)
+            || ctx_serial(public_field::<AtomicUsize>(&raw mut (*p).dctx).load(Ordering::Relaxed))
+                != (*h).published_dctx.load(Ordering::Relaxed)
     }
 }
 
@@ -154,7 +158,9 @@ unsafe fn adopt_public(schunk: *mut blosc2_schunk, sc: &mut SuperChunk) {
                             b2nd::trace!("the compression context set in the super-chunk is not usable: {e}");
                         }
                     }
-                    Err(e) => b2nd::trace!("the compression context set in the super-chunk is not usable: {e}"),
+                    Err(e) => {
+                        b2nd::trace!("the compression context set in the super-chunk is not usable: {e}")
+                    }
                 }
             }
             (*h).published_cctx.store(ctx_serial(cctx as usize), Ordering::Relaxed);
@@ -168,7 +174,12 @@ unsafe fn adopt_public(schunk: *mut blosc2_schunk, sc: &mut SuperChunk) {
                 }
                 sc.set_postfilter(post.map(|p| p as Arc<dyn b2nd::chunk::Postfilter>));
                 let owner = sc.dparams().owner;
-                sc.set_dparams(DParams { nthreads: d.nthreads.max(1), typesize: sc.typesize(), owner, schunk: None });
+                sc.set_dparams(DParams {
+                    nthreads: d.nthreads.max(1),
+                    typesize: sc.typesize(),
+                    owner,
+                    schunk: None,
+                });
             }
             (*h).published_dctx.store(ctx_serial(dctx as usize), Ordering::Relaxed);
         }
@@ -234,13 +245,19 @@ pub(crate) unsafe fn before_unlocked_append<'a>(schunk: *mut blosc2_schunk) -> R
 pub(super) unsafe fn set_current(schunk: *mut blosc2_schunk, n: i64) {
     if !schunk.is_null() {
         // SAFETY: a live handle; the field is an aligned i64.
-        unsafe { (*(&raw mut (*schunk).current_nchunk).cast::<std::sync::atomic::AtomicI64>()).store(n, std::sync::atomic::Ordering::Relaxed) };
+        unsafe {
+            (*(&raw mut (*schunk).current_nchunk).cast::<std::sync::atomic::AtomicI64>())
+                .store(n, std::sync::atomic::Ordering::Relaxed)
+        };
     }
 }
 
 fn meta_mirror(list: &[b2nd::frame::Metalayer]) -> Vec<MirrorMeta> {
     list.iter()
-        .map(|m| MirrorMeta { name: CString::new(m.name.replace('\0', "")).unwrap_or_default(), content: m.content.clone() })
+        .map(|m| MirrorMeta {
+            name: CString::new(m.name.replace('\0', "")).unwrap_or_default(),
+            content: m.content.clone(),
+        })
         .collect()
 }
 
@@ -312,10 +329,11 @@ pub(super) unsafe fn sync(schunk: *mut blosc2_schunk, sc: &SuperChunk) {
             (*h).synced_tick = sc.change_tick();
         }
         let c = &mut (*h).cparams;
-        let keep = (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params);
+        let keep =
+            (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params);
         **c = c_cparams(&sc.context_cparams());
-        (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params) = keep;
+        (c.schunk, c.prefilter, c.preparams, c.tuner_params, c.tuner_id, c.codec_params, c.filter_params) =
+            keep;
         c.nthreads = cp.nthreads;
     }
 }
-

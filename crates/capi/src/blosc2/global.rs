@@ -5,12 +5,12 @@
 
 use super::types::blosc_threads_callback;
 use crate::ffi::{c_str, guard, guard_code, write_opt};
+use crate::os::{c_char, c_int};
 use b2nd::chunk::{CParams, Compressor, DParams, Decompressor, SplitMode};
 use b2nd::codecs::{Codec, Library, ALL};
 use b2nd::error::Error;
-use crate::os::{c_char, c_int};
-use std::ffi::{CStr, CString};
 use b2nd::os::PerProcess;
+use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
@@ -53,11 +53,13 @@ impl Globals {
     /// The defaults, with the settings a forked child's parent had.
     fn inherited() -> Globals {
         let mut g = Globals::default();
-        let [compressor, nthreads, blocksize, splitmode, delta] = SETTINGS.each_ref().map(|a| a.load(Ordering::Relaxed));
+        let [compressor, nthreads, blocksize, splitmode, delta] =
+            SETTINGS.each_ref().map(|a| a.load(Ordering::Relaxed));
         if compressor < 0 {
             return g; // nothing published yet
         }
-        g.compressor = ALL.iter().copied().find(|c| i64::from(c.compcode()) == compressor).unwrap_or(g.compressor);
+        g.compressor =
+            ALL.iter().copied().find(|c| i64::from(c.compcode()) == compressor).unwrap_or(g.compressor);
         g.nthreads = nthreads as i16;
         g.blocksize = blocksize as i32;
         g.splitmode = SplitMode::from_code(splitmode as c_int);
@@ -224,10 +226,13 @@ pub(crate) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<usize, Err
         globals().nthreads = n;
     }
     if env("BLOSC_NOLOCK").is_some() {
-        return Decompressor::new(DParams { nthreads, typesize: 8, owner: 0, schunk: None }).decompress(src, dst);
+        return Decompressor::new(DParams { nthreads, typesize: 8, owner: 0, schunk: None })
+            .decompress(src, dst);
     }
     let mut g = globals();
-    let d = g.dctx.get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8, owner: 0, schunk: None }));
+    let d = g
+        .dctx
+        .get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8, owner: 0, schunk: None }));
     d.set_nthreads(nthreads);
     d.decompress(src, dst)
 }
@@ -236,7 +241,9 @@ pub(crate) fn global_decompress(src: &[u8], dst: &mut [u8]) -> Result<usize, Err
 pub(crate) fn with_global_dctx<T>(f: impl FnOnce(&mut Decompressor) -> T) -> T {
     let mut g = globals();
     let nthreads = g.nthreads;
-    let d = g.dctx.get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8, owner: 0, schunk: None }));
+    let d = g
+        .dctx
+        .get_or_insert_with(|| Decompressor::new(DParams { nthreads, typesize: 8, owner: 0, schunk: None }));
     f(d)
 }
 
@@ -293,7 +300,13 @@ unsafe extern "C" fn run_thread_job(jobdata: *mut crate::os::c_void) {
 
 /// Runs contexts' jobs through the caller's threads callback.
 struct CallbackExecutor {
-    callback: unsafe extern "C" fn(*mut crate::os::c_void, Option<unsafe extern "C" fn(*mut crate::os::c_void)>, c_int, crate::os::size_t, *mut crate::os::c_void),
+    callback: unsafe extern "C" fn(
+        *mut crate::os::c_void,
+        Option<unsafe extern "C" fn(*mut crate::os::c_void)>,
+        c_int,
+        crate::os::size_t,
+        *mut crate::os::c_void,
+    ),
     data: usize,
 }
 
@@ -318,10 +331,14 @@ impl b2nd::chunk::Executor for CallbackExecutor {
 /// must call `dojob` on each of the `numjobs` elements of `jobdata` (each
 /// `jobdata_elsize` bytes) and return when all have returned.
 #[no_mangle]
-pub extern "C" fn blosc2_set_threads_callback(callback: blosc_threads_callback, callback_data: *mut crate::os::c_void) {
+pub extern "C" fn blosc2_set_threads_callback(
+    callback: blosc_threads_callback,
+    callback_data: *mut crate::os::c_void,
+) {
     guard((), || {
         let ex = callback.map(|cb| {
-            std::sync::Arc::new(CallbackExecutor { callback: cb, data: callback_data as usize }) as std::sync::Arc<dyn b2nd::chunk::Executor>
+            std::sync::Arc::new(CallbackExecutor { callback: cb, data: callback_data as usize })
+                as std::sync::Arc<dyn b2nd::chunk::Executor>
         });
         b2nd::chunk::set_executor(ex);
     })
@@ -347,7 +364,8 @@ pub extern "C" fn blosc2_set_nthreads(nthreads: i16) -> i16 {
 static NAMES: OnceLock<Vec<CString>> = OnceLock::new();
 
 fn static_name(codec: Codec) -> *const c_char {
-    let names = NAMES.get_or_init(|| ALL.iter().map(|c| CString::new(c.name()).unwrap_or_default()).collect());
+    let names =
+        NAMES.get_or_init(|| ALL.iter().map(|c| CString::new(c.name()).unwrap_or_default()).collect());
     let i = ALL.iter().position(|&c| c == codec).unwrap_or(0);
     names[i].as_ptr()
 }
@@ -416,7 +434,11 @@ pub unsafe extern "C" fn blosc2_compcode_to_compname(compcode: c_int, compname: 
         };
         // SAFETY: caller contract.
         unsafe { write_opt(compname, name) };
-        if name.is_null() { -1 } else { compcode }
+        if name.is_null() {
+            -1
+        } else {
+            compcode
+        }
     })
 }
 

@@ -5,9 +5,9 @@
 
 use super::io::CallbackBackend;
 use super::types::*;
+use crate::os::c_void;
 use b2nd::error::{Error, Result};
 use b2nd::schunk::SChunk;
-use crate::os::c_void;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64};
 use std::sync::Arc;
@@ -84,7 +84,10 @@ pub(crate) unsafe fn plugin_view(schunk: *mut blosc2_schunk) -> Option<b2nd::chu
 ///
 /// # Safety
 /// c-blosc2's contract: `sp` is NULL or a live super-chunk.
-pub(crate) unsafe fn with_lazy_source<T>(sp: *mut c_void, f: impl FnOnce(Option<&dyn b2nd::chunk::LazySource>) -> T) -> T {
+pub(crate) unsafe fn with_lazy_source<T>(
+    sp: *mut c_void,
+    f: impl FnOnce(Option<&dyn b2nd::chunk::LazySource>) -> T,
+) -> T {
     // SAFETY: caller contract.
     match unsafe { handle(sp.cast()) } {
         Ok(h) => {

@@ -7,10 +7,10 @@
 
 use super::types::*;
 use crate::ffi::{c_str, guard, guard_code, reference};
+use crate::os::{c_int, c_void};
 use crate::stdio::*;
 use b2nd::error::{Error, Result};
 use b2nd::io::{Backend, Mode, Stream};
-use crate::os::{c_int, c_void};
 use std::ffi::CString;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -243,7 +243,11 @@ pub(crate) unsafe fn choose(io: *const blosc2_io) -> Result<IoChoice> {
     // SAFETY: caller contract.
     let io = match unsafe { io.as_ref() } {
         Some(io) => *io,
-        None => blosc2_io { id: BLOSC2_IO_FILESYSTEM as u8, name: c"filesystem".as_ptr(), params: std::ptr::null_mut() },
+        None => blosc2_io {
+            id: BLOSC2_IO_FILESYSTEM as u8,
+            name: c"filesystem".as_ptr(),
+            params: std::ptr::null_mut(),
+        },
     };
     if i32::from(io.id) == BLOSC2_IO_FILESYSTEM {
         // SAFETY: caller contract: the default backend's params are blosc2_stdio_params.

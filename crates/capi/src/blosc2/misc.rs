@@ -3,9 +3,9 @@
 
 use super::types::*;
 use crate::ffi::{guard, guard_code, reference_mut, slice, slice_mut};
+use crate::os::{c_int, c_void};
 use b2nd::error::Error;
 use b2nd::filters::{bitshuffle, shuffle};
-use crate::os::{c_int, c_void};
 
 /// Compress `nblocks` buffers as the blocks of one VL-block chunk.
 ///
@@ -160,7 +160,11 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
 /// # Safety
 /// `src` must hold `srcsize` bytes; `nblocks` must be writable.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(src: *const c_void, srcsize: i32, nblocks: *mut i32) -> c_int {
+pub unsafe extern "C" fn blosc2_vlchunk_get_nblocks(
+    src: *const c_void,
+    srcsize: i32,
+    nblocks: *mut i32,
+) -> c_int {
     guard_code(|| {
         if src.is_null() || nblocks.is_null() {
             return Err(Error::InvalidParam);
@@ -185,7 +189,9 @@ fn raw_filter(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_vo
             return Err(Error::InvalidParam);
         }
         // SAFETY: caller contract of the exported functions below.
-        let (s, d) = unsafe { (slice(src.cast(), i64::from(blocksize))?, slice_mut(dest.cast(), i64::from(blocksize))?) };
+        let (s, d) = unsafe {
+            (slice(src.cast(), i64::from(blocksize))?, slice_mut(dest.cast(), i64::from(blocksize))?)
+        };
         f(typesize as usize, s, d);
         Ok(blocksize)
     })
@@ -196,7 +202,12 @@ fn raw_filter(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_vo
 /// # Safety
 /// `src` and `dest` must each hold `blocksize` bytes and not overlap.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_shuffle(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void) -> i32 {
+pub unsafe extern "C" fn blosc2_shuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
     raw_filter(typesize, blocksize, src, dest, shuffle::shuffle)
 }
 
@@ -205,7 +216,12 @@ pub unsafe extern "C" fn blosc2_shuffle(typesize: i32, blocksize: i32, src: *con
 /// # Safety
 /// As `blosc2_shuffle`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_unshuffle(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void) -> i32 {
+pub unsafe extern "C" fn blosc2_unshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
     raw_filter(typesize, blocksize, src, dest, shuffle::unshuffle)
 }
 
@@ -214,7 +230,12 @@ pub unsafe extern "C" fn blosc2_unshuffle(typesize: i32, blocksize: i32, src: *c
 /// # Safety
 /// As `blosc2_shuffle`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_bitshuffle(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void) -> i32 {
+pub unsafe extern "C" fn blosc2_bitshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
     raw_filter(typesize, blocksize, src, dest, bitshuffle::bitshuffle)
 }
 
@@ -227,7 +248,12 @@ fn bitunshuffle_current(typesize: usize, src: &[u8], dst: &mut [u8]) {
 /// # Safety
 /// As `blosc2_shuffle`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_bitunshuffle(typesize: i32, blocksize: i32, src: *const c_void, dest: *mut c_void) -> i32 {
+pub unsafe extern "C" fn blosc2_bitunshuffle(
+    typesize: i32,
+    blocksize: i32,
+    src: *const c_void,
+    dest: *mut c_void,
+) -> i32 {
     raw_filter(typesize, blocksize, src, dest, bitunshuffle_current)
 }
 
@@ -272,7 +298,8 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(ndim: u8, shape: *mut i64, i:
             return;
         }
         // SAFETY: caller contract: `ndim` entries each.
-        let (shape, index) = unsafe { (std::slice::from_raw_parts(shape, n), std::slice::from_raw_parts_mut(index, n)) };
+        let (shape, index) =
+            unsafe { (std::slice::from_raw_parts(shape, n), std::slice::from_raw_parts_mut(index, n)) };
         let mut rest = i;
         for d in (0..n).rev() {
             let s = shape[d].max(1);
@@ -287,14 +314,20 @@ pub unsafe extern "C" fn blosc2_unidim_to_multidim(ndim: u8, shape: *mut i64, i:
 /// # Safety
 /// `index` and `strides` must hold `ndim` entries; `i` must be writable.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_multidim_to_unidim(index: *const i64, ndim: i8, strides: *const i64, i: *mut i64) {
+pub unsafe extern "C" fn blosc2_multidim_to_unidim(
+    index: *const i64,
+    ndim: i8,
+    strides: *const i64,
+    i: *mut i64,
+) {
     guard((), || {
         if ndim < 0 || index.is_null() || strides.is_null() || i.is_null() {
             return;
         }
         let n = ndim as usize;
         // SAFETY: caller contract.
-        let (index, strides) = unsafe { (std::slice::from_raw_parts(index, n), std::slice::from_raw_parts(strides, n)) };
+        let (index, strides) =
+            unsafe { (std::slice::from_raw_parts(index, n), std::slice::from_raw_parts(strides, n)) };
         let v = index.iter().zip(strides).fold(0i64, |acc, (a, b)| acc.wrapping_add(a.wrapping_mul(*b)));
         // SAFETY: caller contract.
         unsafe { *i = v };

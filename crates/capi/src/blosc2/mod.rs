@@ -3,11 +3,11 @@
 
 pub mod chunk;
 pub mod context;
-mod dynload;
 pub mod defaults;
+mod dynload;
 pub(crate) mod fields;
-pub(crate) mod handle;
 pub mod global;
+pub(crate) mod handle;
 mod hooks;
 pub mod io;
 pub mod misc;

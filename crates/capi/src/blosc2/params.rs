@@ -2,9 +2,9 @@
 //! the conversions between `blosc2_cparams` and [`CParams`].
 
 use super::types::*;
+use crate::os::c_int;
 use b2nd::chunk::{CParams, SplitMode};
 use b2nd::error::Error;
-use crate::os::c_int;
 
 /// The core's parameters for a C `blosc2_cparams`.
 pub(crate) fn core_cparams(c: &blosc2_cparams) -> Result<CParams, Error> {

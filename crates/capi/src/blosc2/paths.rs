@@ -2,8 +2,8 @@
 //! or a sparse frame directory).
 
 use crate::ffi::{c_str, guard_code};
-use b2nd::error::Error;
 use crate::os::{c_char, c_int};
+use b2nd::error::Error;
 
 /// Remove a directory and everything in it.
 ///

@@ -1,13 +1,13 @@
 //! `blosc2_register_codec` and `blosc2_register_filter`: C callbacks wrapped
 //! as the core's user codecs and filters.
 
+use super::dynload;
 use super::params::{c_cparams, default_dparams};
 use super::types::*;
 use crate::ffi::{c_str, guard_code, reference};
+use crate::os::{c_int, c_void};
 use b2nd::error::{Error, Result};
 use b2nd::plugins::{self, DecodeInfo, EncodeInfo, UserCodec, UserFilter};
-use super::dynload;
-use crate::os::{c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
 fn len32(n: usize) -> Result<i32> {
@@ -42,7 +42,13 @@ impl<A: Copy, B: Copy> Callbacks<A, B> {
     }
 
     /// The callbacks; `load` turns the plugin's two function addresses into them.
-    fn get(&self, kind: &str, name: &str, e: Error, load: impl FnOnce([*mut c_void; 2]) -> (A, B)) -> Result<(A, B)> {
+    fn get(
+        &self,
+        kind: &str,
+        name: &str,
+        e: Error,
+        load: impl FnOnce([*mut c_void; 2]) -> (A, B),
+    ) -> Result<(A, B)> {
         if let Some(g) = self.given {
             return Ok(g);
         }
@@ -57,8 +63,10 @@ impl<A: Copy, B: Copy> Callbacks<A, B> {
     }
 }
 
-type Encoder = unsafe extern "C" fn(*const u8, i32, *mut u8, i32, u8, *mut blosc2_cparams, *const c_void) -> c_int;
-type Decoder = unsafe extern "C" fn(*const u8, i32, *mut u8, i32, u8, *mut blosc2_dparams, *const c_void) -> c_int;
+type Encoder =
+    unsafe extern "C" fn(*const u8, i32, *mut u8, i32, u8, *mut blosc2_cparams, *const c_void) -> c_int;
+type Decoder =
+    unsafe extern "C" fn(*const u8, i32, *mut u8, i32, u8, *mut blosc2_dparams, *const c_void) -> c_int;
 type Forward = unsafe extern "C" fn(*const u8, *mut u8, i32, u8, *mut blosc2_cparams, u8) -> c_int;
 type Backward = unsafe extern "C" fn(*const u8, *mut u8, i32, u8, *mut blosc2_dparams, u8) -> c_int;
 
@@ -72,7 +80,12 @@ impl CCodec {
         self.fns.get("codec", &self.name, Error::CodecSupport, |[e, d]| {
             // SAFETY: the plugin interface: `info` names an encoder and a decoder
             // with c-blosc2's codec signatures; both addresses are non-NULL.
-            unsafe { (std::mem::transmute::<*mut c_void, Encoder>(e), std::mem::transmute::<*mut c_void, Decoder>(d)) }
+            unsafe {
+                (
+                    std::mem::transmute::<*mut c_void, Encoder>(e),
+                    std::mem::transmute::<*mut c_void, Decoder>(d),
+                )
+            }
         })
     }
 }
@@ -87,7 +100,15 @@ impl UserCodec for CCodec {
         cp.schunk = info.params.owner as *mut c_void;
         // SAFETY: the callback gets live buffers of the stated lengths and a valid cparams.
         let rc = unsafe {
-            f(src.as_ptr(), len32(src.len())?, dst.as_mut_ptr(), len32(dst.len())?, meta, &mut cp, info.source.as_ptr().cast())
+            f(
+                src.as_ptr(),
+                len32(src.len())?,
+                dst.as_mut_ptr(),
+                len32(dst.len())?,
+                meta,
+                &mut cp,
+                info.source.as_ptr().cast(),
+            )
         };
         checked(rc).map(|n| n.min(dst.len() + 1))
     }
@@ -97,7 +118,15 @@ impl UserCodec for CCodec {
         dp.schunk = info.owner as *mut c_void;
         // SAFETY: as for `encode`.
         let rc = unsafe {
-            f(src.as_ptr(), len32(src.len())?, dst.as_mut_ptr(), len32(dst.len())?, meta, &mut dp, info.chunk.as_ptr().cast())
+            f(
+                src.as_ptr(),
+                len32(src.len())?,
+                dst.as_mut_ptr(),
+                len32(dst.len())?,
+                meta,
+                &mut dp,
+                info.chunk.as_ptr().cast(),
+            )
         };
         checked(rc)
     }
@@ -114,7 +143,12 @@ impl CFilter {
         self.fns.get("filter", &self.name, Error::FilterPipeline, |[f, b]| {
             // SAFETY: the plugin interface: `info` names a forward and a backward
             // function with c-blosc2's filter signatures; both non-NULL.
-            unsafe { (std::mem::transmute::<*mut c_void, Forward>(f), std::mem::transmute::<*mut c_void, Backward>(b)) }
+            unsafe {
+                (
+                    std::mem::transmute::<*mut c_void, Forward>(f),
+                    std::mem::transmute::<*mut c_void, Backward>(b),
+                )
+            }
         })
     }
 }
@@ -171,7 +205,10 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
         // SAFETY: caller contract.
         let c = unsafe { reference(codec)? };
         let name = unsafe { c_str(c.compname) }.ok_or(Error::InvalidParam)?.to_string();
-        plugins::register_codec(c.compcode, Arc::new(CCodec { name, fns: Callbacks::new(c.encoder, c.decoder) }))?;
+        plugins::register_codec(
+            c.compcode,
+            Arc::new(CCodec { name, fns: Callbacks::new(c.encoder, c.decoder) }),
+        )?;
         Ok(0)
     })
 }

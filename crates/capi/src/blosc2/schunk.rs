@@ -16,10 +16,10 @@ use super::io::{choose, CallbackBackend};
 use super::params::{c_cparams, core_cparams, default_cparams, default_dparams};
 use super::types::*;
 use crate::ffi::{c_str, guard, guard_code, guard_code64, slice};
+use crate::os::{c_char, c_int, c_void};
 use b2nd::chunk::DParams;
 use b2nd::error::{Error, Result};
 use b2nd::schunk::{SChunk, Storage, SuperChunk};
-use crate::os::{c_char, c_int, c_void};
 use std::borrow::Cow;
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
@@ -66,15 +66,32 @@ pub(crate) fn malloc_copy(bytes: &[u8]) -> Result<*mut u8> {
 }
 
 /// Build the handle for a super-chunk and return its public pointer.
-fn publish(sc: SuperChunk, cparams: blosc2_cparams, dparams: blosc2_dparams, io: blosc2_io, callbacks: Option<Arc<CallbackBackend>>) -> Result<*mut blosc2_schunk> {
+fn publish(
+    sc: SuperChunk,
+    cparams: blosc2_cparams,
+    dparams: blosc2_dparams,
+    io: blosc2_io,
+    callbacks: Option<Arc<CallbackBackend>>,
+) -> Result<*mut blosc2_schunk> {
     publish_shared(SChunk::new(sc), cparams, dparams, io, callbacks)
 }
 
 /// Build the handle for a shared super-chunk and return its public pointer.
-pub(crate) fn publish_shared(sc: SChunk, cparams: blosc2_cparams, dparams: blosc2_dparams, io: blosc2_io, callbacks: Option<Arc<CallbackBackend>>) -> Result<*mut blosc2_schunk> {
+pub(crate) fn publish_shared(
+    sc: SChunk,
+    cparams: blosc2_cparams,
+    dparams: blosc2_dparams,
+    io: blosc2_io,
+    callbacks: Option<Arc<CallbackBackend>>,
+) -> Result<*mut blosc2_schunk> {
     let (urlpath, contiguous, is_frame) = {
         let r = sc.read_cached();
-        let u = r.storage().urlpath.as_deref().map(|u| CString::new(u).map_err(|_| Error::InvalidParam)).transpose()?;
+        let u = r
+            .storage()
+            .urlpath
+            .as_deref()
+            .map(|u| CString::new(u).map_err(|_| Error::InvalidParam))
+            .transpose()?;
         (u, r.storage().contiguous, r.frame().is_some())
     };
     let mut h = Box::new(SchunkHandle {
@@ -165,18 +182,31 @@ impl CoreStorage {
     pub(crate) unsafe fn from_c(storage: *const blosc2_storage) -> Result<CoreStorage> {
         // SAFETY: caller contract.
         let st = unsafe { storage.as_ref() };
-        let c_cparams = st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
-        let c_dparams = st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().unwrap_or_else(default_dparams);
+        let c_cparams =
+            st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
+        let c_dparams =
+            st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().unwrap_or_else(default_dparams);
         super::context::registered_tuner(c_cparams.tuner_id)?;
         let io = unsafe { choose(st.map_or(std::ptr::null(), |s| s.io.cast_const()))? };
         let urlpath = match st.map(|s| s.urlpath) {
             Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
             _ => None,
         };
-        let storage = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking, durability: env_durability() };
+        let storage = Storage {
+            contiguous: st.is_some_and(|s| s.contiguous),
+            urlpath,
+            backend: io.backend.clone(),
+            locking: io.locking,
+            durability: env_durability(),
+        };
         let mut cparams = core_cparams(&c_cparams)?;
         cparams.nthreads = c_cparams.nthreads.max(1);
-        let dparams = DParams { nthreads: c_dparams.nthreads.max(1), typesize: cparams.typesize, owner: 0, schunk: None };
+        let dparams = DParams {
+            nthreads: c_dparams.nthreads.max(1),
+            typesize: cparams.typesize,
+            owner: 0,
+            schunk: None,
+        };
         Ok(CoreStorage { storage, cparams, dparams, c_cparams, c_dparams, io })
     }
 }
@@ -208,7 +238,10 @@ pub(crate) fn adopt(sc: SChunk, core: &CoreStorage) -> Result<*mut blosc2_schunk
 pub(crate) fn env_durability() -> b2nd::io::Durability {
     match std::env::var(b2nd::io::Durability::ENV) {
         Ok(v) => b2nd::io::Durability::parse(&v).unwrap_or_else(|| {
-            b2nd::trace!("{}={v:?}: unknown; off, consistent or durable (using the default)", b2nd::io::Durability::ENV);
+            b2nd::trace!(
+                "{}={v:?}: unknown; off, consistent or durable (using the default)",
+                b2nd::io::Durability::ENV
+            );
             Default::default()
         }),
         Err(_) => Default::default(),
@@ -219,7 +252,11 @@ pub(crate) fn env_durability() -> b2nd::io::Durability {
 ///
 /// # Safety
 /// `urlpath` NULL or NUL-terminated; `udio` NULL or valid.
-pub(crate) unsafe fn open_handle(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> Result<*mut blosc2_schunk> {
+pub(crate) unsafe fn open_handle(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> Result<*mut blosc2_schunk> {
     // SAFETY: caller contract.
     let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
     let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
@@ -237,7 +274,9 @@ pub(crate) unsafe fn open_handle(urlpath: *const c_char, offset: i64, udio: *con
 /// [`open_handle`], NULL on failure.
 unsafe fn open_any(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> *mut blosc2_schunk {
     // SAFETY: caller contract.
-    guard(std::ptr::null_mut(), || unsafe { open_handle(urlpath, offset, udio) }.unwrap_or(std::ptr::null_mut()))
+    guard(std::ptr::null_mut(), || {
+        unsafe { open_handle(urlpath, offset, udio) }.unwrap_or(std::ptr::null_mut())
+    })
 }
 
 /// Open the frame (file or sparse directory) at `urlpath`.
@@ -255,7 +294,10 @@ pub unsafe extern "C" fn blosc2_schunk_open(urlpath: *const c_char) -> *mut blos
 /// # Safety
 /// `urlpath` must be NULL or a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_open_offset(urlpath: *const c_char, offset: i64) -> *mut blosc2_schunk {
+pub unsafe extern "C" fn blosc2_schunk_open_offset(
+    urlpath: *const c_char,
+    offset: i64,
+) -> *mut blosc2_schunk {
     // SAFETY: caller contract.
     unsafe { open_any(urlpath, offset, std::ptr::null()) }
 }
@@ -265,7 +307,10 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset(urlpath: *const c_char, offse
 /// # Safety
 /// `urlpath` a NUL-terminated string or NULL; `udio` NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_open_udio(urlpath: *const c_char, udio: *const blosc2_io) -> *mut blosc2_schunk {
+pub unsafe extern "C" fn blosc2_schunk_open_udio(
+    urlpath: *const c_char,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
     // SAFETY: caller contract.
     unsafe { open_any(urlpath, 0, udio) }
 }
@@ -275,7 +320,11 @@ pub unsafe extern "C" fn blosc2_schunk_open_udio(urlpath: *const c_char, udio: *
 /// # Safety
 /// `urlpath` a NUL-terminated string or NULL; `udio` NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> *mut blosc2_schunk {
+pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(
+    urlpath: *const c_char,
+    offset: i64,
+    udio: *const blosc2_io,
+) -> *mut blosc2_schunk {
     // SAFETY: caller contract.
     unsafe { open_any(urlpath, offset, udio) }
 }
@@ -291,9 +340,15 @@ pub unsafe extern "C" fn blosc2_schunk_open_offset_udio(urlpath: *const c_char, 
 /// `cframe` must be NULL or point to `len` readable bytes, valid while the
 /// super-chunk lives when `copy` is false.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_from_buffer(cframe: *mut u8, len: i64, copy: bool) -> *mut blosc2_schunk {
+pub unsafe extern "C" fn blosc2_schunk_from_buffer(
+    cframe: *mut u8,
+    len: i64,
+    copy: bool,
+) -> *mut blosc2_schunk {
     // SAFETY: caller contract.
-    guard(std::ptr::null_mut(), || unsafe { from_buffer_handle(cframe, len, copy) }.unwrap_or(std::ptr::null_mut()))
+    guard(std::ptr::null_mut(), || {
+        unsafe { from_buffer_handle(cframe, len, copy) }.unwrap_or(std::ptr::null_mut())
+    })
 }
 
 /// A handle over the contiguous frame in `cframe` (see [`blosc2_schunk_from_buffer`]).
@@ -318,7 +373,11 @@ pub(crate) unsafe fn from_buffer_handle(cframe: *mut u8, len: i64, copy: bool) -
     let mut cparams = c_cparams(sc.cparams());
     cparams.nthreads = n;
     let dparams = blosc2_dparams { nthreads: n, typesize: sc.typesize(), ..default_dparams() };
-    let io = blosc2_io { id: BLOSC2_IO_FILESYSTEM as u8, name: c"filesystem".as_ptr(), params: std::ptr::null_mut() };
+    let io = blosc2_io {
+        id: BLOSC2_IO_FILESYSTEM as u8,
+        name: c"filesystem".as_ptr(),
+        params: std::ptr::null_mut(),
+    };
     let p = publish(sc, cparams, dparams, io, None)?;
     // SAFETY: `p` was just published.
     unsafe { (*p.cast::<SchunkHandle>()).cframe_owned = owned };
@@ -330,7 +389,10 @@ pub(crate) unsafe fn from_buffer_handle(cframe: *mut u8, len: i64, copy: bool) -
 /// # Safety
 /// `schunk` NULL or a live super-chunk.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_schunk, avoid_cframe_free: bool) {
+pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(
+    schunk: *mut blosc2_schunk,
+    avoid_cframe_free: bool,
+) {
     guard((), || {
         // SAFETY: caller contract.
         if let Ok(h) = unsafe { handle(schunk) } {
@@ -346,7 +408,10 @@ pub unsafe extern "C" fn blosc2_schunk_avoid_cframe_free(schunk: *mut blosc2_sch
 /// # Safety
 /// `schunk` NULL or live; `storage` NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage: *mut blosc2_storage) -> *mut blosc2_schunk {
+pub unsafe extern "C" fn blosc2_schunk_copy(
+    schunk: *mut blosc2_schunk,
+    storage: *mut blosc2_storage,
+) -> *mut blosc2_schunk {
     guard(std::ptr::null_mut(), || {
         let r = (|| {
             // SAFETY: caller contract.
@@ -357,7 +422,13 @@ pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage:
                 Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
                 _ => None,
             };
-            let core = Storage { contiguous: st.is_some_and(|s| s.contiguous), urlpath, backend: io.backend.clone(), locking: io.locking, durability: env_durability() };
+            let core = Storage {
+                contiguous: st.is_some_and(|s| s.contiguous),
+                urlpath,
+                backend: io.backend.clone(),
+                locking: io.locking,
+                durability: env_durability(),
+            };
             let given = match st.map(|s| s.cparams) {
                 Some(c) if !c.is_null() => {
                     let c = unsafe { *c };
@@ -367,10 +438,19 @@ pub unsafe extern "C" fn blosc2_schunk_copy(schunk: *mut blosc2_schunk, storage:
                 }
                 _ => None,
             };
-            let dparams_given = st.and_then(|s| unsafe { s.dparams.as_ref() }).map(|d| DParams { nthreads: d.nthreads.max(1), typesize: src.typesize(), owner: 0, schunk: None });
+            let dparams_given = st.and_then(|s| unsafe { s.dparams.as_ref() }).map(|d| DParams {
+                nthreads: d.nthreads.max(1),
+                typesize: src.typesize(),
+                owner: 0,
+                schunk: None,
+            });
             let sc = src.copy_with_params(core, given, dparams_given)?;
             let cparams = c_cparams(sc.cparams());
-            let dparams = blosc2_dparams { nthreads: sc.dparams().nthreads, typesize: sc.typesize(), ..default_dparams() };
+            let dparams = blosc2_dparams {
+                nthreads: sc.dparams().nthreads,
+                typesize: sc.typesize(),
+                ..default_dparams()
+            };
             drop(src);
             publish(sc, cparams, dparams, io.io, io.callbacks)
         })();
@@ -455,7 +535,11 @@ pub unsafe extern "C" fn blosc2_schunk_refresh(schunk: *mut blosc2_schunk) -> c_
 /// # Safety
 /// `schunk` NULL or live; `cframe` and `needs_free` valid for writes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_to_buffer(schunk: *mut blosc2_schunk, cframe: *mut *mut u8, needs_free: *mut bool) -> i64 {
+pub unsafe extern "C" fn blosc2_schunk_to_buffer(
+    schunk: *mut blosc2_schunk,
+    cframe: *mut *mut u8,
+    needs_free: *mut bool,
+) -> i64 {
     guard_code64(|| {
         if cframe.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
@@ -500,7 +584,10 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpa
 /// # Safety
 /// `schunk` NULL or live; `urlpath` NULL or a NUL-terminated string.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_append_file(schunk: *mut blosc2_schunk, urlpath: *const c_char) -> i64 {
+pub unsafe extern "C" fn blosc2_schunk_append_file(
+    schunk: *mut blosc2_schunk,
+    urlpath: *const c_char,
+) -> i64 {
     guard_code64(|| {
         // SAFETY: caller contract.
         let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;

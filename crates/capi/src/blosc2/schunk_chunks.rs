@@ -7,9 +7,9 @@ use super::handle::{handle, read};
 use super::schunk::{index, malloc_copy};
 use super::types::*;
 use crate::ffi::{guard, guard_code, guard_code64, slice, slice_mut, write_opt};
+use crate::os::{c_int, c_void};
 use b2nd::chunk::Special;
 use b2nd::error::{Error, Result};
-use crate::os::{c_int, c_void};
 use std::borrow::Cow;
 
 /// A chunk handed in by the caller, sized by its own header.
@@ -47,14 +47,18 @@ unsafe fn consume(chunk: *mut u8, copy: bool, r: Result<usize>) -> i64 {
 /// # Safety
 /// `schunk` NULL or live; `chunk` NULL or a complete chunk.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, chunk: *mut u8, copy: bool) -> i64 {
+pub unsafe extern "C" fn blosc2_schunk_append_chunk(
+    schunk: *mut blosc2_schunk,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
     guard(i64::from(Error::Failure.code()), || {
         // SAFETY: caller contract.
-        let r = unsafe { incoming(chunk) }.and_then(|c| {
-            unsafe { change(schunk, |sc| {
+        let r = unsafe { incoming(chunk) }.and_then(|c| unsafe {
+            change(schunk, |sc| {
                 set_current(schunk, sc.nchunks() as i64);
                 sc.append_chunk(c)
-            }) }
+            })
         });
         unsafe { consume(chunk, copy, r) }
     })
@@ -65,7 +69,12 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(schunk: *mut blosc2_schunk, 
 /// # Safety
 /// As for `blosc2_schunk_append_chunk`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_insert_chunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut u8, copy: bool) -> i64 {
+pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
     guard(i64::from(Error::Failure.code()), || {
         let r = index(nchunk).and_then(|i| {
             // SAFETY: caller contract.
@@ -82,7 +91,12 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(schunk: *mut blosc2_schunk, 
 /// # Safety
 /// As for `blosc2_schunk_append_chunk`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_update_chunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut u8, copy: bool) -> i64 {
+pub unsafe extern "C" fn blosc2_schunk_update_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut u8,
+    copy: bool,
+) -> i64 {
     guard(i64::from(Error::Failure.code()), || {
         let r = index(nchunk).and_then(|i| {
             // SAFETY: caller contract.
@@ -112,7 +126,11 @@ pub unsafe extern "C" fn blosc2_schunk_delete_chunk(schunk: *mut blosc2_schunk, 
 /// # Safety
 /// `schunk` NULL or live; `src` NULL or `nbytes` readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk, src: *const c_void, nbytes: i32) -> i64 {
+pub unsafe extern "C" fn blosc2_schunk_append_buffer(
+    schunk: *mut blosc2_schunk,
+    src: *const c_void,
+    nbytes: i32,
+) -> i64 {
     guard_code64(|| {
         // SAFETY: caller contract.
         let data = unsafe { slice(src.cast(), i64::from(nbytes))? };
@@ -131,7 +149,12 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(schunk: *mut blosc2_schunk,
 /// # Safety
 /// `schunk` NULL or live; `dest` NULL or `nbytes` writable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(schunk: *mut blosc2_schunk, nchunk: i64, dest: *mut c_void, nbytes: i32) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    dest: *mut c_void,
+    nbytes: i32,
+) -> c_int {
     guard_code(|| {
         let i = index(nchunk)?;
         // SAFETY: caller contract.
@@ -162,7 +185,12 @@ fn hand_out(c: Cow<'_, [u8]>, chunk: *mut *mut u8, needs_free: *mut bool) -> Res
 /// # Safety
 /// `schunk` NULL or live; `chunk` and `needs_free` valid for writes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_chunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut *mut u8, needs_free: *mut bool) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_get_chunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
     guard_code(|| {
         if chunk.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
@@ -179,7 +207,12 @@ pub unsafe extern "C" fn blosc2_schunk_get_chunk(schunk: *mut blosc2_schunk, nch
 /// # Safety
 /// As for `blosc2_schunk_get_chunk`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(schunk: *mut blosc2_schunk, nchunk: i64, chunk: *mut *mut u8, needs_free: *mut bool) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    chunk: *mut *mut u8,
+    needs_free: *mut bool,
+) -> c_int {
     guard_code(|| {
         if chunk.is_null() || needs_free.is_null() {
             return Err(Error::NullPointer);
@@ -196,7 +229,13 @@ pub unsafe extern "C" fn blosc2_schunk_get_lazychunk(schunk: *mut blosc2_schunk,
 /// # Safety
 /// `schunk` NULL or live; `dest` and `destsize` valid for writes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_vlblock(schunk: *mut blosc2_schunk, nchunk: i64, nblock: i32, dest: *mut *mut u8, destsize: *mut i32) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_get_vlblock(
+    schunk: *mut blosc2_schunk,
+    nchunk: i64,
+    nblock: i32,
+    dest: *mut *mut u8,
+    destsize: *mut i32,
+) -> c_int {
     guard_code(|| {
         if dest.is_null() || destsize.is_null() {
             return Err(Error::NullPointer);
@@ -222,7 +261,12 @@ pub unsafe extern "C" fn blosc2_schunk_get_vlblock(schunk: *mut blosc2_schunk, n
 /// # Safety
 /// `schunk` NULL or live; `buffer` room for `(stop - start) * typesize` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(schunk: *mut blosc2_schunk, start: i64, stop: i64, buffer: *mut c_void) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let (_, sc) = unsafe { reader(schunk)? };
@@ -239,12 +283,18 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(schunk: *mut blosc2_schu
 /// # Safety
 /// `schunk` NULL or live; `buffer` `(stop - start) * typesize` readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(schunk: *mut blosc2_schunk, start: i64, stop: i64, buffer: *mut c_void) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
+    schunk: *mut blosc2_schunk,
+    start: i64,
+    stop: i64,
+    buffer: *mut c_void,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let ts = i64::from(unsafe { handle(schunk)? }.public.typesize.max(1));
         let n = stop.checked_sub(start).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
-        let src = unsafe { slice(buffer.cast_const().cast(), n.checked_mul(ts).ok_or(Error::InvalidParam)?)? };
+        let src =
+            unsafe { slice(buffer.cast_const().cast(), n.checked_mul(ts).ok_or(Error::InvalidParam)?)? };
         unsafe { change(schunk, |sc| sc.set_slice(start, stop, src)) }?;
         Ok(0)
     })
@@ -255,15 +305,22 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(schunk: *mut blosc2_schu
 /// # Safety
 /// `schunk` NULL or live; `coords` `ncoords` items; `buffer` room for `ncoords * typesize`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(schunk: *mut blosc2_schunk, ncoords: i64, coords: *const i64, buffer: *mut c_void) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
+    schunk: *mut blosc2_schunk,
+    ncoords: i64,
+    coords: *const i64,
+    buffer: *mut c_void,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let (_, sc) = unsafe { reader(schunk)? };
         let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
         let bytes = unsafe { slice(coords.cast(), (n as i64).checked_mul(8).ok_or(Error::InvalidParam)?)? };
-        let coords: Vec<i64> = bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
+        let coords: Vec<i64> =
+            bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
         let ts = sc.typesize().max(1) as i64;
-        let dst = unsafe { slice_mut(buffer.cast(), (n as i64).checked_mul(ts).ok_or(Error::InvalidParam)?)? };
+        let dst =
+            unsafe { slice_mut(buffer.cast(), (n as i64).checked_mul(ts).ok_or(Error::InvalidParam)?)? };
         sc.get_sparse(&coords, dst)?;
         Ok(0)
     })
@@ -274,12 +331,18 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(schunk: *mut blosc2_sch
 /// # Safety
 /// `schunk` NULL or live; `offsets_order` `nchunks` items.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(schunk: *mut blosc2_schunk, offsets_order: *mut i64) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
+    schunk: *mut blosc2_schunk,
+    offsets_order: *mut i64,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let n = unsafe { handle(schunk)? }.public.nchunks;
-        let bytes = unsafe { slice(offsets_order.cast_const().cast(), n.checked_mul(8).ok_or(Error::InvalidParam)?)? };
-        let order: Vec<i64> = bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
+        let bytes = unsafe {
+            slice(offsets_order.cast_const().cast(), n.checked_mul(8).ok_or(Error::InvalidParam)?)?
+        };
+        let order: Vec<i64> =
+            bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
         unsafe { change(schunk, |sc| sc.reorder(&order)) }?;
         Ok(0)
     })
@@ -290,7 +353,12 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(schunk: *mut blosc2_schun
 /// # Safety
 /// `schunk` NULL or live.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_fill_special(schunk: *mut blosc2_schunk, nitems: i64, special_value: c_int, chunksize: i32) -> i64 {
+pub unsafe extern "C" fn blosc2_schunk_fill_special(
+    schunk: *mut blosc2_schunk,
+    nitems: i64,
+    special_value: c_int,
+    chunksize: i32,
+) -> i64 {
     guard_code64(|| {
         let kind = match special_value {
             BLOSC2_SPECIAL_ZERO => Special::Zero,
@@ -308,7 +376,10 @@ pub unsafe extern "C" fn blosc2_schunk_fill_special(schunk: *mut blosc2_schunk, 
 /// # Safety
 /// `schunk` NULL or live; `cparams` valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_cparams(schunk: *mut blosc2_schunk, cparams: *mut *mut blosc2_cparams) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_get_cparams(
+    schunk: *mut blosc2_schunk,
+    cparams: *mut *mut blosc2_cparams,
+) -> c_int {
     guard_code(|| {
         if cparams.is_null() {
             return Err(Error::NullPointer);
@@ -318,7 +389,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(schunk: *mut blosc2_schunk, c
         let _g = read(h);
         let c: blosc2_cparams = *h.cparams;
         // SAFETY: plain-data struct copied into a malloc'd block of its size.
-        let bytes = unsafe { std::slice::from_raw_parts((&raw const c).cast::<u8>(), std::mem::size_of::<blosc2_cparams>()) };
+        let bytes = unsafe {
+            std::slice::from_raw_parts((&raw const c).cast::<u8>(), std::mem::size_of::<blosc2_cparams>())
+        };
         unsafe { *cparams = malloc_copy(bytes)?.cast() };
         Ok(0)
     })
@@ -329,7 +402,10 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(schunk: *mut blosc2_schunk, c
 /// # Safety
 /// `schunk` NULL or live; `dparams` valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_schunk_get_dparams(schunk: *mut blosc2_schunk, dparams: *mut *mut blosc2_dparams) -> c_int {
+pub unsafe extern "C" fn blosc2_schunk_get_dparams(
+    schunk: *mut blosc2_schunk,
+    dparams: *mut *mut blosc2_dparams,
+) -> c_int {
     guard_code(|| {
         if dparams.is_null() {
             return Err(Error::NullPointer);
@@ -338,7 +414,9 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(schunk: *mut blosc2_schunk, d
         let h = unsafe { handle(schunk)? };
         let d: blosc2_dparams = *h.dparams;
         // SAFETY: plain-data struct copied into a malloc'd block of its size.
-        let bytes = unsafe { std::slice::from_raw_parts((&raw const d).cast::<u8>(), std::mem::size_of::<blosc2_dparams>()) };
+        let bytes = unsafe {
+            std::slice::from_raw_parts((&raw const d).cast::<u8>(), std::mem::size_of::<blosc2_dparams>())
+        };
         unsafe { *dparams = malloc_copy(bytes)?.cast() };
         Ok(0)
     })
@@ -350,20 +428,27 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(schunk: *mut blosc2_schunk, d
 /// # Safety
 /// `schunk` NULL or live; `start`/`stop` one item each; `chunks_idx` valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_get_slice_nchunks(schunk: *mut blosc2_schunk, start: *mut i64, stop: *mut i64, chunks_idx: *mut *mut i64) -> i64 {
+pub unsafe extern "C" fn blosc2_get_slice_nchunks(
+    schunk: *mut blosc2_schunk,
+    start: *mut i64,
+    stop: *mut i64,
+    chunks_idx: *mut *mut i64,
+) -> i64 {
     guard_code64(|| {
         if start.is_null() || stop.is_null() || chunks_idx.is_null() {
             return Err(Error::NullPointer);
         }
         // SAFETY: caller contract.
         let (_, sc) = unsafe { reader(schunk)? };
-        let nd_meta = sc.meta_get("b2nd").or_else(|_| sc.meta_get("caterva")).ok().map(b2nd::array::Meta::deserialize);
+        let nd_meta =
+            sc.meta_get("b2nd").or_else(|_| sc.meta_get("caterva")).ok().map(b2nd::array::Meta::deserialize);
         let chunks: Vec<i64> = match nd_meta {
             // n-dimensional: `start` and `stop` have one item per dimension.
             Some(meta) => {
                 let g = b2nd::array::Geometry::new(&meta?)?;
                 let nd = g.ndim();
-                let (s0, s1) = unsafe { (std::slice::from_raw_parts(start, nd), std::slice::from_raw_parts(stop, nd)) };
+                let (s0, s1) =
+                    unsafe { (std::slice::from_raw_parts(start, nd), std::slice::from_raw_parts(stop, nd)) };
                 g.slice_chunks(s0, s1)?
             }
             None => {

@@ -1,20 +1,25 @@
 //! The metalayers (`blosc2_meta_*`) and variable-length metalayers
 //! (`blosc2_vlmeta_*`) of a super-chunk.
 
-use super::params::core_cparams;
 use super::fields::{change, reader};
+use super::params::core_cparams;
 use super::schunk::malloc_copy;
 use super::types::*;
 use crate::ffi::{c_str, guard_code, slice};
-use b2nd::error::{Error, Result};
 use crate::os::{c_char, c_int};
+use b2nd::error::{Error, Result};
 
 /// Add a metalayer (before any data); returns its index.
 ///
 /// # Safety
 /// `schunk` NULL or live; `name` NUL-terminated; `content` `content_len` bytes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_meta_add(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32) -> c_int {
+pub unsafe extern "C" fn blosc2_meta_add(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
@@ -29,7 +34,12 @@ pub unsafe extern "C" fn blosc2_meta_add(schunk: *mut blosc2_schunk, name: *cons
 /// # Safety
 /// As for `blosc2_meta_add`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_meta_update(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32) -> c_int {
+pub unsafe extern "C" fn blosc2_meta_update(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
@@ -64,7 +74,13 @@ unsafe fn optional_cparams(cparams: *mut blosc2_cparams) -> Result<Option<b2nd::
 /// # Safety
 /// `schunk` NULL or live; `name` NUL-terminated; `content` `content_len` bytes; `cparams` NULL or valid.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_add(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32, cparams: *mut blosc2_cparams) -> c_int {
+pub unsafe extern "C" fn blosc2_vlmeta_add(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
@@ -80,7 +96,13 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(schunk: *mut blosc2_schunk, name: *co
 /// # Safety
 /// As for `blosc2_vlmeta_add`.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_update(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut u8, content_len: i32, cparams: *mut blosc2_cparams) -> c_int {
+pub unsafe extern "C" fn blosc2_vlmeta_update(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut u8,
+    content_len: i32,
+    cparams: *mut blosc2_cparams,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
@@ -97,7 +119,12 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(schunk: *mut blosc2_schunk, name: 
 /// # Safety
 /// `schunk` NULL or live; `name` NUL-terminated; `content`, `content_len` valid for writes.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_get(schunk: *mut blosc2_schunk, name: *const c_char, content: *mut *mut u8, content_len: *mut i32) -> c_int {
+pub unsafe extern "C" fn blosc2_vlmeta_get(
+    schunk: *mut blosc2_schunk,
+    name: *const c_char,
+    content: *mut *mut u8,
+    content_len: *mut i32,
+) -> c_int {
     guard_code(|| {
         if content.is_null() || content_len.is_null() {
             return Err(Error::InvalidParam);
@@ -136,7 +163,10 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(schunk: *mut blosc2_schunk, name: 
 /// # Safety
 /// `schunk` NULL or live; `names` room for `nvlmetalayers` pointers.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_vlmeta_get_names(schunk: *mut blosc2_schunk, names: *mut *mut c_char) -> c_int {
+pub unsafe extern "C" fn blosc2_vlmeta_get_names(
+    schunk: *mut blosc2_schunk,
+    names: *mut *mut c_char,
+) -> c_int {
     guard_code(|| {
         // SAFETY: caller contract.
         let (h, sc) = unsafe { reader(schunk)? };

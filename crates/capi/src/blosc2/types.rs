@@ -4,8 +4,8 @@
 //! structs point to (`blosc2_context`, `blosc2_frame`).
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
-use b2nd::chunk::{Compressor, Decompressor};
 use crate::os::{c_char, c_int, c_void, size_t};
+use b2nd::chunk::{Compressor, Decompressor};
 
 /// Major version of the c-blosc2 API this library implements (the header's
 /// version macros are written by `cbindgen/blosc2.toml`, on one line each with
@@ -214,15 +214,28 @@ pub struct blosc2_instr {
     pub flags: [u8; 4],
 }
 
-pub type blosc2_open_cb =
-    Option<unsafe extern "C" fn(urlpath: *const c_char, mode: *const c_char, params: *mut c_void) -> *mut c_void>;
+pub type blosc2_open_cb = Option<
+    unsafe extern "C" fn(urlpath: *const c_char, mode: *const c_char, params: *mut c_void) -> *mut c_void,
+>;
 pub type blosc2_close_cb = Option<unsafe extern "C" fn(stream: *mut c_void) -> c_int>;
 pub type blosc2_size_cb = Option<unsafe extern "C" fn(stream: *mut c_void) -> i64>;
 pub type blosc2_write_cb = Option<
-    unsafe extern "C" fn(ptr: *const c_void, size: i64, nitems: i64, position: i64, stream: *mut c_void) -> i64,
+    unsafe extern "C" fn(
+        ptr: *const c_void,
+        size: i64,
+        nitems: i64,
+        position: i64,
+        stream: *mut c_void,
+    ) -> i64,
 >;
 pub type blosc2_read_cb = Option<
-    unsafe extern "C" fn(ptr: *mut *mut c_void, size: i64, nitems: i64, position: i64, stream: *mut c_void) -> i64,
+    unsafe extern "C" fn(
+        ptr: *mut *mut c_void,
+        size: i64,
+        nitems: i64,
+        position: i64,
+        stream: *mut c_void,
+    ) -> i64,
 >;
 pub type blosc2_truncate_cb = Option<unsafe extern "C" fn(stream: *mut c_void, size: i64) -> c_int>;
 pub type blosc2_destroy_cb = Option<unsafe extern "C" fn(params: *mut c_void) -> c_int>;
@@ -256,7 +269,13 @@ pub struct blosc2_io {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct blosc2_tuner {
-    pub init: Option<unsafe extern "C" fn(config: *mut c_void, cctx: *mut blosc2_context, dctx: *mut blosc2_context) -> c_int>,
+    pub init: Option<
+        unsafe extern "C" fn(
+            config: *mut c_void,
+            cctx: *mut blosc2_context,
+            dctx: *mut blosc2_context,
+        ) -> c_int,
+    >,
     pub next_blocksize: Option<unsafe extern "C" fn(context: *mut blosc2_context) -> c_int>,
     pub next_cparams: Option<unsafe extern "C" fn(context: *mut blosc2_context) -> c_int>,
     pub update: Option<unsafe extern "C" fn(context: *mut blosc2_context, ctime: f64) -> c_int>,

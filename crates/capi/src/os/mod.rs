@@ -22,8 +22,9 @@ mod sys;
 mod sys;
 
 pub use sys::{
-    c_fd_of, elapsed_nsecs, fclose, fopen, free, malloc, raw_of_c_fd, set_timestamp, size_t, stream_on, stream_size, stream_truncate,
-    strdup, Timestamp, FILE, MAP_PRIVATE, MAP_SHARED, PLUGIN_PREFIX, PLUGIN_SUFFIX, PROT_READ, PROT_WRITE,
+    c_fd_of, elapsed_nsecs, fclose, fopen, free, malloc, raw_of_c_fd, set_timestamp, size_t, strdup,
+    stream_on, stream_size, stream_truncate, Timestamp, FILE, MAP_PRIVATE, MAP_SHARED, PLUGIN_PREFIX,
+    PLUGIN_SUFFIX, PROT_READ, PROT_WRITE,
 };
 
 use std::path::PathBuf;

@@ -80,10 +80,13 @@ pub unsafe fn fclose(file: *mut FILE) -> c_int {
     unsafe { libc::fclose(file) }
 }
 
-#[cfg(any(target_os = "linux", target_os = "android"))]
-use libc::{fseeko64 as fseeko, ftello64 as ftello, ftruncate64 as ftruncate, off64_t as off_t, pread64 as pread, pwrite64 as pwrite};
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 use libc::{fseeko, ftello, ftruncate, off_t, pread, pwrite};
+#[cfg(any(target_os = "linux", target_os = "android"))]
+use libc::{
+    fseeko64 as fseeko, ftello64 as ftello, ftruncate64 as ftruncate, off64_t as off_t, pread64 as pread,
+    pwrite64 as pwrite,
+};
 
 /// The length of the file of `file`, its position kept; -1 on failure.
 ///
@@ -112,7 +115,13 @@ pub unsafe fn stream_size(file: *mut FILE) -> i64 {
 ///
 /// # Safety
 /// `file` must be an open stream and `buf` valid for `n` bytes.
-pub(super) unsafe fn positioned(file: *mut FILE, buf: *mut u8, n: usize, at: i64, write: bool) -> io::Result<usize> {
+pub(super) unsafe fn positioned(
+    file: *mut FILE,
+    buf: *mut u8,
+    n: usize,
+    at: i64,
+    write: bool,
+) -> io::Result<usize> {
     let offset = off_t::try_from(at).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     // SAFETY: caller contract.
     let got = unsafe {

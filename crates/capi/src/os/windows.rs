@@ -116,7 +116,13 @@ pub unsafe fn stream_size(file: *mut FILE) -> i64 {
 ///
 /// # Safety
 /// `file` must be an open stream and `buf` valid for `n` bytes.
-pub(super) unsafe fn positioned(file: *mut FILE, buf: *mut u8, n: usize, at: i64, write: bool) -> io::Result<usize> {
+pub(super) unsafe fn positioned(
+    file: *mut FILE,
+    buf: *mut u8,
+    n: usize,
+    at: i64,
+    write: bool,
+) -> io::Result<usize> {
     // SAFETY: caller contract: an open stream.
     let handle = unsafe { _get_osfhandle(_fileno(file)) };
     if handle == -1 {
@@ -218,7 +224,8 @@ pub(super) fn dl_open(path: &str) -> Result<usize, String> {
 
 pub(super) fn dl_symbol(handle: usize, name: &std::ffi::CStr) -> *mut c_void {
     // SAFETY: a module from LoadLibraryW, never freed; a NUL-terminated name.
-    unsafe { GetProcAddress(handle as HMODULE, name.as_ptr().cast()) }.map_or(std::ptr::null_mut(), |f| f as *mut c_void)
+    unsafe { GetProcAddress(handle as HMODULE, name.as_ptr().cast()) }
+        .map_or(std::ptr::null_mut(), |f| f as *mut c_void)
 }
 
 pub(super) fn dl_error() -> String {

@@ -36,7 +36,11 @@ fn items_of(bytes: usize, size: i64) -> i64 {
 /// # Safety
 /// `urlpath` and `mode` must be NULL or NUL-terminated strings.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_stdio_open(urlpath: *const c_char, mode: *const c_char, params: *mut c_void) -> *mut c_void {
+pub unsafe extern "C" fn blosc2_stdio_open(
+    urlpath: *const c_char,
+    mode: *const c_char,
+    params: *mut c_void,
+) -> *mut c_void {
     let _ = params;
     guard(ptr::null_mut(), || {
         if urlpath.is_null() || mode.is_null() {
@@ -48,7 +52,8 @@ pub unsafe extern "C" fn blosc2_stdio_open(urlpath: *const c_char, mode: *const 
             return ptr::null_mut();
         }
         // SAFETY: plain allocation; C releases it through `blosc2_stdio_close`.
-        let wrapper = unsafe { crate::os::malloc(std::mem::size_of::<blosc2_stdio_file>()) }.cast::<blosc2_stdio_file>();
+        let wrapper = unsafe { crate::os::malloc(std::mem::size_of::<blosc2_stdio_file>()) }
+            .cast::<blosc2_stdio_file>();
         if wrapper.is_null() {
             // SAFETY: `file` was opened above and is closed once.
             unsafe { crate::os::fclose(file) };

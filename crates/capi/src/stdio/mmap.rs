@@ -9,9 +9,9 @@
 use super::byte_count;
 use super::types::*;
 use crate::ffi::guard;
-use b2nd::io::{MmapFile, MmapMode, RawMmap};
 use crate::os::{c_char, c_int, c_void};
 use crate::os::{MAP_PRIVATE, MAP_SHARED, PROT_READ, PROT_WRITE};
+use b2nd::io::{MmapFile, MmapMode, RawMmap};
 use std::ffi::CStr;
 use std::mem::ManuallyDrop;
 use std::ptr;
@@ -43,7 +43,13 @@ fn raw_parts(m: &blosc2_stdio_mmap) -> RawMmap {
     } else {
         MmapMode::Read
     };
-    RawMmap { fd: crate::os::raw_of_c_fd(m.fd), addr: m.addr.cast(), mapping_size: m.mapping_size, file_size: m.file_size, mode }
+    RawMmap {
+        fd: crate::os::raw_of_c_fd(m.fd),
+        addr: m.addr.cast(),
+        mapping_size: m.mapping_size,
+        file_size: m.file_size,
+        mode,
+    }
 }
 
 /// Keep the parts of an open file in `m`.
@@ -82,7 +88,11 @@ unsafe fn with_open<R>(m: &mut blosc2_stdio_mmap, op: impl FnOnce(&mut MmapFile)
 /// or point to a `blosc2_stdio_mmap` (initialized from
 /// `BLOSC2_STDIO_MMAP_DEFAULTS`) that outlives the stream.
 #[no_mangle]
-pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *const c_char, params: *mut c_void) -> *mut c_void {
+pub unsafe extern "C" fn blosc2_stdio_mmap_open(
+    urlpath: *const c_char,
+    mode: *const c_char,
+    params: *mut c_void,
+) -> *mut c_void {
     let _ = mode;
     guard(ptr::null_mut(), || {
         if urlpath.is_null() {
@@ -134,7 +144,11 @@ pub unsafe extern "C" fn blosc2_stdio_mmap_open(urlpath: *const c_char, mode: *c
         let Ok(opened) = MmapFile::open(os_path, wanted, m.initial_mapping_size) else {
             return fail(m);
         };
-        let file = crate::os::stream_on(opened.raw_file(), path, matches!(wanted, MmapMode::Update | MmapMode::Create));
+        let file = crate::os::stream_on(
+            opened.raw_file(),
+            path,
+            matches!(wanted, MmapMode::Update | MmapMode::Create),
+        );
         if file.is_null() {
             return fail(m); // `opened` is unmapped and closed
         }

@@ -79,21 +79,14 @@ fn check_decoders(src: &[u8], cap: usize) -> Option<usize> {
 
 /// Literal token(s) for `bytes` (at most 32 per token).
 fn literals(bytes: &[u8]) -> Vec<u8> {
-    bytes
-        .chunks(32)
-        .flat_map(|c| std::iter::once(c.len() as u8 - 1).chain(c.iter().copied()))
-        .collect()
+    bytes.chunks(32).flat_map(|c| std::iter::once(c.len() as u8 - 1).chain(c.iter().copied())).collect()
 }
 
 /// A back-reference token copying `len` (>= 3) bytes from `dist` back.
 fn back_ref(len: usize, dist: usize) -> Vec<u8> {
     let d = dist - 1;
     let mut token = Vec::new();
-    let (hi, lo, far) = if d < 8191 {
-        (d >> 8, d & 255, None)
-    } else {
-        (31, 255, Some(d - 8191))
-    };
+    let (hi, lo, far) = if d < 8191 { (d >> 8, d & 255, None) } else { (31, 255, Some(d - 8191)) };
     if len - 2 < 7 {
         token.push((((len - 2) << 5) + hi) as u8);
     } else {
@@ -116,30 +109,15 @@ fn back_ref(len: usize, dist: usize) -> Vec<u8> {
 fn decodes_every_copy_shape() {
     let mut rng = Rng(5);
     let prefix = rng.bytes(9000);
-    let dists = [
-        1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 100, 8191, 8192, 8193, 9000,
-    ];
+    let dists = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 100, 8191, 8192, 8193, 9000];
     for dist in dists {
-        for len in [
-            3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 255, 263, 264, 300, 1000,
-        ] {
+        for len in [3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 255, 263, 264, 300, 1000] {
             let mut stream = literals(&prefix[..dist.max(40)]);
             stream.extend(back_ref(len, dist));
             stream.extend(literals(b"xy"));
             let total = dist.max(40) + len + 2;
-            for cap in [
-                total,
-                total + 1,
-                total + 7,
-                total + 8,
-                total + 16,
-                total + 40,
-            ] {
-                assert_eq!(
-                    check_decoders(&stream, cap),
-                    Some(total),
-                    "dist {dist} len {len} cap {cap}"
-                );
+            for cap in [total, total + 1, total + 7, total + 8, total + 16, total + 40] {
+                assert_eq!(check_decoders(&stream, cap), Some(total), "dist {dist} len {len} cap {cap}");
             }
             assert_eq!(check_decoders(&stream, total - 1), None);
         }
@@ -155,41 +133,23 @@ fn rejects_malformed_streams() {
         // A literal run longer than the input.
         assert_eq!(decompress_twin(twin, &[3, 1, 2], &mut out), None);
         // A reference reaching before the start of the output.
-        assert_eq!(
-            decompress_twin(twin, &[1, 9, 9, 0x20, 2, 0, 0], &mut out),
-            None
-        );
+        assert_eq!(decompress_twin(twin, &[1, 9, 9, 0x20, 2, 0, 0], &mut out), None);
         // A reference with its distance byte missing.
         assert_eq!(decompress_twin(twin, &[1, 9, 9, 0x20], &mut out), None);
         // A length extension that never ends.
-        assert_eq!(
-            decompress_twin(twin, &[1, 9, 9, 0xE0, 255, 255], &mut out),
-            None
-        );
+        assert_eq!(decompress_twin(twin, &[1, 9, 9, 0xE0, 255, 255], &mut out), None);
         // A far reference with its distance cut short.
-        assert_eq!(
-            decompress_twin(twin, &[1, 9, 9, 0x3F, 255, 0], &mut out),
-            None
-        );
+        assert_eq!(decompress_twin(twin, &[1, 9, 9, 0x3F, 255, 0], &mut out), None);
         // Output too small for a literal run, then for a reference.
         assert_eq!(decompress_twin(twin, &[3, 1, 2, 3, 4], &mut out[..3]), None);
-        assert_eq!(
-            decompress_twin(twin, &[0, 7, 0x40, 0, 0, 1], &mut out[..4]),
-            None
-        );
+        assert_eq!(decompress_twin(twin, &[0, 7, 0x40, 0, 0, 1], &mut out[..4]), None);
         // Like the reference, stop before a back-reference that ends the stream.
-        assert_eq!(
-            decompress_twin(twin, &[1, 9, 8, 0xE0, 0, 0], &mut out),
-            Some(2)
-        );
+        assert_eq!(decompress_twin(twin, &[1, 9, 8, 0xE0, 0, 0], &mut out), Some(2));
         // The first encoders wrote tiny inputs as one literal run, unmarked.
         assert_eq!(decompress_twin(twin, &[2, 1, 2, 3], &mut out), Some(3));
         assert_eq!(decompress_twin(twin, &[0x22, 1, 2, 3], &mut out), Some(3));
         // The first control byte's top bits are ignored; later ones are not.
-        assert_eq!(
-            decompress_twin(twin, &[0xE0, 42, 0x20, 0, 0, 7], &mut out),
-            Some(5)
-        );
+        assert_eq!(decompress_twin(twin, &[0xE0, 42, 0x20, 0, 0, 7], &mut out), Some(5));
         assert_eq!(out[..5], [42, 42, 42, 42, 7]);
     }
 }
@@ -197,10 +157,7 @@ fn rejects_malformed_streams() {
 #[test]
 fn output_too_small_fails() {
     let corpus = corpus(5000, 9);
-    for (name, src) in corpus
-        .iter()
-        .filter(|(n, _)| ["runs", "i32-shuffled", "far-repeats"].contains(n))
-    {
+    for (name, src) in corpus.iter().filter(|(n, _)| ["runs", "i32-shuffled", "far-repeats"].contains(n)) {
         let stream = round_trip(9, src, name);
         assert!(!stream.is_empty());
         for cap in (0..src.len()).step_by(97).chain([src.len() - 1]) {
@@ -272,7 +229,11 @@ fn prefixes_stop_early_with_the_same_bytes() {
             let mut longer = packed.to_vec();
             longer.extend_from_slice(&[0u8, 1, 2]);
             let mut dst = vec![0u8; src.len()];
-            assert_eq!(super::super::decompress_prefix_twin(twin, &longer, &mut dst, src.len()), None, "{name}");
+            assert_eq!(
+                super::super::decompress_prefix_twin(twin, &longer, &mut dst, src.len()),
+                None,
+                "{name}"
+            );
         }
     }
 }

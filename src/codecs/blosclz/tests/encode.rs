@@ -10,10 +10,7 @@ fn round_trips_small_sizes_every_level() {
             for clevel in 0..=9 {
                 let stream = round_trip(clevel, &src, name);
                 if clevel == 0 || len < 16 {
-                    assert!(
-                        stream.is_empty(),
-                        "{name} clevel {clevel} len {len} not refused"
-                    );
+                    assert!(stream.is_empty(), "{name} clevel {clevel} len {len} not refused");
                 }
             }
         }
@@ -22,10 +19,7 @@ fn round_trips_small_sizes_every_level() {
 
 #[test]
 fn round_trips_block_sizes_every_level() {
-    for (i, len) in [127, 1000, 4096, 8192, 32 << 10, 64 << 10, 128 << 10]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, len) in [127, 1000, 4096, 8192, 32 << 10, 64 << 10, 128 << 10].into_iter().enumerate() {
         for (name, src) in corpus(len, 100 + i as u64) {
             for clevel in 1..=9 {
                 round_trip(clevel, &src, name);
@@ -59,16 +53,10 @@ fn compressible_data_compresses_and_random_does_not() {
     let corpus: std::collections::HashMap<_, _> = corpus(64 << 10, 3).into_iter().collect();
     for clevel in 1..=9 {
         assert!(ratio(clevel, &corpus["zeros"]) > 200.0, "zeros at {clevel}");
-        assert!(
-            ratio(clevel, &corpus["i32-shuffled"]) > 20.0,
-            "i32-shuffled at {clevel}"
-        );
+        assert!(ratio(clevel, &corpus["i32-shuffled"]) > 20.0, "i32-shuffled at {clevel}");
         if clevel >= 3 {
             // Needs a probe window longer than the 9000-byte period.
-            assert!(
-                ratio(clevel, &corpus["far-repeats"]) > 5.0,
-                "far-repeats at {clevel}"
-            );
+            assert!(ratio(clevel, &corpus["far-repeats"]) > 5.0, "far-repeats at {clevel}");
         }
         assert_eq!(ratio(clevel, &corpus["random"]), 0.0, "random at {clevel}");
     }
@@ -99,17 +87,9 @@ fn needs_one_spare_output_byte() {
             }
             for twin in TWINS {
                 let mut tight = vec![0; n];
-                assert_eq!(
-                    compress_twin(twin, clevel, &src, &mut tight),
-                    0,
-                    "{name} {clevel}"
-                );
+                assert_eq!(compress_twin(twin, clevel, &src, &mut tight), 0, "{name} {clevel}");
                 let mut enough = vec![0; n + 1];
-                assert_eq!(
-                    compress_twin(twin, clevel, &src, &mut enough),
-                    n,
-                    "{name} {clevel}"
-                );
+                assert_eq!(compress_twin(twin, clevel, &src, &mut enough), n, "{name} {clevel}");
                 assert_eq!(enough[..n], stream[..]);
             }
         }
@@ -126,15 +106,12 @@ fn matches_known_reference_streams() {
     let n = blosclz::compress(5, &[0; 100], &mut buf);
     assert_eq!(buf[..n], [35, 0, 0, 0, 0, 224, 84, 3, 2, 0, 0, 0]);
 
-    let ramp: Vec<u8> = (0..200u32)
-        .map(|i| (i % 7) as u8 * 10 + (i / 50) as u8)
-        .collect();
+    let ramp: Vec<u8> = (0..200u32).map(|i| (i % 7) as u8 * 10 + (i / 50) as u8).collect();
     assert_eq!(blosclz::compress(1, &ramp, &mut buf), 0);
     let n = blosclz::compress(9, &ramp, &mut buf);
     let expected = [
-        38, 0, 10, 20, 30, 40, 50, 60, 224, 33, 6, 7, 0, 11, 21, 31, 41, 51, 61, 1, 224, 33, 6, 7,
-        11, 22, 32, 42, 52, 62, 2, 12, 224, 33, 6, 7, 22, 33, 43, 53, 63, 3, 13, 23, 224, 31, 6, 2,
-        13, 23, 33,
+        38, 0, 10, 20, 30, 40, 50, 60, 224, 33, 6, 7, 0, 11, 21, 31, 41, 51, 61, 1, 224, 33, 6, 7, 11, 22,
+        32, 42, 52, 62, 2, 12, 224, 33, 6, 7, 22, 33, 43, 53, 63, 3, 13, 23, 224, 31, 6, 2, 13, 23, 33,
     ];
     assert_eq!(buf[..n], expected);
 
@@ -146,10 +123,7 @@ over the lazy cat. The quick brown fox jumps over the lazy dog again.";
     assert_eq!(buf[..8], [63, 84, 104, 101, 32, 113, 117, 105]);
     assert_eq!(
         buf[47..n],
-        [
-            224, 30, 44, 3, 32, 99, 97, 116, 224, 32, 44, 10, 32, 100, 111, 103, 32, 97, 103, 97,
-            105, 110, 46
-        ]
+        [224, 30, 44, 3, 32, 99, 97, 116, 224, 32, 44, 10, 32, 100, 111, 103, 32, 97, 103, 97, 105, 110, 46]
     );
 }
 
@@ -168,16 +142,11 @@ fn encodes_far_matches_like_the_reference() {
     let stream = round_trip(9, &src, "far");
     assert_eq!(stream.len(), 9298);
     // A long far match: length 7 + 255 + 255 + 73, distance 808 + 8192.
-    assert_eq!(
-        stream[stream.len() - 11..stream.len() - 4],
-        [255, 255, 255, 73, 255, 3, 40]
-    );
+    assert_eq!(stream[stream.len() - 11..stream.len() - 4], [255, 255, 255, 73, 255, 3, 40]);
 }
 
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    })
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 /// Length and FNV-1a digest of c-blosc2's output (0 when it refuses) for

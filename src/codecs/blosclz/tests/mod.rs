@@ -86,18 +86,10 @@ pub(super) fn english(len: usize, rng: &mut Rng) -> Vec<u8> {
 /// A named set of inputs of `len` bytes.
 pub(super) fn corpus(len: usize, seed: u64) -> Vec<(&'static str, Vec<u8>)> {
     let mut rng = Rng(seed | 1);
-    let ints: Vec<u8> = (0..len / 4 + 1)
-        .flat_map(|i| (i as i32 * 7 - 3).to_le_bytes())
-        .take(len)
-        .collect();
-    let longs: Vec<u8> = (0..len / 8 + 1)
-        .flat_map(|i| (i as i64 * 1000).to_le_bytes())
-        .take(len)
-        .collect();
-    let floats: Vec<u8> = (0..len / 8 + 1)
-        .flat_map(|i| ((i as f64 * 0.01).sin() * 1e3).to_le_bytes())
-        .take(len)
-        .collect();
+    let ints: Vec<u8> = (0..len / 4 + 1).flat_map(|i| (i as i32 * 7 - 3).to_le_bytes()).take(len).collect();
+    let longs: Vec<u8> = (0..len / 8 + 1).flat_map(|i| (i as i64 * 1000).to_le_bytes()).take(len).collect();
+    let floats: Vec<u8> =
+        (0..len / 8 + 1).flat_map(|i| ((i as f64 * 0.01).sin() * 1e3).to_le_bytes()).take(len).collect();
     let mut runs = Vec::with_capacity(len + 300);
     while runs.len() < len {
         let byte = rng.next() as u8;
@@ -116,12 +108,7 @@ pub(super) fn corpus(len: usize, seed: u64) -> Vec<(&'static str, Vec<u8>)> {
         ("f64", floats.clone()),
         ("f64-shuffled", shuffle(&floats, 8)),
         ("random", rng.bytes(len)),
-        (
-            "low-entropy",
-            (0..len)
-                .map(|_| (rng.below(3) * rng.below(3)) as u8)
-                .collect(),
-        ),
+        ("low-entropy", (0..len).map(|_| (rng.below(3) * rng.below(3)) as u8).collect()),
         ("text", english(len, &mut rng)),
         ("far-repeats", far),
     ]
@@ -139,28 +126,14 @@ pub(super) fn round_trip(clevel: u8, src: &[u8], name: &str) -> Vec<u8> {
         buf.truncate(n);
         streams.push(buf);
     }
-    assert_eq!(
-        streams[0],
-        streams[1],
-        "twins disagree: {name} clevel {clevel} len {}",
-        src.len()
-    );
+    assert_eq!(streams[0], streams[1], "twins disagree: {name} clevel {clevel} len {}", src.len());
     let stream = streams.pop().unwrap();
     if !stream.is_empty() {
         for twin in TWINS {
             let mut out = vec![0; src.len()];
             let got = decompress_twin(twin, &stream, &mut out);
-            assert_eq!(
-                got,
-                Some(src.len()),
-                "{name}: clevel {clevel} len {} {twin:?}",
-                src.len()
-            );
-            assert!(
-                out == src,
-                "{name}: clevel {clevel} len {} {twin:?}: wrong bytes",
-                src.len()
-            );
+            assert_eq!(got, Some(src.len()), "{name}: clevel {clevel} len {} {twin:?}", src.len());
+            assert!(out == src, "{name}: clevel {clevel} len {} {twin:?}: wrong bytes", src.len());
         }
     }
     stream
