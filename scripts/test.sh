@@ -11,21 +11,41 @@ venv=$(B2ND_NEEDS=pkg-config ./scripts/setup.sh)
 export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
 
-echo "== cargo test"
+# Each stage's wall time, printed at the end (and on a failure), so that a CI log says
+# where the time goes.
+timings=()
+stage_name="setup (scripts/setup.sh)"
+stage_start=0
+stage() {
+  timings+=("$(printf '%6ds  %s' $((SECONDS - stage_start)) "$stage_name")")
+  stage_name=$1
+  stage_start=$SECONDS
+  [ "$1" = done ] || echo "== $1"
+}
+report_timings() {
+  [ "$stage_name" = done ] || stage done
+  echo "== time per stage (total ${SECONDS}s)"
+  printf '%s\n' "${timings[@]}"
+}
+trap report_timings EXIT
+
+stage "cargo test: build"
+cargo test --release --features ndarray --no-run 2>&1 | tail -1
+stage "cargo test: run"
 # (crates/capi/tests/headers.rs: include/ is what cbindgen generates from the sources)
 cargo test --release --features ndarray -- --include-ignored 2>&1
 
-echo "== cargo doc, warnings as errors"
+stage "cargo doc, warnings as errors"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features ndarray 2>&1 | tail -3
 
-echo "== zlib-ng's portable kernels, built without the venv's cmake (other architectures use them)"
+stage "zlib-ng's portable kernels, built without the venv's cmake (other architectures use them)"
 PATH="${PATH#"$venv/bin:"}" B2ND_ZLIB_NG_PORTABLE=1 cargo test --test zlib_golden --target-dir target/portable 2>&1
 
-echo "== install"
+stage "install"
 rm -rf build/install build/c_tests build/c_tests_asan
 ./scripts/install.sh build/install
 
-echo "== C tests (ctest)"
+stage "C tests (ctest)"
 # A shared library on the core crate alone, for the core_cdylib_* tests.
 cargo build --release -p b2nd-core-cdylib 2>&1 | tail -1
 "$venv/bin/cmake" -S c_tests -B build/c_tests -DCMAKE_PREFIX_PATH="$PWD/build/install" \
@@ -33,7 +53,7 @@ cargo build --release -p b2nd-core-cdylib 2>&1 | tail -1
 "$venv/bin/cmake" --build build/c_tests -j2 >/dev/null
 (cd build/c_tests && "$venv/bin/ctest" --output-on-failure -j2)
 
-echo "== C tests under AddressSanitizer and UBSan"
+stage "C tests under AddressSanitizer and UBSan"
 "$venv/bin/cmake" -S c_tests -B build/c_tests_asan -DCMAKE_PREFIX_PATH="$PWD/build/install" \
   -DB2ND_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 "$venv/bin/cmake" --build build/c_tests_asan -j2 --target test_chunk_api test_null_args test_plugins test_hooks test_b2nd test_b2nd_layouts test_conformance \
@@ -41,7 +61,7 @@ echo "== C tests under AddressSanitizer and UBSan"
 (cd build/c_tests_asan && UBSAN_OPTIONS=halt_on_error=1 "$venv/bin/ctest" --output-on-failure \
   -R '^(test_(chunk_api|null_args|plugins|hooks|b2nd|schunk_api|schunk_threads|frame_crafted)|schunk_scratch_prepare|b2nd_(zero|blocks|views|copies|unaligned|aligned|stale)_[a-z_]*|conformance_[a-z_]*|udio_wrapped_[a-z]*)$')
 
-echo "== pkg-config and -lblosc2"
+stage "pkg-config and -lblosc2"
 export PKG_CONFIG_PATH="$PWD/build/install/lib/pkgconfig"
 cc -std=c11 -Wall -Werror c_tests/test_null_args.c $(pkg-config --cflags --libs blosc2) \
   -Wl,-rpath,"$PWD/build/install/lib" -o build/null_args_pkgconfig
@@ -49,10 +69,10 @@ cc -std=c11 -Wall -Werror c_tests/test_null_args.c $(pkg-config --cflags --libs 
 cc -std=c11 -Wall -Werror -Ibuild/install/include c_tests/test_null_args.c -Lbuild/install/lib -lblosc2 \
   -Wl,-rpath,"$PWD/build/install/lib" -o build/null_args_lblosc2
 ./build/null_args_lblosc2
-echo "== the thread pool's loom model (scripts/loom.sh)"
+stage "the thread pool's loom model (scripts/loom.sh)"
 ./scripts/loom.sh
 
-echo "== other machines (scripts/cross.sh): i686 built and tested, aarch64 built"
+stage "other machines (scripts/cross.sh): i686 built and tested, aarch64 built"
 # (The emulated runs, aarch64 and s390x tests, take longer: scripts/cross.sh
 # TARGET test, results in docs/PORTING.md.) A machine that cannot install a
 # target's toolchain (no network) skips it, and says so.
@@ -61,13 +81,14 @@ if ./scripts/cross.sh i686 setup >build/cross-setup.log 2>&1; then
 else
   tail -3 build/cross-setup.log; echo "cross: i686 SKIPPED (its toolchain could not be installed)"
 fi
+stage "aarch64 built (scripts/cross.sh aarch64 build)"
 if ./scripts/cross.sh aarch64 setup-build >build/cross-setup.log 2>&1; then
   ./scripts/cross.sh aarch64 build
 else
   tail -3 build/cross-setup.log; echo "cross: aarch64 build SKIPPED (its toolchain could not be installed)"
 fi
 
-echo "== Windows x86-64 (scripts/cross.sh windows ci): mingw-w64 builds, wine runs"
+stage "Windows x86-64 (scripts/cross.sh windows ci): mingw-w64 builds, wine runs"
 # The Rust tests (the model test with 2 of its 12 seeds), the file exchanges with
 # Linux and python-blosc2, the DLL's exports, the ABI, a C program on the import
 # library. ctest and c-blosc2's tests under wine: scripts/cross.sh windows test.
@@ -77,7 +98,7 @@ else
   tail -3 build/cross-setup.log; echo "cross: windows SKIPPED (mingw-w64 or wine could not be installed)"
 fi
 
-echo "== macOS and WebAssembly builds (scripts/cross.sh macos ci, wasm32 ci)"
+stage "macOS and WebAssembly builds (scripts/cross.sh macos ci, wasm32 ci)"
 # macOS: the C library for arm64 and x86-64 (zig and lld; never run here), its exports, names
 # and ABI, our C tests linked, universal2. wasm32-wasip1: the core and the C library, one C
 # program run under wasmtime. The tests (wasm32: Rust, C, c-blosc2's, file exchanges) take
@@ -87,19 +108,20 @@ if ./scripts/cross.sh macos setup >build/cross-setup.log 2>&1; then
 else
   tail -3 build/cross-setup.log; echo "cross: macos SKIPPED (zig or llvm could not be installed)"
 fi
+stage "wasm32-wasip1 (scripts/cross.sh wasm32 ci)"
 if ./scripts/cross.sh wasm32 setup >build/cross-setup.log 2>&1; then
   ./scripts/cross.sh wasm32 ci
 else
   tail -3 build/cross-setup.log; echo "cross: wasm32 SKIPPED (its Rust std, zig or wasmtime could not be installed)"
 fi
 
-echo "== a release archive and wheel (scripts/release.sh VERSION linux-x86_64): glibc 2.17, tested unpacked"
+stage "a release archive and wheel (scripts/release.sh VERSION linux-x86_64): glibc 2.17, tested unpacked"
 # (the other archives, the wheels' clients and the reproducibility check: docs/RELEASE.md)
 ./scripts/release.sh "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)" linux-x86_64
 
-echo "== the CI workflows of .github/ (scripts/actionlint.sh; they never run here)"
+stage "the CI workflows of .github/ (scripts/actionlint.sh; they never run here)"
 ./scripts/actionlint.sh
 
-echo "== fuzzing, short budget (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS)"
+stage "fuzzing, short budget (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS)"
 ./scripts/fuzz.sh --runs 40000
 echo "all tests passed"
