@@ -44,7 +44,7 @@ def run(label, cmd):
 
 def rm(*paths):
     for p in paths:
-        subprocess.run(["rm", "-rf", p])
+        subprocess.run(["rm", "-rf", p], check=False)
 
 
 py = sys.executable
@@ -53,7 +53,7 @@ print("| job | seconds | peak RSS (MB) |\n|---|---|---|")
 rm(arr, back, same, other, copied)
 run("b2nd convert .npy -> .b2nd (python-blosc2's defaults)", [exe, "convert", npy, arr])
 run("python-blosc2: blosc2.asarray(np.load(mmap_mode='r'))", [py, "-c", f"import blosc2, numpy as np; blosc2.asarray(np.load({npy!r}, mmap_mode='r'), urlpath={arr + '.py'!r}, mode='w')"])
-print(subprocess.run([exe, "info", arr], capture_output=True, text=True).stdout.split("b2nd:")[-1].strip().replace("\n", " "), file=sys.stderr)
+print(subprocess.run([exe, "info", arr], capture_output=True, text=True, check=False).stdout.split("b2nd:")[-1].strip().replace("\n", " "), file=sys.stderr)
 run("b2nd convert .b2nd -> .npy", [exe, "convert", arr, back])
 rm(back)
 run("python-blosc2: np.save(blosc2.open(...)[:])", [py, "-c", f"import blosc2, numpy as np; np.save({back!r}, blosc2.open({arr!r})[:])"])

@@ -14,6 +14,7 @@ usage: scripts/bench.py --ours OURS.so --ref REF.so --worker build/bench_worker 
 (scripts/bench.sh builds everything and calls this.) Python 3 standard library only.
 """
 import argparse
+import contextlib
 import ctypes
 import datetime
 import json
@@ -40,10 +41,8 @@ def fail(msg):
 
 def set_pdeathsig():
     """In a child: be killed when the driver dies, however it dies (Linux)."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):  # no prctl (not Linux)
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
 
 
 class Load:
@@ -55,8 +54,10 @@ class Load:
 
     def __enter__(self):
         for _ in range(self.n):
-            self.procs.append(subprocess.Popen([sys.executable, "-c", "while True: pass"],
-                                               preexec_fn=set_pdeathsig, stdin=subprocess.DEVNULL))
+            # no threads here, so preexec_fn is safe; PR_SET_PDEATHSIG must be set in the child
+            child = subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                                     preexec_fn=set_pdeathsig, stdin=subprocess.DEVNULL)  # noqa: PLW1509
+            self.procs.append(child)
         return self
 
     def __exit__(self, *exc):
@@ -97,7 +98,7 @@ def run_worker(args, lib, suite, nthreads):
     t0 = time.monotonic()
     try:
         p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                           timeout=WORKER_TIMEOUT_S, preexec_fn=set_pdeathsig)
+                           timeout=WORKER_TIMEOUT_S, preexec_fn=set_pdeathsig, check=False)
     except subprocess.TimeoutExpired as e:
         err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
         fail(f"worker timed out after {WORKER_TIMEOUT_S} s: {' '.join(cmd)}\n{err}")

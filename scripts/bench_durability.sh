@@ -45,7 +45,7 @@ for fs in disk tmpfs; do
       for ((r = 0; r < reps; r++)); do
         for who in ref off consistent durable ${B2ND_BEFORE:+before}; do
           case $who in ref) lib=$ref ;; before) lib=$B2ND_BEFORE ;; *) lib=$ours ;; esac
-          line=$(B2ND_DURABILITY=$(case $who in ref|before) echo consistent ;; *) echo $who ;; esac) \
+          line=$(B2ND_DURABILITY=$(case $who in ref|before) echo consistent ;; *) echo "$who" ;; esac) \
             ./build/bench_durability "$lib" "$op" "$dir" "$kb" "$n" "$who") || { echo "$fs $op $who failed" >&2; exit 1; }
           echo "$fs $r $line" >>"$results"
           echo "$fs $r $line" >&2

@@ -109,12 +109,12 @@ if [ $WIN = 1 ]; then
   export WINEDEBUG=-all
 fi
 if [ $LINK_ONLY = 1 ]; then
-  [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $WASI = 0 ] || { echo "--link-only: not with --asan, --windows, --wasi or --emscripten" >&2; exit 2; }
+  { [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $WASI = 0 ]; } || { echo "--link-only: not with --asan, --windows, --wasi or --emscripten" >&2; exit 2; }
   [ -n "${CC:-}" ] || { echo "--link-only: give the target's compiler in \$CC" >&2; exit 2; }
 fi
 # (WASI=1 for both WebAssembly modes, WASM says which)
 if [ $WASI = 1 ]; then
-  [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $REF = 0 ] || { echo "--$WASM: not with --asan, --windows or --ref" >&2; exit 2; }
+  { [ $ASAN = 0 ] && [ $WIN = 0 ] && [ $REF = 0 ]; } || { echo "--$WASM: not with --asan, --windows or --ref" >&2; exit 2; }
   if [ $WASM = wasi ]; then
     : "${PREFIX:=build/wasm/install}" "${CC:=$root/build/wasm/tools/bin/zig-cc-wasm32}"
   else
@@ -142,9 +142,9 @@ lib_flags() {  # $1 = lib | ref
     [ $WIN = 1 ] || LIBS_LIB+=" -Wl,-rpath,$REF_PREFIX/lib"
   else
     local pc="$PREFIX/lib/pkgconfig"
-    CFLAGS_LIB=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH= pkg-config --cflags blosc2) || return 1
-    LIBS_LIB=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH= pkg-config --libs blosc2) || return 1
-    local libdir; libdir=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH= pkg-config --variable=libdir blosc2)
+    CFLAGS_LIB=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH='' pkg-config --cflags blosc2) || return 1
+    LIBS_LIB=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH='' pkg-config --libs blosc2) || return 1
+    local libdir; libdir=$(PKG_CONFIG_LIBDIR="$pc" PKG_CONFIG_PATH='' pkg-config --variable=libdir blosc2)
     [ $WIN = 1 ] || [ $WASI = 1 ] || LIBS_LIB="$LIBS_LIB -Wl,-rpath,$(cd "$libdir" && pwd)"
   fi
 }
@@ -270,7 +270,7 @@ cmake_disabled() {  # $1 = program name
 # examples/CMakeLists.txt's EXAMPLES list: the words of set(EXAMPLES ...) and list(APPEND EXAMPLES ...)
 examples_list=" $(awk '/^[[:space:]]*(set|list)[[:space:]]*\((APPEND[[:space:]]+)?EXAMPLES/{g=1} g{print} g&&/\)/{g=0}' \
   "$SRC/examples/CMakeLists.txt" 2>/dev/null | tr '()\t' '   ' | tr -s ' ' '\n' \
-  | grep -v -x -e set -e list -e APPEND -e EXAMPLES -e '\${EXAMPLES}' -e '' | tr '\n' ' ') "
+  | grep -v -x -e set -e list -e APPEND -e EXAMPLES -e '[$]{EXAMPLES}' -e '' | tr '\n' ' ') "
 
 programs=()
 for f in "$SRC"/tests/test_*.c "$SRC"/tests/b2nd/test_*.c "$SRC"/tests/fuzz/generate_inputs_corpus.c \
@@ -342,9 +342,9 @@ npass=0; nfail=0; nskip=0
 skipped=(); failed=()
 printf '# c-blosc2 test programs (%s) against %s%s%s%s\n' "$SRC" "$libname" "$([ $ASAN = 1 ] && echo ', ASan+UBSan')" "$([ $WIN = 1 ] && echo ', Windows (mingw-w64) under wine')" \
   "$([ $LINK_ONLY = 1 ] && echo ", linked for $TARGET_ARCH by $CC, not run")$([ "$WASM" = wasi ] && echo ", wasm32-wasi by $CC, under wasmtime")$([ "$WASM" = emscripten ] && echo ", wasm32-emscripten by $CC, under node")"
-fmt='%-52s %9s %6s %8s  %-8s %s\n'
-printf "$fmt" program rows cases time result "first error line"
-printf "$fmt" "-------" "----" "-----" "----" "------" "----------------"
+table_row() { printf '%-52s %9s %6s %8s  %-8s %s\n' "$@"; }  # one line of the table
+table_row program rows cases time result "first error line"
+table_row "-------" "----" "-----" "----" "------" "----------------"
 t_all=$EPOCHREALTIME
 
 skip() {  # $1 name, $2 reason
@@ -381,7 +381,7 @@ for name in "${programs[@]}"; do
     if [ "$kind" = lib ] && [ $ref_ok = 1 ]; then
       if compile "$src" "$out/bin/$safe.ref$EXE" "$REF_CFLAGS" "$REF_LIBS" "$([ $stub = 1 ] && echo "-I$out/stub-include/ref")" \
            "$out/logs/$safe.refbuild.log" "$REF_CC"; then
-        printf "$fmt" "$name" - - - FAIL "does not compile: $err"
+        table_row "$name" - - - FAIL "does not compile: $err"
         failed+=("$name|does not compile: $err"); nfail=$((nfail + 1))
       else
         skip "$name" "does not build against $refname either: $(first_error "$out/logs/$safe.refbuild.log")"
@@ -389,14 +389,14 @@ for name in "${programs[@]}"; do
     elif [ "$kind" = ref ]; then
       skip "$name" "does not build against $refname: $err"
     else
-      printf "$fmt" "$name" - - - FAIL "does not compile: $err"
+      table_row "$name" - - - FAIL "does not compile: $err"
       failed+=("$name|does not compile: $err"); nfail=$((nfail + 1))
     fi
     continue
   fi
 
   if [ $LINK_ONLY = 1 ]; then
-    printf "$fmt" "$name" - - - linked ""
+    table_row "$name" - - - linked ""
     npass=$((npass + 1))
     continue
   fi
@@ -461,11 +461,11 @@ for name in "${programs[@]}"; do
   cases=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | awk '/TEST RESULTS: [0-9]+ tests/{n+=$3; f=1} /Tests run: [0-9]+/{for(i=1;i<=NF;i++) if($i=="run:"){n+=$(i+1); f=1}} END{if(f) print n; else print "-"}')
   if [ -f "$csv" ] && [[ $name == tests/* ]]; then rows_s="$nrun/$total"; else rows_s=$nrun; fi
   if [ $nbad = 0 ]; then
-    printf "$fmt" "$name" "$rows_s" "$cases" "$dt" pass ""
+    table_row "$name" "$rows_s" "$cases" "$dt" pass ""
     npass=$((npass + 1))
   else
     [ $nrun -gt 1 ] && err="$nbad/$nrun rows failed; first: $err"
-    printf "$fmt" "$name" "$rows_s" "$cases" "$dt" FAIL "$err"
+    table_row "$name" "$rows_s" "$cases" "$dt" FAIL "$err"
     failed+=("$name|$err"); nfail=$((nfail + 1))
   fi
 done

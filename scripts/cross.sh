@@ -86,6 +86,7 @@ build() {
 }
 
 # count LOG and part NAME PASSED FAILED: the tallies (shared with cross_windows.sh)
+# shellcheck source=cross_counts.sh
 source scripts/cross_counts.sh
 
 run_tests() {
@@ -111,7 +112,7 @@ run_tests() {
   "$venv/bin/python" c_tests/abi/gen_abi_check.py "$ref" >"$out/abi_check.c"
   # (the program only prints sizes and constants: the headers' inline helpers
   # that call into the library are left unresolved, no library is linked)
-  local cc=("$gnu-gcc" -std=c11 -O2 -DBLOSC1_COMPAT -Wl,--unresolved-symbols=ignore-all)
+  local cc=("$gnu-gcc" -std=c11 -O2 -DBLOSC1_COMPAT "-Wl,--unresolved-symbols=ignore-all")
   "${cc[@]}" -Iinclude -o "$out/abi_ours" "$out/abi_check.c"
   "${cc[@]}" -I"$ref" -o "$out/abi_ref" "$out/abi_check.c"
   "$out/abi_ours" >"$out/abi_ours.txt"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The tallies and file exchanges of scripts/cross.sh and scripts/cross_windows.sh
 # (sourced by both, from the repository's root; they use $out, the target's folder).
+# shellcheck disable=SC2154  # out: set by the sourcing script
 
 # Sum "test NAME ... ok|FAILED" lines (also those of the harness-less tests);
 # a test binary that failed without a FAILED line (it crashed), or tests that
 # did not compile, count as failures too.
 count() {
   local log=$1 bins
+  # shellcheck disable=SC2034  # passed (and failed): the counts, read by the caller
   passed=$(grep -cE '^test .* \.\.\. ok$' "$log" || true)
   failed=$(grep -cE '^test .* \.\.\. FAILED$' "$log" || true)
   bins=$(grep -cE '^error: test failed' "$log" || true)

@@ -106,9 +106,16 @@ setup() {  # $1 arch
   fi
   # zig cc for the target, as one command (cc-rs and the scripts want a path); the target
   # that cc-rs adds (--target=arm64-apple-macosx) gives way to zig's own
-  printf '%s\n' '#!/bin/sh' '# (zig cc --version, which cc-rs asks, leaves an empty a.o where it runs)' \
-    '[ "$*" = --version ] && cd "${TMPDIR:-/tmp}"' 'for a do' '  shift' '  case "$a" in --target=*) ;; *) set -- "$@" "$a" ;; esac' 'done' \
-    "exec \"$tools/bin/python\" -m ziglang cc -target $zt \"\$@\"" >"$tools/bin/zig-cc-$arch"
+  cat >"$tools/bin/zig-cc-$arch" <<EOF
+#!/bin/sh
+# (zig cc --version, which cc-rs asks, leaves an empty a.o where it runs)
+[ "\$*" = --version ] && cd "\${TMPDIR:-/tmp}"
+for a do
+  shift
+  case "\$a" in --target=*) ;; *) set -- "\$@" "\$a" ;; esac
+done
+exec "$tools/bin/python" -m ziglang cc -target $zt "\$@"
+EOF
   chmod +x "$tools/bin/zig-cc-$arch"
   make_sdk
   # c-blosc2's dylib, from python-blosc2's wheel for the target
@@ -124,6 +131,7 @@ setup() {  # $1 arch
 
 # layout REL INST: the install layout (shared with scripts/ci/native.sh, which lays out a
 # native macOS build the same way)
+# shellcheck source=layout_macos.sh
 source scripts/layout_macos.sh
 
 # The exports of libb2nd.so.0 (Linux, this machine's build)
@@ -299,7 +307,7 @@ for a in "${archs[@]}"; do
 done
 if [ "$what" = build ] || [ "$what" = ci ] || [ "$what" = release ]; then
   # whenever both architectures' installs are there
-  [ -f build/macos/arm64/install/lib/libblosc2.$version.dylib ] && [ -f build/macos/x86_64/install/lib/libblosc2.$version.dylib ] && universal2
+  [ -f "build/macos/arm64/install/lib/libblosc2.$version.dylib" ] && [ -f "build/macos/x86_64/install/lib/libblosc2.$version.dylib" ] && universal2
   echo "== $target: $passed_all passed, $failed_all failed (built and linked; nothing macOS runs here)"
   [ "$failed_all" = 0 ]
 fi

@@ -33,6 +33,7 @@ ZIGLANG_VERSION=0.17.1
 WASMTIME_VERSION=50.0.1
 
 # part, exchange, python_reads
+# shellcheck source=cross_counts.sh
 source scripts/cross_counts.sh
 llvm() { command -v "$1" 2>/dev/null || command -v "$1-14" 2>/dev/null || { echo "no $1" >&2; return 1; }; }
 
@@ -46,9 +47,16 @@ setup() {
   fi
   # zig cc for wasm32-wasi, as one command; the target cc-rs adds (--target=wasm32-wasip1)
   # gives way to zig's own
-  printf '%s\n' '#!/bin/sh' '# (zig cc --version, which cc-rs asks, leaves an empty a.o where it runs)' \
-    '[ "$*" = --version ] && cd "${TMPDIR:-/tmp}"' 'for a do' '  shift' '  case "$a" in --target=*) ;; *) set -- "$@" "$a" ;; esac' 'done' \
-    "exec \"$tools/bin/python\" -m ziglang cc -target wasm32-wasi \"\$@\"" >"$tools/bin/zig-cc-wasm32"
+  cat >"$tools/bin/zig-cc-wasm32" <<EOF
+#!/bin/sh
+# (zig cc --version, which cc-rs asks, leaves an empty a.o where it runs)
+[ "\$*" = --version ] && cd "\${TMPDIR:-/tmp}"
+for a do
+  shift
+  case "\$a" in --target=*) ;; *) set -- "\$@" "\$a" ;; esac
+done
+exec "$tools/bin/python" -m ziglang cc -target wasm32-wasi "\$@"
+EOF
   chmod +x "$tools/bin/zig-cc-wasm32"
   echo "setup: rust-std $triple, zig $("$tools/bin/python" -m ziglang version), wasmtime $WASMTIME_VERSION (Python)"
 }

@@ -112,6 +112,7 @@ exports() {
 }
 
 # count LOG and part NAME PASSED FAILED: the tallies (shared with cross.sh)
+# shellcheck source=cross_counts.sh
 source scripts/cross_counts.sh
 
 run_tests() {
@@ -281,10 +282,12 @@ run_c_blosc2() {
     echo "c-blosc2's own tests (informative, not counted): $line"
   fi
   echo "== c-blosc2's test programs against each DLL (scripts/c-blosc2-tests.sh --windows)"
-  local which
+  local which refopt
   for which in ref lib; do
+    refopt=()
+    if [ $which = ref ]; then refopt=(--ref); fi
     ./scripts/c-blosc2-tests.sh "$C_BLOSC2_SRC" --windows --sample "${C_BLOSC2_SAMPLE:-5}" \
-      $([ $which = ref ] && echo --ref) >"$out/c-blosc2-tests-$which.log" 2>&1 || true
+      "${refopt[@]}" >"$out/c-blosc2-tests-$which.log" 2>&1 || true
     tail -1 "$out/c-blosc2-tests-$which.log"
   done
   local p f

@@ -63,7 +63,8 @@ mounts() {
         [[ ${3:-} != ro ]] || mount -o remount,bind,ro "$R$2"
     }
     mnt /proc /proc; mnt /sys /sys; mnt /dev /dev; mnt /dev/pts /dev/pts
-    [[ -x $RUSTUP/toolchains/$(ls "$RUSTUP/toolchains" | grep -m1 stable)/bin/cargo ]] \
+    local stable=("$RUSTUP"/toolchains/*stable*)
+    [[ -x ${stable[0]}/bin/cargo ]] \
         || die "no stable Rust toolchain under $RUSTUP"
     mnt "$RUSTUP" /opt/rustup ro
     mnt "$root_dir" /mnt/origin ro
@@ -133,11 +134,13 @@ step_clone() {
 step_readme() {
     step_clone || return 1
     # the README's "Two commands", as written
-    local cmds
+    local cmds words
     cmds=$(sed -n '/^## Two commands/,/^## /p' "$root_dir/README.md" | grep -E '^    \./scripts/' | sed 's/#.*//')
     [[ -n $cmds ]] || return 1
-    log "README: $(echo $cmds)"
-    in_root bash -lc "set -e; cd ~/libb2nd; $(echo "$cmds" | sed 's/$/;/')"
+    read -ra words <<<"${cmds//$'\n'/ }"
+    log "README: ${words[*]}"
+    # each line a command, with a ";" after it
+    in_root bash -lc "set -e; cd ~/libb2nd; ${cmds//$'\n'/$';\n'};"
 }
 step_demo() {
     step_clone || return 1
@@ -184,6 +187,7 @@ heading() {
 step_client() {  # NAME
     local name=$1 apt text cmds pre=""
     if [[ $name == python-blosc2 ]]; then
+        # shellcheck disable=SC2016  # the backquotes of a Markdown heading, in a sed address
         text=$(sed -n '/^\*\*From Python\*\*/,/^\*\*The `b2nd` tool/p' "$root_dir/README.md"; grep -A3 'The script needs' "$root_dir/docs/CONFORMANCE.md")
     else
         text=$(section "$(heading "$name")")
@@ -207,8 +211,10 @@ step_client() {  # NAME
         phdf5)       # the program is this repository's
             pre='export B2ND_SRC=~/libb2nd' ;;
         imagecodecs)
+            # shellcheck disable=SC2016  # run later, in the fresh machine's shell
             pre='export BLOSC2_WHEEL=$(ls ~/clients/python-blosc2/blosc2-*.whl)' ;;
         caterva2)
+            # shellcheck disable=SC2016  # run later, in the fresh machine's shell
             pre='export BLOSC2_WHEEL=$(ls ~/clients/python-blosc2/blosc2-*.whl) HDF5PLUGIN_WHEEL=$(ls ~/clients/hdf5plugin/wheels/hdf5plugin-*.whl)' ;;
     esac
     log "$name: apt-get install$apt"

@@ -22,7 +22,7 @@
 # Exit status: non-zero when a regression input or the fuzzing found a problem.
 # Needs clang-14 and libclang-rt-14-dev (Debian); installs them with apt-get when missing.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 budget=()
 fresh=0
 if [[ ${1:-} == --runs ]]; then
@@ -67,7 +67,7 @@ cc -O1 -std=c11 -D_DEFAULT_SOURCE -Iinclude fuzz/seedgen.c target/release/libb2n
 rm -rf "$out/seeds" && mkdir -p "$out"/seeds/{chunk,frame,b2nd,mutate}
 # mutate: a few sequences of changes
 for k in 0 1 2 3; do
-    printf "\\x0$k\\x00\\x01\\x00\\x03\\x01\\x05\\x02\\x04\\x02\\x00\\x07\\x06\\x02\\x08\\x00\\x02\\x09\\x03\\x02\\x05\\x00\\x08\\x01" >"$out/seeds/mutate/seq-$k"
+    printf '%b\x00\x01\x00\x03\x01\x05\x02\x04\x02\x00\x07\x06\x02\x08\x00\x02\x09\x03\x02\x05\x00\x08\x01' "\\x0$k" >"$out/seeds/mutate/seq-$k"
 done
 "$out/seedgen" "$out/seeds" >/dev/null || exit 2
 i=0
@@ -90,7 +90,7 @@ for t in "${targets[@]}"; do
     opts=(-rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=20 -max_len=65536)
     # the regressions first: each input once
     if compgen -G "fuzz/regressions/$t/*" >/dev/null; then
-        if ! ASAN_OPTIONS=detect_leaks=0 "$out/fuzz_$t" "${opts[@]}" fuzz/regressions/$t/* >"$out/$t.regressions.log" 2>&1; then
+        if ! ASAN_OPTIONS=detect_leaks=0 "$out/fuzz_$t" "${opts[@]}" "fuzz/regressions/$t"/* >"$out/$t.regressions.log" 2>&1; then
             echo "$t: a regression input fails again (see $out/$t.regressions.log)" >&2
             rc=1
         fi

@@ -40,4 +40,8 @@ for name in b2nd b2nd-capi b2nd-cli; do
   printf '%-24s %8.2f MiB (%d files; limit 10 MiB)\n' "$(basename "$c")" "$(echo "$size / 1048576" | bc -l)" "$files"
   [ "$size" -le "$limit" ] || over=1
 done
-[ $over = 0 ] && echo "package check: passed" || { echo "package check: FAILED (a package is over 10 MiB)"; exit 1; }
+if [ $over = 0 ]; then
+  echo "package check: passed"
+else
+  echo "package check: FAILED (a package is over 10 MiB)"; exit 1
+fi

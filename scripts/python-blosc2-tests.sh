@@ -191,7 +191,7 @@ else
     fi
     export LD_LIBRARY_PATH="$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     ext=$("$venv/bin/python" -c 'import importlib.util as u; print(u.find_spec("blosc2.blosc2_ext").origin)' 2>/dev/null) \
-        || ext=$(ls "$venv"/lib/python3*/site-packages/blosc2/blosc2_ext*.so | head -1)
+        || { exts=("$venv"/lib/python3*/site-packages/blosc2/blosc2_ext*.so); ext=${exts[0]}; }
     resolved=$(ldd "$ext" | awk '/libb2nd|libblosc2/ {print $3}')
     [[ $resolved == "$PREFIX"/lib/* ]] || { echo "$ext does not load libb2nd from $PREFIX/lib: ${resolved:-not linked}" >&2; exit 2; }
     log "$(basename "$ext") -> $resolved"

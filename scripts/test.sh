@@ -20,10 +20,10 @@ stage() {
   timings+=("$(printf '%6ds  %s' $((SECONDS - stage_start)) "$stage_name")")
   stage_name=$1
   stage_start=$SECONDS
-  [ "$1" = done ] || echo "== $1"
+  [ "$1" = "done" ] || echo "== $1"
 }
 report_timings() {
-  [ "$stage_name" = done ] || stage done
+  [ "$stage_name" = "done" ] || stage "done"
   echo "== time per stage (total ${SECONDS}s)"
   printf '%s\n' "${timings[@]}"
 }
@@ -63,6 +63,7 @@ stage "C tests under AddressSanitizer and UBSan"
 
 stage "pkg-config and -lblosc2"
 export PKG_CONFIG_PATH="$PWD/build/install/lib/pkgconfig"
+# shellcheck disable=SC2046  # pkg-config's flags, split into words
 cc -std=c11 -Wall -Werror c_tests/test_null_args.c $(pkg-config --cflags --libs blosc2) \
   -Wl,-rpath,"$PWD/build/install/lib" -o build/null_args_pkgconfig
 ./build/null_args_pkgconfig

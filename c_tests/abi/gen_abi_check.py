@@ -21,22 +21,22 @@ HEADERS = ["blosc2.h", "b2nd.h", "blosc2/blosc2-stdio.h", "blosc2/codecs-registr
 
 
 def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)
     return re.sub(r"//[^\n]*", "", text)
 
 
 def structs(text):
     """(type name, [field names]) for every `typedef struct ... { } name;` and `struct name { }`."""
     out = []
-    for m in re.finditer(r"typedef\s+struct\s*(\w*)\s*\{(.*?)\}\s*(\w+)\s*;", text, flags=re.S):
+    for m in re.finditer(r"typedef\s+struct\s*(\w*)\s*\{(.*?)\}\s*(\w+)\s*;", text, flags=re.DOTALL):
         out.append((m.group(3), fields(m.group(2))))
-    for m in re.finditer(r"(?<!typedef )\bstruct\s+(\w+)\s*\{(.*?)\}\s*;", text, flags=re.S):
+    for m in re.finditer(r"(?<!typedef )\bstruct\s+(\w+)\s*\{(.*?)\}\s*;", text, flags=re.DOTALL):
         out.append(("struct " + m.group(1), fields(m.group(2))))
     return out
 
 
 def fields(body):
-    body = re.sub(r"#\s*if.*?#\s*endif", "", body, flags=re.S)
+    body = re.sub(r"#\s*if.*?#\s*endif", "", body, flags=re.DOTALL)
     names = []
     for decl in body.split(";"):
         decl = decl.strip()
@@ -55,24 +55,24 @@ def fields(body):
 def constants(text, strings):
     """Integer constants: enum members and #defines that are not strings (`strings` collects those)."""
     names = []
-    simple = re.findall(r'^\s*#define\s+(\w+)\s+(\w+|"[^"]*")\s*$', text, flags=re.M)
+    simple = re.findall(r'^\s*#define\s+(\w+)\s+(\w+|"[^"]*")\s*$', text, flags=re.MULTILINE)
     for _ in range(3):  # aliases may come before the string they name
         for name, value in simple:
             if value.startswith('"') or value in strings:
                 strings.add(name)
-    for m in re.finditer(r"\benum\s*\{(.*?)\}", text, flags=re.S):
+    for m in re.finditer(r"\benum\s*\{(.*?)\}", text, flags=re.DOTALL):
         body = re.sub(r"#\w+[^\n]*", "", m.group(1))
         for item in body.split(","):
             item = item.strip()
             if item:
                 names.append(item.split("=")[0].strip())
-    for m in re.finditer(r"^\s*#define\s+(\w+)\s+(.+)$", text, flags=re.M):
+    for m in re.finditer(r"^\s*#define\s+(\w+)\s+(.+)$", text, flags=re.MULTILINE):
         name, value = m.group(1), m.group(2).strip()
         if name in strings:
             continue
-        if re.fullmatch(r"[-+()\w\s*<>|&]+", value) and not re.search(r"[a-z]", value.replace("size_t", "")):
-            if not name.startswith("BLOSC_BLOSC") and "_H" not in name[-2:]:
-                names.append(name)
+        if (re.fullmatch(r"[-+()\w\s*<>|&]+", value) and not re.search(r"[a-z]", value.replace("size_t", ""))
+                and not name.startswith("BLOSC_BLOSC") and "_H" not in name[-2:]):
+            names.append(name)
     return names
 
 

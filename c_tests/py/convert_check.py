@@ -27,8 +27,13 @@ def fail(name, what):
     print(f"{name}: {what}")
 
 
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def tool(*args):
-    r = subprocess.run([exe, *args], capture_output=True, text=True)
+    r = subprocess.run([exe, *args], capture_output=True, text=True, check=False)
     if r.returncode != 0:
         raise RuntimeError(f"b2nd {' '.join(args)}: {r.stderr.strip()}")
     return r.stdout
@@ -93,7 +98,7 @@ for i, d in enumerate(DTYPES):
                 # NumPy writes Fortran order only for arrays that are not also C-contiguous
                 stored = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"
                 tool("convert", "--force", "--order", stored, arr, back)
-                if open(back, "rb").read() != open(src, "rb").read():
+                if read_bytes(back) != read_bytes(src):
                     fail(name, ".npy round trip: not NumPy's bytes")
             except Exception as e:  # noqa: BLE001
                 fail(name, str(e))

@@ -18,9 +18,12 @@ for path in sorted(glob.glob(os.path.join(d, "*.b2nd"))):
     except Exception as e:  # noqa: BLE001
         got = None
         err = e
-    want = open(vals, "rb").read() if os.path.exists(vals) else None
+    want = None
+    if os.path.exists(vals):
+        with open(vals, "rb") as f:
+            want = f.read()
     if got != want:
         bad += 1
-        print("differs:", os.path.basename(path), "(read failed: %s)" % err if got is None else "")
+        print("differs:", os.path.basename(path), f"(read failed: {err})" if got is None else "")
 print(f"plugins_check: {n} arrays, {bad} differ")
 sys.exit(1 if bad or n == 0 else 0)

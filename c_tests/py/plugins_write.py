@@ -25,7 +25,7 @@ def smooth(shape, dtype):
 def params(codec=C.ZSTD, codec_meta=0, filters=(), filters_meta=(), split=None, nthreads=1):
     fl = [F.NOFILTER] * (6 - len(filters)) + list(filters)
     fm = [0] * (6 - len(filters_meta)) + list(filters_meta)
-    kw = dict(codec=codec, codec_meta=codec_meta, filters=fl, filters_meta=fm, nthreads=nthreads)
+    kw = {"codec": codec, "codec_meta": codec_meta, "filters": fl, "filters_meta": fm, "nthreads": nthreads}
     if split is not None:
         kw["splitmode"] = split
     return blosc2.CParams(**kw)
@@ -74,7 +74,7 @@ with open(os.path.join(out, "list.txt"), "w") as lst:
         a = blosc2.asarray(arr, urlpath=path, mode="w", chunks=chunks, blocks=blocks, cparams=cp)
         try:
             back = a[...]
-        except Exception:  # its writer cannot read it back: neither may we
+        except Exception:  # noqa: BLE001  (its writer cannot read it back: neither may we)
             back = None
         if back is not None:
             np.ascontiguousarray(back).tofile(vals)

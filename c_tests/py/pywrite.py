@@ -26,10 +26,9 @@ import os
 import shutil
 import sys
 
+import blosc2
 import msgpack
 import numpy as np
-
-import blosc2
 
 FAILURES = []
 

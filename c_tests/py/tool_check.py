@@ -46,7 +46,7 @@ for d in dirs:
         py = [f.name.lower() for f in sc.cparams.filters if f != blosc2.Filter.NOFILTER]
         if names != py:
             fail(path, f"filters {names} != {py}")
-        r = subprocess.run([exe, "verify", path], capture_output=True, text=True)
+        r = subprocess.run([exe, "verify", path], capture_output=True, text=True, check=False)
         # an array its writer cannot read back fails verify for the same reason
         readable = os.path.exists(path[:-5] + ".values") if glob.glob(os.path.join(d, "*.values")) else True
         if (r.returncode == 0) != readable:

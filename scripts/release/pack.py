@@ -62,9 +62,8 @@ def make_tar(root, out, top):
                     tar.addfile(info, f)
             else:
                 tar.addfile(info)
-    with open(out, "wb") as f:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0, compresslevel=9) as gz:
-            gz.write(raw.getvalue())
+    with open(out, "wb") as f, gzip.GzipFile(filename="", mode="wb", fileobj=f, mtime=0, compresslevel=9) as gz:
+        gz.write(raw.getvalue())
 
 
 def zip_entry(name, mode, is_dir=False):

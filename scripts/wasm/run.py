@@ -69,6 +69,11 @@ def run(eng, module, argv, stdout=None):
     return 0
 
 
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
 def run_tests(progs):
     eng = engine()
     passed = failed = ignored = 0
@@ -79,10 +84,10 @@ def run_tests(progs):
         name = os.path.basename(prog)
         if run(eng, module, [prog, "--list", "--format", "terse"], log) != 0:
             print(f"{name}: cannot list its tests")
-            print(open(log + ".err").read(), end="")
+            print(read_text(log + ".err"), end="")
             failed += 1
             continue
-        listing = open(log).read()
+        listing = read_text(log)
         tests = [l[: -len(": test")] for l in listing.splitlines() if l.endswith(": test")]
         if not tests and listing.strip():
             # A program with a harness of its own (tests/no_alloc.rs): it ran
@@ -93,13 +98,13 @@ def run_tests(progs):
                 passed += 1
             else:
                 print(f"{name} (its own harness): FAILED (exit {status})")
-                print("\n".join("    " + l for l in (open(log).read() + open(log + ".err").read()).splitlines()[-8:]))
+                print("\n".join("    " + l for l in (read_text(log) + read_text(log + ".err")).splitlines()[-8:]))
                 failed += 1
             continue
         for t in tests:
             status = run(eng, module, [prog, "--exact", t, "--test-threads", "1", "--nocapture"], log)
-            text = open(log).read()
-            err = open(log + ".err").read()
+            text = read_text(log)
+            err = read_text(log + ".err")
             ignored_at = next((m for m in (f"test {t} ... ignored", f"test {t} - should panic ... ignored") if m in text), None)
             if status == 0 and ignored_at:
                 reason = text.split(ignored_at, 1)[1].splitlines()[0].lstrip(", ")

@@ -5,17 +5,17 @@ their programs. `python -m libb2nd --help` prints the paths; these functions ret
 import os
 import sys
 
-__all__ = ["get_prefix", "get_cmake_dir", "get_pkgconfig_dir", "get_libdir", "get_include", "get_library", "get_tool"]
+__all__ = ["get_cmake_dir", "get_include", "get_libdir", "get_library", "get_pkgconfig_dir", "get_prefix", "get_tool"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _version():
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
         return version("libb2nd")
-    except Exception:  # metadata missing (a copy run from a source tree): say so, do not guess
+    except PackageNotFoundError:  # metadata missing (a copy run from a source tree): say so, do not guess
         return "unknown"
 
 
