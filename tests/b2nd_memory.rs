@@ -72,8 +72,9 @@ fn current_rss() -> u64 {
 
 /// Peak resident memory so far (bytes).
 fn peak_rss() -> u64 {
-    // SAFETY: getrusage writes into the struct we pass.
+    // SAFETY: rusage is plain integers and timevals: all-zero is a valid value.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a live, writable rusage; getrusage only writes into it.
     let r = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     assert_eq!(r, 0);
     ru.ru_maxrss as u64 * 1024

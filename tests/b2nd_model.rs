@@ -658,7 +658,7 @@ fn view_model(m: &Model, shape: &[i64]) -> Model {
 
 /// Read a view whole, maybe write a box of it (updating the model), and check
 /// that it cannot change shape.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // the test's state, the view, and what to do with it
 fn exercise_view(
     env: &mut Env,
     st: &mut State,
@@ -1484,7 +1484,7 @@ fn do_step(env: &mut Env, st: &mut State, op: &Op, done: &mut usize) -> Result<(
         if exec(env, st, op)? {
             *done += 1;
             check(st.a(), &st.m, &format!("after {op:?}"))?;
-            if done.is_multiple_of(EVERY_REOPEN) && st.kind != Kind::Mem {
+            if *done % EVERY_REOPEN == 0 && st.kind != Kind::Mem {
                 exec(env, st, &Op::Reopen)?;
                 check(st.a(), &st.m, &format!("reopened after {op:?}"))?;
             }

@@ -33,8 +33,7 @@ fn round_trip(src: &[u8], nthreads: i16) -> usize {
     let mut most = threads();
     let n = c.compress(src, &mut out).unwrap();
     most = most.max(threads());
-    let mut dp = DParams::default();
-    dp.nthreads = nthreads;
+    let dp = DParams { nthreads, ..DParams::default() };
     let mut d = Decompressor::new(dp);
     let mut back = vec![0u8; src.len()];
     assert_eq!(d.decompress(&out[..n], &mut back).unwrap(), src.len());

@@ -3,13 +3,21 @@
 //! view, a copy, reopened; a read as the wrong type is refused.
 //!
 //!     cargo run --release --example arrays [DIR]
+//!
+//! DIR (where the two files go) is the system's temporary directory by default, and the
+//! current directory on WASI, which has none: `wasmtime run --dir . arrays.wasm`.
 
 use b2nd::chunk::CParams;
 use b2nd::codecs::Codec;
 use b2nd::{Array, Context};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let dir = std::env::args().nth(1).map_or_else(std::env::temp_dir, Into::into);
+    let dir: std::path::PathBuf = match std::env::args_os().nth(1) {
+        Some(dir) => dir.into(),
+        // (std's temp_dir panics there)
+        None if cfg!(target_os = "wasi") => ".".into(),
+        None => std::env::temp_dir(),
+    };
     let path = dir.join("example_arrays.b2nd").to_string_lossy().into_owned();
     let copy_path = dir.join("example_arrays_copy.b2nd").to_string_lossy().into_owned();
     for p in [&path, &copy_path] {

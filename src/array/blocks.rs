@@ -47,7 +47,6 @@ pub(crate) struct BlockRows {
 }
 
 impl BlockRows {
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         g: &Geometry,
         chunk_lo: &[i64],

@@ -66,7 +66,7 @@ pub(crate) fn for_each_index(lo: &[i64], hi: &[i64], mut f: impl FnMut(&[i64]) -
 
 /// Copy the box `src_start..src_stop` of `src` (a C-order array of `src_shape`
 /// items of `itemsize` bytes) to `dst` (of `dst_shape`) at `dst_start`.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // two boxes, each a buffer with its shape and corners
 pub fn copy_box(
     itemsize: usize,
     src: &[u8],

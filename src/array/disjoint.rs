@@ -62,7 +62,7 @@ impl<'a> Disjoint<'a> {
     /// # Safety
     /// While the returned slice lives, no other thread reads or writes any of
     /// these bytes.
-    #[allow(clippy::mut_from_ref)]
+    #[allow(clippy::mut_from_ref)] // an `unsafe fn`: callers vouch that the ranges they take are disjoint
     pub unsafe fn range_mut(&self, r: Range<usize>) -> Result<&mut [u8]> {
         self.check(&r)?;
         // SAFETY: inside the buffer (checked); exclusive by the caller's contract.
@@ -112,7 +112,9 @@ mod tests {
             });
             // SAFETY: no other user of the buffer is left.
             assert!(matches!(unsafe { d.write(4090, &[9; 7]) }, Err(Error::WriteBuffer)));
+            // SAFETY: the threads are done: nothing else uses the buffer (and the range is refused).
             assert!(unsafe { d.range_mut(4000..4097) }.is_err());
+            // SAFETY: as above, no other user of the buffer; the slice dies within the statement.
             assert_eq!(unsafe { d.range_mut(10..20) }.unwrap().len(), 10);
             d.prefetch(4000, 1000);
         }

@@ -194,7 +194,7 @@ impl Geometry {
     /// chunk whose box starts at `chunk_lo` that is contiguous both in its
     /// block and in a C-order buffer of shape `buf_shape` whose origin is the
     /// array position `start`. Runs come block after block.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // a box, its chunk, the buffer's shape and origin, and the callback
     pub fn for_each_run(
         &self,
         chunk_lo: &[i64],
@@ -226,7 +226,7 @@ impl Geometry {
     /// Copy the box `lo..hi` (array coordinates, inside the chunk whose box
     /// starts at `chunk_lo`) from the C-order buffer `src` (of `buf_shape`,
     /// origin at array position `start`) into the decompressed chunk `chunk`.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // as `for_each_run`, with the chunk and the buffer
     pub(crate) fn scatter(
         &self,
         chunk: &mut [u8],
@@ -250,7 +250,7 @@ impl Geometry {
     /// The reverse of [`Geometry::scatter`]: from the chunk into the buffer
     /// (reads go block by block through `b2nd::blocks::ChunkSink`).
     #[cfg(test)]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // as `scatter`, which it mirrors
     pub(crate) fn gather(
         &self,
         chunk: &[u8],

@@ -230,7 +230,7 @@ impl Slabs {
     /// The slabs in file order: (start, stop) in the array's axes.
     fn boxes(&self) -> Vec<(Vec<i64>, Vec<i64>)> {
         let nd = self.shape.len();
-        if self.shape.iter().any(|&s| s == 0) {
+        if self.shape.contains(&0) {
             return Vec::new();
         }
         let counts: Vec<i64> = (0..self.k)

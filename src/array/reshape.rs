@@ -112,7 +112,7 @@ fn source_of(new: &Geometry, old: &Geometry, changes: &[AxisChange], c: &[i64]) 
 }
 
 /// Build chunk `c` of `new` from the old array (`old` in `sc`) into `chunk`.
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // both geometries, the segments, and the caller's reused buffers
 fn rebuild(
     sc: &SuperChunk,
     new: &Geometry,

@@ -33,7 +33,7 @@ enum At {
 /// Run the forward pipeline on `src` (one block). Returns which buffer holds
 /// the result: `None` for `src` itself, `Some(true)` for `t1`, `Some(false)` for `t2`.
 /// `reference` is the chunk's original block 0 (for delta).
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // the pipeline's inputs and two scratch buffers (a hot path)
 pub fn forward(
     filters: &[u8; MAX_FILTERS],
     filters_meta: &[u8; MAX_FILTERS],
@@ -135,7 +135,7 @@ pub fn check(filters: &[u8; MAX_FILTERS]) -> Result<()> {
 /// Undo the pipeline. The codec has written the block into `t1` when there
 /// are out-of-place steps, else directly into `dst`; the result ends in `dst`.
 /// `reference` is the chunk's decoded block 0 (for delta on later blocks).
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // as `forward`, plus the chunk's format version
 pub fn backward(
     filters: &[u8; MAX_FILTERS],
     filters_meta: &[u8; MAX_FILTERS],

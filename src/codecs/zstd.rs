@@ -42,22 +42,26 @@ pub trait Free {
 }
 impl Free for z::ZSTD_CCtx {
     unsafe fn free(p: *mut Self) {
-        z::ZSTD_freeCCtx(p);
+        // SAFETY: caller contract (`Free::free`): `p` is a live CCtx, freed once.
+        unsafe { z::ZSTD_freeCCtx(p) };
     }
 }
 impl Free for z::ZSTD_DCtx {
     unsafe fn free(p: *mut Self) {
-        z::ZSTD_freeDCtx(p);
+        // SAFETY: caller contract (`Free::free`): `p` is a live DCtx, freed once.
+        unsafe { z::ZSTD_freeDCtx(p) };
     }
 }
 impl Free for z::ZSTD_CDict {
     unsafe fn free(p: *mut Self) {
-        z::ZSTD_freeCDict(p);
+        // SAFETY: caller contract (`Free::free`): `p` is a live CDict, freed once.
+        unsafe { z::ZSTD_freeCDict(p) };
     }
 }
 impl Free for z::ZSTD_DDict {
     unsafe fn free(p: *mut Self) {
-        z::ZSTD_freeDDict(p);
+        // SAFETY: caller contract (`Free::free`): `p` is a live DDict, freed once.
+        unsafe { z::ZSTD_freeDDict(p) };
     }
 }
 impl<T: Free> Drop for Owned<T> {
@@ -69,6 +73,9 @@ impl<T: Free> Drop for Owned<T> {
 // SAFETY: zstd contexts and dictionaries hold no thread affinity; CDict and
 // DDict are read-only after creation and documented as shareable between threads.
 unsafe impl<T: Free> Send for Owned<T> {}
+// SAFETY: a shared `&Owned` gives no access to the object outside this module;
+// here contexts are used only through `&mut State`, and dictionaries, read-only
+// after creation, are the objects zstd documents as shareable.
 unsafe impl<T: Free> Sync for Owned<T> {}
 
 fn owned<T: Free>(p: *mut T) -> Option<Owned<T>> {

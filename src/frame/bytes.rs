@@ -154,9 +154,9 @@ impl Directory {
         let (ids, entries) = std::mem::take(&mut *self.unsynced());
         for &id in &ids {
             // (For writing: a sync needs it on some systems, e.g. Windows.)
-            match self.backend.open(&self.chunk_path(id), Mode::Update) {
-                Ok(s) => s.sync()?,
-                Err(_) => {} // removed since
+            // (An error: removed since.)
+            if let Ok(s) = self.backend.open(&self.chunk_path(id), Mode::Update) {
+                s.sync()?;
             }
         }
         if entries || !ids.is_empty() {

@@ -200,6 +200,9 @@ pub struct MmapFile {
 // SAFETY: the mapping belongs to this value alone; methods that take `&self`
 // only read it, those that change or move it take `&mut self`.
 unsafe impl Send for MmapFile {}
+// SAFETY: `&self` methods only read the mapping, flush it, or hand out a raw
+// pointer into it (a write through which is its user's own `unsafe`); writing,
+// remapping or unmapping it takes `&mut self`.
 unsafe impl Sync for MmapFile {}
 
 /// Whether the mapping of a file in `mode` is kept exactly as long as the
@@ -336,8 +339,8 @@ impl MmapFile {
         // writable mapping; `src` is readable for `len` bytes (caller contract).
         unsafe { ptr::copy(src, self.addr.add(pos), len) };
         match &self.file {
-            // SAFETY: as above: the bytes written lie inside the live mapping of `f`.
             Some(f) if self.mode.shared_writes() => {
+                // SAFETY: as above: the bytes written lie inside the live mapping of `f`.
                 unsafe { map::written(f, self.addr, pos, len) }.map_err(|_| Error::FileWrite)
             }
             _ => Ok(()),
@@ -486,9 +489,10 @@ impl MmapFile {
         if self.addr.is_null() {
             return Ok(());
         }
-        // SAFETY: `addr`/`file_size` lie inside the live mapping.
         if self.mode.shared_writes()
             && self.file_size > 0
+            // SAFETY: `addr` is the live shared mapping (shared writes) of
+            // `mapping_size >= file_size` bytes.
             && unsafe { map::flush(self.addr, self.file_size) }.is_err()
         {
             return Err(Error::FileWrite);

@@ -42,8 +42,9 @@ pub(super) fn write_at(f: &File, pos: u64, data: &[u8]) -> io::Result<usize> {
 }
 
 pub(super) fn identity(f: &File) -> Option<(u64, u64)> {
-    // SAFETY: an open handle and a structure to fill.
+    // SAFETY: BY_HANDLE_FILE_INFORMATION is plain data; zero is a valid value.
     let mut info: BY_HANDLE_FILE_INFORMATION = unsafe { std::mem::zeroed() };
+    // SAFETY: `f`'s handle is open (borrowed for the call); `info` is a live struct to fill.
     if unsafe { GetFileInformationByHandle(handle(f), &mut info) } == 0 {
         return None;
     }
@@ -216,8 +217,9 @@ pub unsafe fn file_from_raw(raw: RawFile) -> Option<File> {
 pub(super) const CUT_NEEDS_UNMAP: bool = true;
 
 pub(super) fn page_size() -> usize {
-    // SAFETY: a structure to fill.
+    // SAFETY: SYSTEM_INFO is plain data; zero is a valid value.
     let mut info: SYSTEM_INFO = unsafe { std::mem::zeroed() };
+    // SAFETY: `info` is a live struct for GetSystemInfo to fill; it has no other precondition.
     unsafe { GetSystemInfo(&mut info) };
     (info.dwPageSize as usize).max(4096)
 }

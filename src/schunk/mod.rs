@@ -79,6 +79,9 @@ impl std::fmt::Debug for Storage {
     }
 }
 
+// One `Store` per super-chunk, never in a collection: the size gap costs
+// nothing, and boxing `Frame` would add an indirection to every frame access.
+#[allow(clippy::large_enum_variant)]
 enum Store {
     /// Chunks in memory, each exactly its cbytes long.
     Memory(Vec<Vec<u8>>),

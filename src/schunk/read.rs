@@ -524,7 +524,7 @@ impl SuperChunk {
     /// by `comp` into `c`: straight from `part` when it covers the whole
     /// chunk, else through `buf` (the chunk decoded, on the calling thread
     /// alone when `alone`).
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)] // the chunk, the new bytes, the caller's compressor and buffers
     fn make_chunk(
         &self,
         comp: &mut Compressor,

@@ -431,8 +431,8 @@ impl SuperChunk {
                 let (buf, chunk) = &mut *out;
                 make(start + k, reader, &mut comp, buf, chunk)
             })?;
-            for k in 0..len {
-                let mut out = outs[k].lock().unwrap_or_else(|e| e.into_inner());
+            for (k, out) in outs.iter().enumerate().take(len) {
+                let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
                 self.update_chunk_from_now(at(start + k), &mut out.1)?;
             }
         }

@@ -1,6 +1,6 @@
 //! Forking a process many times while it works on another thread, with each
 //! child's fate counted (shared by the fork tests of the core and of the C API).
-#![allow(dead_code)]
+#![allow(dead_code)] // shared by several test crates, each using only some of it
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -11,7 +11,7 @@
 //! [`blosc2`] for `blosc2.h`, [`b2nd`] for `b2nd.h`, [`stdio`] for
 //! `blosc2/blosc2-stdio.h` and [`registry`] for the `blosc2/*-registry.h`
 //! headers; [`ffi`] holds the helpers they share.
-#![allow(non_camel_case_types, clippy::missing_safety_doc)]
+#![allow(non_camel_case_types)] // C type names (`c_int`, `size_t`, ...) and the structs of the C headers
 
 pub mod b2nd;
 pub mod blosc2;

@@ -102,7 +102,7 @@ fn computed(shape: &[u64], itemsize: u64, c: &Caches) -> (Vec<u64>, Vec<u64>) {
     if c.l2 > cs {
         cs = if cfg!(target_os = "macos") { c.l2 } else { (c.l2 / 4).max(cs) };
     }
-    cs = cs.max(4 << 20).min((1u64 << 31) - 33).max(bbytes);
+    cs = cs.clamp(4 << 20, (1u64 << 31) - 33).max(bbytes);
     cs = cs / bbytes * bbytes;
     let mut chunks = partition(cs / itemsize, shape, &blocks);
     for i in 0..nd {
@@ -154,11 +154,14 @@ pub fn chunks_blocks(
 mod tests {
     use super::*;
 
+    /// A case: shape, item size, and the chunk and block shapes python-blosc2 picks.
+    type Case<'a> = (&'a [u64], u64, &'a [u64], &'a [u64]);
+
     #[test]
     fn shapes_as_python_blosc2_chooses_them() {
         // python-blosc2 4.14.1 on a machine with 48 KiB L1d, 2 MiB L2, 300 MiB L3
         let c = Caches { l1: 48 << 10, l2: 2 << 20, l3: 300 << 20 };
-        let cases: &[(&[u64], u64, &[u64], &[u64])] = &[
+        let cases: &[Case] = &[
             (&[1000000], 8, &[1000000], &[20000]),
             (&[100000000], 1, &[50080000], &[160000]),
             (&[7000003], 8, &[7000003], &[24576]),

@@ -435,7 +435,7 @@ fn repack_changes_exactly_what_is_asked() {
         let r = a.schunk().read().unwrap();
         let cp = r.cparams();
         assert_eq!((cp.compcode, cp.clevel, cp.filters, cp.typesize), (codec, clevel, filters, 8), "{path}");
-        assert_eq!(r.meta_get("user").unwrap().as_ref(), b"\x01\x02\x03");
+        assert_eq!(r.meta_get("user").unwrap(), b"\x01\x02\x03");
         assert_eq!(r.vlmeta_get("note").unwrap(), b"\xa5hello");
         drop(r);
         let got: Vec<f64> =

@@ -18,6 +18,8 @@ const MB: u64 = 1 << 20;
 fn tool_peak(args: &[&str]) -> (i32, String, u64) {
     let err_path = std::env::temp_dir().join(format!("b2nd-mem-err-{}", std::process::id()));
     let err_file = std::fs::File::create(&err_path).unwrap();
+    // Reaped by the `wait4` below (not `Child::wait`), which also gives its rusage.
+    #[allow(clippy::zombie_processes)]
     let child =
         Command::new(env!("CARGO_BIN_EXE_b2nd")).args(args).stderr(err_file).spawn().expect("run b2nd");
     let pid = child.id() as libc::pid_t;
@@ -25,6 +27,8 @@ fn tool_peak(args: &[&str]) -> (i32, String, u64) {
     // SAFETY: zeroed rusage is a valid value; wait4 writes into the two
     // locals we pass and reaps the child we spawned (std never waits for it).
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `status` and `ru` are live locals for wait4 to write; `pid` is our own
+    // child, not reaped yet.
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
     assert_eq!(r, pid);
     let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };

@@ -75,7 +75,7 @@ const SCALAR: Kernels = Kernels {
 
 /// Every implementation the running CPU supports, best last.
 /// Used by the tests and benchmarks to compare them against each other.
-#[allow(dead_code)]
+#[allow(dead_code)] // only the tests call it: unused in the library build
 pub(crate) fn available() -> Vec<Kernels> {
     #[cfg(target_arch = "x86_64")]
     let simd = [sse2::kernels(), avx2::kernels()];
@@ -149,7 +149,7 @@ pub(crate) fn bitunshuffle_with(
     check(typesize, src, dst);
     let n = src.len() / typesize;
     let body = if format_version == 2 {
-        if n.is_multiple_of(8) {
+        if n % 8 == 0 {
             n * typesize
         } else {
             0
@@ -169,7 +169,7 @@ pub(crate) fn bitunshuffle_with(
 /// Asserts the contract of the body transforms (`src.len() == dst.len() ==
 /// n8 * typesize`, `n8 % 8 == 0`); returns `n8 / 8`, the length of a bit-row.
 fn body_rows(typesize: usize, src: &[u8], dst: &[u8]) -> usize {
-    assert!(typesize >= 1 && src.len() == dst.len() && src.len().is_multiple_of(8 * typesize));
+    assert!(typesize >= 1 && src.len() == dst.len() && src.len() % (8 * typesize) == 0);
     src.len() / (8 * typesize)
 }
 

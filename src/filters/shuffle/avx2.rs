@@ -23,7 +23,7 @@ pub(crate) fn kernels() -> Option<Kernels> {
 }
 
 fn unshuffle_runs_entry(src: &[u8], runs: &[Option<u8>], dst: &mut [u8]) -> bool {
-    // SAFETY (each call): handed out by `kernels()` only, after AVX2 was detected.
+    // SAFETY: each call: handed out by `kernels()` only, after AVX2 was detected.
     unsafe {
         match runs.len() {
             2 => scatter_runs::<2>(src, runs, dst),
@@ -98,7 +98,7 @@ fn transpose_entry(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize
 pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
     check_matrix(src.len(), ss, dst.len(), ds, rows, cols);
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-    // SAFETY (all calls below): the matrices fit their slices (checked above),
+    // SAFETY: all calls below: the matrices fit their slices (checked above),
     // each helper's shape precondition is tested right before it, and AVX2
     // implies SSE2.
     unsafe {
@@ -224,7 +224,7 @@ unsafe fn gather_pow2<const C: usize>(
     then: impl Fn(&mut [__m256i; C]) + Copy,
 ) {
     let group = group_by_column::<C>();
-    if C == 8 && rows >= 64 && ds.is_multiple_of(4096) {
+    if C == 8 && rows >= 64 && ds % 4096 == 0 {
         // All 8 output rows share one L1 set: write each 64-byte line at
         // once (two blocks per step) so no line is evicted half-written.
         for r in aligned_block_starts(rows, 64, dst as usize, 1) {

@@ -37,7 +37,7 @@ const NARROW_MIN: usize = 3;
 pub(crate) fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
     check_matrix(src.len(), ss, dst.len(), ds, rows, cols);
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-    // SAFETY (all calls below): NEON is on (compile-time), the matrices fit
+    // SAFETY: all calls below: NEON is on (compile-time), the matrices fit
     // their slices (checked above) and each helper's own shape precondition
     // is tested right before it.
     unsafe {

@@ -51,7 +51,7 @@ pub(crate) const NARROW_MIN: usize = 3;
 pub(crate) unsafe fn transpose(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, rows: usize, cols: usize) {
     check_matrix(src.len(), ss, dst.len(), ds, rows, cols);
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-    // SAFETY (all calls below): the matrices fit their slices (checked above)
+    // SAFETY: all calls below: the matrices fit their slices (checked above)
     // and each helper's own shape precondition is tested right before it.
     unsafe {
         if rows >= 16 && ss == cols && matches!(cols, 2 | 4 | 8) {

@@ -623,6 +623,9 @@ fn read_file_at(f: &File, pos: u64, buf: &mut [u8]) -> Result<usize> {
     crate::os::read_at(f, pos, buf).map_err(|_| Error::FileRead)
 }
 
+/// A piece of a region to save: `(position, bytes, base)` (see [`split_regions`]).
+type Piece<'a> = (u64, &'a [u8], bool);
+
 /// The regions to save, split into pieces `(position, bytes, base)`: `base`
 /// for the bytes below `limit` (the frame's length when the epoch began) that
 /// no earlier record of the epoch has saved, which undo restores; and those
@@ -631,8 +634,8 @@ fn split_regions<'a>(
     saved: &[(u64, u64)],
     limit: u64,
     regions: &'a [(u64, Vec<u8>)],
-) -> (Vec<(u64, &'a [u8], bool)>, Vec<(u64, u64)>) {
-    let mut pieces: Vec<(u64, &[u8], bool)> = Vec::new();
+) -> (Vec<Piece<'a>>, Vec<(u64, u64)>) {
+    let mut pieces: Vec<Piece> = Vec::new();
     let mut new_base = Vec::new();
     for (pos, bytes) in regions {
         let end = pos + bytes.len() as u64;
@@ -656,8 +659,8 @@ fn split_regions<'a>(
 
 /// Put `pieces` into `out` as region records of at most `RECORD_MAX` bytes of
 /// payload (a piece longer than half of it is split).
-fn put_region_records(out: &mut Vec<u8>, nonce: u64, seq: u64, pre_len: u64, pieces: &[(u64, &[u8], bool)]) {
-    let mut split: Vec<(u64, &[u8], bool)> = Vec::new();
+fn put_region_records(out: &mut Vec<u8>, nonce: u64, seq: u64, pre_len: u64, pieces: &[Piece]) {
+    let mut split: Vec<Piece> = Vec::new();
     for &(p, b, base) in pieces {
         for (k, part) in b.chunks(RECORD_MAX / 2).enumerate() {
             split.push((p + (k * (RECORD_MAX / 2)) as u64, part, base));

@@ -14,7 +14,8 @@ unsafe fn input<'a>(p: *const u8, len: usize) -> &'a [u8] {
     if p.is_null() {
         &[]
     } else {
-        std::slice::from_raw_parts(p, len)
+        // SAFETY: caller contract: `p`, non-null here, is valid for `len` bytes.
+        unsafe { std::slice::from_raw_parts(p, len) }
     }
 }
 
@@ -24,7 +25,8 @@ unsafe fn output<'a>(p: *mut u8, len: usize) -> &'a mut [u8] {
     if p.is_null() {
         &mut []
     } else {
-        std::slice::from_raw_parts_mut(p, len)
+        // SAFETY: caller contract: `p`, non-null here, is valid for writing `len` bytes.
+        unsafe { std::slice::from_raw_parts_mut(p, len) }
     }
 }
 
@@ -43,7 +45,8 @@ pub unsafe extern "C" fn embed_compress(
 ) -> i64 {
     let run = || {
         let mut c = Compressor::new(CParams::classic(Codec::Zstd, 5, 1, typesize, false))?;
-        c.compress(input(src, len), output(dst, cap))
+        // SAFETY: caller contract: `src` readable for `len` bytes, `dst` writable for `cap`.
+        c.compress(unsafe { input(src, len) }, unsafe { output(dst, cap) })
     };
     std::panic::catch_unwind(run).map_or(-1, |r| r.map_or(-1, |n| n as i64))
 }
@@ -55,7 +58,11 @@ pub unsafe extern "C" fn embed_compress(
 /// `src` readable for `len` bytes, `dst` writable for `cap` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn embed_decompress(src: *const u8, len: usize, dst: *mut u8, cap: usize) -> i64 {
-    let run = || Decompressor::new(DParams::default()).decompress(input(src, len), output(dst, cap));
+    let run = || {
+        // SAFETY: caller contract: `src` readable for `len` bytes, `dst` writable for `cap`.
+        let (src, dst) = unsafe { (input(src, len), output(dst, cap)) };
+        Decompressor::new(DParams::default()).decompress(src, dst)
+    };
     std::panic::catch_unwind(run).map_or(-1, |r| r.map_or(-1, |n| n as i64))
 }
 
@@ -71,7 +78,8 @@ pub unsafe extern "C" fn embed_array_roundtrip(path: *const std::ffi::c_char) ->
     if path.is_null() {
         return -1;
     }
-    let Ok(path) = std::ffi::CStr::from_ptr(path).to_str() else { return -1 };
+    // SAFETY: `path` checked non-null above; NUL-terminated (caller contract).
+    let Ok(path) = (unsafe { std::ffi::CStr::from_ptr(path) }).to_str() else { return -1 };
     let run = || -> Option<bool> {
         let vals: Vec<f64> = (0..1200).map(|i| i as f64 / 2.0).collect();
         let ctx =

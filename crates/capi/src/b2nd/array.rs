@@ -131,7 +131,9 @@ pub unsafe extern "C" fn b2nd_full(
     guard_code(|| {
         // SAFETY: caller contract.
         let c = unsafe { ctx.cast::<ContextHandle>().as_ref() }.ok_or(Error::NullPointer)?;
+        // SAFETY: caller contract: `fill_value` has typesize (the context's) readable bytes.
         let v = unsafe { slice(fill_value.cast(), i64::from(c.cparams.typesize)) }?;
+        // SAFETY: caller contract: `ctx` from b2nd_create_ctx, `array` valid for a write.
         unsafe { create(ctx, array, Fill::Value(v)) }
     })
 }
@@ -220,6 +222,7 @@ unsafe fn open_at(urlpath: *const c_char, array: *mut *mut b2nd_array_t, offset:
     }
     // SAFETY: caller contract.
     let sc = unsafe { open_handle(urlpath, offset, std::ptr::null()) }.map_err(|_| Error::FileOpen)?;
+    // SAFETY: `sc` is the live handle open_handle just made.
     unsafe { adopt_schunk(sc, array) }
 }
 
@@ -240,6 +243,7 @@ pub unsafe extern "C" fn b2nd_from_cframe(
         }
         // SAFETY: caller contract.
         let sc = unsafe { from_buffer_handle(cframe, cframe_len, copy) }.map_err(|_| Error::Failure)?;
+        // SAFETY: `sc` is the live handle from_buffer_handle just made.
         unsafe { adopt_schunk(sc, array) }
     })
 }
@@ -264,6 +268,7 @@ pub unsafe extern "C" fn b2nd_to_cframe(
         }
         let frame = h.array.to_cframe()?;
         let p = malloc_copy(&frame)?;
+        // SAFETY: the out pointers were checked non-NULL above; valid for writes (caller contract).
         unsafe {
             *cframe = p;
             *cframe_len = frame.len() as i64;
@@ -283,6 +288,7 @@ pub unsafe extern "C" fn b2nd_save(array: *const b2nd_array_t, urlpath: *mut c_c
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { current(array)? };
+        // SAFETY: caller contract: `urlpath` NULL or NUL-terminated.
         let path = unsafe { c_str(urlpath) }.ok_or(Error::NullPointer)?;
         h.array.save(path)?;
         Ok(0)
@@ -299,6 +305,7 @@ pub unsafe extern "C" fn b2nd_save_append(array: *const b2nd_array_t, urlpath: *
         let r = (|| {
             // SAFETY: caller contract.
             let h = unsafe { array_handle(array)? };
+            // SAFETY: caller contract: `urlpath` NULL or NUL-terminated.
             let path = unsafe { c_str(urlpath) }.ok_or(Error::NullPointer)?;
             let at = h.array.save_append(path)?;
             i64::try_from(at).map_err(|_| Error::FileWrite)
@@ -321,9 +328,12 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
     guard_code(|| {
         // SAFETY: caller contract.
         let src = unsafe { slice(buffer.cast(), buffersize)? };
+        // SAFETY: caller contract: `ctx` from b2nd_create_ctx, `array` valid for a write.
         unsafe { create(ctx, array, Fill::Uninit)? };
+        // SAFETY: `create` succeeded: `array` is non-NULL and holds the array it just made.
         let a = unsafe { *array };
         // The items go in through the handle, so that a prefilter sees them.
+        // SAFETY: `a` is the array just made, not yet handed to the caller: nothing else uses it.
         let r = unsafe {
             changing(a, |arr| {
                 let start = vec![0i64; arr.ndim()];
@@ -335,6 +345,8 @@ pub unsafe extern "C" fn b2nd_from_cbuffer(
             })
         };
         if let Err(e) = r {
+            // SAFETY: `a` was made above and is freed once, before the caller sees it; `array` is
+            // non-NULL (`create` checked it) and valid for a write (caller contract).
             unsafe {
                 release(a);
                 *array = std::ptr::null_mut();
@@ -358,6 +370,7 @@ pub unsafe extern "C" fn b2nd_to_cbuffer(
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { current(array)? };
+        // SAFETY: caller contract: `buffer` has `buffersize` writable bytes.
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         h.array.to_buffer(dst)?;
         Ok(0)
@@ -398,7 +411,9 @@ pub unsafe extern "C" fn b2nd_get_slice_cbuffer(
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { current(array)? };
+        // SAFETY: caller contract: `start`, `stop` and `buffershape` have ndim items each.
         let (start, stop, bshape) = unsafe { slice_args(h, start, stop, buffershape)? };
+        // SAFETY: caller contract: `buffer` has `buffersize` writable bytes.
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         h.array.get_slice_into(start, stop, dst, bshape)?;
         Ok(0)
@@ -422,8 +437,12 @@ pub unsafe extern "C" fn b2nd_set_slice_cbuffer(
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { array_handle(array)? };
+        // SAFETY: caller contract: `start`, `stop` and `buffershape` have ndim items each.
         let (start, stop, bshape) = unsafe { slice_args(h, start, stop, buffershape)? };
+        // SAFETY: caller contract: `buffer` has `buffersize` readable bytes.
         let src = unsafe { slice(buffer.cast(), buffersize)? };
+        // SAFETY: `array` live (caller contract) and, as c-blosc2 requires of a handle
+        // being changed, not used elsewhere meanwhile; `h` is not used past this point.
         unsafe { changing(array, |a| a.set_slice_from(start, stop, src, bshape)) }?;
         Ok(0)
     })
@@ -456,7 +475,9 @@ pub unsafe extern "C" fn b2nd_get_sparse_cbuffer(
         // SAFETY: caller contract.
         let h = unsafe { current(array)? };
         let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `coords` has `ncoords` items.
         let flat = unsafe { items(coords, n)? };
+        // SAFETY: caller contract: `buffer` has `buffersize` writable bytes.
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         h.array.get_points(flat, dst)?;
         Ok(0)
@@ -482,6 +503,7 @@ unsafe fn selection(
     let mut out = Vec::with_capacity(nd);
     for i in 0..nd {
         let n = usize::try_from(sizes[i]).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `selection[i]` has `selection_size[i]` items.
         out.push(unsafe { items(lists[i].cast_const(), n)? }.to_vec());
     }
     Ok((out, bshape.to_vec()))
@@ -503,7 +525,9 @@ pub unsafe extern "C" fn b2nd_get_orthogonal_selection(
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { current(array)? };
+        // SAFETY: caller contract: `selection`, `selection_size` and `buffershape` have ndim entries.
         let (sel, bshape) = unsafe { self::selection(h, selection, selection_size, buffershape)? };
+        // SAFETY: caller contract: `buffer` has `buffersize` writable bytes.
         let dst = unsafe { slice_mut(buffer.cast(), buffersize)? };
         h.array.get_orthogonal(&sel, dst, &bshape)?;
         Ok(0)
@@ -526,8 +550,12 @@ pub unsafe extern "C" fn b2nd_set_orthogonal_selection(
     guard_code(|| {
         // SAFETY: caller contract.
         let h = unsafe { array_handle(array)? };
+        // SAFETY: caller contract: `selection`, `selection_size` and `buffershape` have ndim entries.
         let (sel, bshape) = unsafe { self::selection(h, selection, selection_size, buffershape)? };
+        // SAFETY: caller contract: `buffer` has `buffersize` readable bytes.
         let src = unsafe { slice(buffer.cast(), buffersize)? };
+        // SAFETY: `array` live (caller contract) and, as c-blosc2 requires of a handle
+        // being changed, not used elsewhere meanwhile; `h` is not used past this point.
         unsafe { changing(array, |a| a.set_orthogonal(&sel, src, &bshape)) }?;
         Ok(0)
     })
@@ -559,12 +587,15 @@ pub unsafe extern "C" fn b2nd_get_slice(
         // SAFETY: caller contract.
         let h = unsafe { current(src)? };
         let nd = usize::try_from(h.public.ndim).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `start` and `stop` have ndim items each.
         let (s0, s1) = unsafe { (items(start, nd)?, items(stop, nd)?) };
         if array.is_null() {
             return Err(Error::NullPointer);
         }
         let shape: Vec<i64> = s0.iter().zip(s1).map(|(a, b)| b - a).collect();
+        // SAFETY: caller contract: `ctx` NULL or from b2nd_create_ctx (its public struct comes first).
         unsafe { note_shape(ctx, &shape) };
+        // SAFETY: caller contract: `ctx` from b2nd_create_ctx.
         let (c, core) = unsafe { core_context(ctx)? };
         publish_new(h.array.slice(&c, s0, s1)?, &core, array)
     })
@@ -586,7 +617,9 @@ pub unsafe extern "C" fn b2nd_copy(
         if array.is_null() {
             return Err(Error::NullPointer);
         }
+        // SAFETY: caller contract: `ctx` NULL or from b2nd_create_ctx (its public struct comes first).
         unsafe { note_shape(ctx, h.array.shape()) };
+        // SAFETY: caller contract: `ctx` from b2nd_create_ctx.
         let (c, core) = unsafe { core_context(ctx)? };
         publish_new(h.array.copy(&c)?, &core, array)
     })
@@ -607,8 +640,12 @@ pub unsafe extern "C" fn b2nd_resize(
         // SAFETY: caller contract.
         let nd =
             usize::try_from(unsafe { array_handle(array)? }.public.ndim).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `new_shape` has ndim items.
         let ns = unsafe { items(new_shape, nd)? };
+        // SAFETY: caller contract: `start`, non-NULL here, has ndim items.
         let st = if start.is_null() { None } else { Some(unsafe { items(start, nd)? }) };
+        // SAFETY: `array` live (caller contract) and, as c-blosc2 requires of a handle
+        // being changed, not used elsewhere meanwhile.
         unsafe { changing(array, |a| a.resize(ns, st)) }?;
         Ok(0)
     })
@@ -631,6 +668,8 @@ pub unsafe extern "C" fn b2nd_insert(
         // SAFETY: caller contract.
         let src = unsafe { slice(buffer.cast(), buffersize)? };
         let axis = usize::try_from(axis).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: `array` live (caller contract) and, as c-blosc2 requires of a handle
+        // being changed, not used elsewhere meanwhile.
         unsafe { changing(array, |a| a.insert(src, axis, insert_start)) }?;
         Ok(0)
     })
@@ -651,6 +690,8 @@ pub unsafe extern "C" fn b2nd_append(
         // SAFETY: caller contract.
         let src = unsafe { slice(buffer.cast(), buffersize)? };
         let axis = usize::try_from(axis).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: `array` live (caller contract) and, as c-blosc2 requires of a handle
+        // being changed, not used elsewhere meanwhile.
         unsafe { changing(array, |a| a.append(src, axis)) }?;
         Ok(0)
     })
@@ -692,18 +733,25 @@ pub unsafe extern "C" fn b2nd_concatenate(
     guard_code(|| {
         // SAFETY: caller contract.
         let two = unsafe { array_handle(src2)? }.array.clone();
+        // SAFETY: caller contract: `src1` live.
         let one = unsafe { array_handle(src1)? };
         if array.is_null() {
             return Err(Error::NullPointer);
         }
         let axis = usize::try_from(axis).map_err(|_| Error::InvalidParam)?;
         if copy {
+            // SAFETY: caller contract: `ctx` NULL or from b2nd_create_ctx (its public struct comes first).
             unsafe { note_shape(ctx, one.array.shape()) };
+            // SAFETY: caller contract: `ctx` from b2nd_create_ctx.
             let (c, core) = unsafe { core_context(ctx)? };
             return publish_new(one.array.concatenate(&c, &two, axis)?, &core, array);
         }
         let target = src1.cast_mut();
+        // SAFETY: `src1` live (caller contract) and, as c-blosc2 requires of a handle
+        // being changed, not used elsewhere meanwhile; `one` is not used past this
+        // point, and `two` is a clone, not a borrow.
         unsafe { changing(target, |a| a.extend(&two, axis)) }?;
+        // SAFETY: `array` checked non-NULL above; valid for a write (caller contract).
         unsafe { *array = target };
         Ok(0)
     })
@@ -737,7 +785,9 @@ pub unsafe extern "C" fn b2nd_squeeze_index(
         // SAFETY: caller contract.
         let nd =
             usize::try_from(unsafe { array_handle(array)? }.public.ndim).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `index` has ndim items.
         let idx = unsafe { items(index, nd)? };
+        // SAFETY: caller contract: `array` live, `view` valid for a write.
         unsafe { self::view(array, view, |a| a.squeeze_index(idx)) }
     })
 }
@@ -771,6 +821,7 @@ pub unsafe extern "C" fn b2nd_expand_dims(
         }
         // SAFETY: caller contract.
         let ax = unsafe { items(axis, fd)? };
+        // SAFETY: caller contract: `array` live, `view` valid for a write.
         unsafe { self::view(array, view, |a| a.expand_dims(ax)) }
     })
 }

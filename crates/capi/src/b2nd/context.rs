@@ -27,7 +27,11 @@ pub(super) struct ContextHandle {
     contents: Vec<Vec<u8>>,
 }
 
-fn shapes<'a>(
+/// The three shapes of a C call as slices of `ndim` items.
+///
+/// # Safety
+/// Each pointer NULL (an error) or valid for `ndim` items, for `'a`.
+unsafe fn shapes<'a>(
     ndim: i8,
     shape: *const i64,
     chunkshape: *const i32,
@@ -74,12 +78,16 @@ pub unsafe extern "C" fn b2nd_create_ctx(
 ) -> *mut b2nd_context_t {
     guard(std::ptr::null_mut(), || {
         let r = (|| {
-            let (shape, chunkshape, blockshape) = shapes(ndim, shape, chunkshape, blockshape)?;
+            // SAFETY: caller contract: `ndim` items behind each shape pointer.
+            let (shape, chunkshape, blockshape) = unsafe { shapes(ndim, shape, chunkshape, blockshape)? };
             // SAFETY: caller contract.
             let st = unsafe { b2_storage.as_ref() };
             let mut cparams =
+                // SAFETY: caller contract: `b2_storage->cparams` NULL or valid.
                 st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
+            // SAFETY: caller contract: `b2_storage->dparams` NULL or valid.
             let dparams = st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().map(Box::new);
+            // SAFETY: caller contract: `dtype` NULL or NUL-terminated.
             let dtype = match unsafe { c_str(dtype) } {
                 Some(d) => d.to_string(),
                 None => format!("|S{}", cparams.typesize),
@@ -96,18 +104,23 @@ pub unsafe extern "C" fn b2nd_create_ctx(
             if n > B2ND_MAX_METALAYERS {
                 return Err(Error::InvalidParam);
             }
+            // SAFETY: caller contract: `metalayers` has `nmetalayers` (`n`) entries; `nonnull`
+            // allows NULL only for none.
             let ms = unsafe { std::slice::from_raw_parts(nonnull(metalayers, n)?, n) };
             let mut names = Vec::with_capacity(n);
             let mut contents = Vec::with_capacity(n);
             for m in ms {
                 names.push(
+                    // SAFETY: caller contract: each metalayer's `name` NULL or NUL-terminated.
                     CString::new(unsafe { c_str(m.name) }.ok_or(Error::InvalidParam)?)
                         .map_err(|_| Error::InvalidParam)?,
                 );
+                // SAFETY: caller contract: each metalayer's `content` has `content_len` readable bytes.
                 contents.push(unsafe { slice(m.content, i64::from(m.content_len)) }?.to_vec());
             }
             let urlpath = match st.map(|s| s.urlpath) {
                 Some(u) if !u.is_null() => Some(
+                    // SAFETY: caller contract: `b2_storage->urlpath`, non-NULL here, is NUL-terminated.
                     CString::new(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?)
                         .map_err(|_| Error::InvalidParam)?,
                 ),
@@ -222,7 +235,8 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
         if smeta.is_null() {
             return Err(Error::NullPointer);
         }
-        let (shape, chunkshape, blockshape) = shapes(ndim, shape, chunkshape, blockshape)?;
+        // SAFETY: caller contract: `ndim` items behind each shape pointer.
+        let (shape, chunkshape, blockshape) = unsafe { shapes(ndim, shape, chunkshape, blockshape)? };
         let meta = Meta {
             shape: shape.to_vec(),
             chunkshape: chunkshape.to_vec(),
@@ -237,6 +251,8 @@ pub unsafe extern "C" fn b2nd_serialize_meta(
         if p.is_null() {
             return Err(Error::MemoryAlloc);
         }
+        // SAFETY: `p` is a fresh allocation of `bytes.len()` bytes (checked non-NULL);
+        // `smeta` checked non-NULL above, valid for a write (caller contract).
         unsafe {
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
             *smeta = p;
@@ -275,9 +291,13 @@ pub unsafe extern "C" fn b2nd_deserialize_meta(
             write_opt(dtype, std::ptr::null_mut());
             write_opt(dtype_format, 0);
         }
+        // SAFETY: caller contract: `smeta` has `smeta_len` readable bytes.
         let bytes = unsafe { slice(smeta, i64::from(smeta_len)) }.map_err(|_| Error::Failure)?;
         let (m, used, has_dtype) = Meta::deserialize_parts(bytes).map_err(|_| Error::Failure)?;
         let nd = m.ndim();
+        // SAFETY: the out pointers were checked non-NULL above (`dtype` and
+        // `dtype_format` just before their writes); caller contract: each shape has
+        // room for 16 items, and `nd` <= 16 (`deserialize_parts` refuses more).
         unsafe {
             *ndim = nd as i8;
             for i in 0..nd {
@@ -331,7 +351,7 @@ pub unsafe extern "C" fn b2nd_copy_buffer2(
 ///
 /// # Safety
 /// As for [`b2nd_copy_buffer2`].
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)] // the nine parameters of b2nd_copy_buffer2, which it implements
 unsafe fn copy_buffer(
     ndim: i8,
     itemsize: i32,
@@ -357,7 +377,9 @@ unsafe fn copy_buffer(
     };
     let count =
         |shape: &[i64]| shape.iter().try_fold(is as i64, |a, &x| a.checked_mul(x)).ok_or(Error::InvalidParam);
+    // SAFETY: caller contract: `src` holds `src_pad_shape` items of `itemsize` bytes.
     let src = unsafe { slice(src.cast(), count(ss)?)? };
+    // SAFETY: caller contract: `dst` holds `dst_pad_shape` items of `itemsize` bytes.
     let dst = unsafe { slice_mut(dst.cast(), count(ds)?)? };
     b2nd::array::copy_box(is, src, ss, s0, s1, dst, ds, d0)?;
     Ok(0)

@@ -1,5 +1,5 @@
 //! The `repr(C)` mirrors and constants of `b2nd.h`.
-#![allow(non_camel_case_types)]
+#![allow(non_camel_case_types)] // the C names of b2nd.h, kept for cbindgen
 
 use crate::blosc2::types::{blosc2_metalayer, blosc2_schunk, blosc2_storage, BLOSC2_MAX_METALAYERS};
 use crate::os::c_char;

@@ -123,6 +123,7 @@ pub unsafe extern "C" fn blosc1_decompress(src: *const c_void, dest: *mut c_void
     guard_code(|| {
         // SAFETY: caller contract.
         let src = unsafe { whole_chunk(src)? };
+        // SAFETY: caller contract: `dest` has room for `destsize` bytes.
         let dst = unsafe { slice_mut(dest.cast(), destsize.min(i32::MAX as usize) as i64)? };
         len32(global_decompress(src, dst)?)
     })
@@ -143,6 +144,7 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
     guard_code(|| {
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
+        // SAFETY: caller contract: `src` holds `srcsize` bytes, `dest` has room for `destsize`.
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         let Some(tuner) = context_tuner(ctx) else {
             return len32(ctx.compressor()?.compress(src, dst)?);
@@ -157,6 +159,8 @@ pub unsafe extern "C" fn blosc2_compress_ctx(
                 return Err(Error::Tuner);
             }
         }
+        // SAFETY: `context` is live (caller contract; `reference_mut` checked it non-NULL)
+        // and `ctx` is not used past the hook: this is the only reference to it now.
         len32(unsafe { &mut *context }.compressor()?.compress(src, dst)?)
     })
 }
@@ -176,6 +180,7 @@ pub unsafe extern "C" fn blosc2_decompress_ctx(
     guard_code(|| {
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
+        // SAFETY: caller contract: `src` holds `srcsize` bytes, `dest` has room for `destsize`.
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         let sp = context_schunk(ctx);
         let d = ctx.decompressor()?;
@@ -220,6 +225,8 @@ pub unsafe extern "C" fn blosc1_getitem(
         let src = unsafe { whole_chunk(src)? };
         let h = Header::parse_min(src)?;
         let want = i64::from(nitems.max(0)) * i64::from(h.typesize);
+        // SAFETY: caller contract: `dest` has room for the `nitems` items (`want` bytes at
+        // the chunk's typesize).
         let dst = unsafe { slice_mut(dest.cast(), want)? };
         len32(with_global_dctx(|d| d.getitem(src, i64::from(start), i64::from(nitems), dst))?)
     })
@@ -242,6 +249,7 @@ pub unsafe extern "C" fn blosc2_getitem_ctx(
     guard_code(|| {
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
+        // SAFETY: caller contract: `src` holds `srcsize` bytes, `dest` has room for `destsize`.
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         let sp = context_schunk(ctx);
         let ts = i64::from(Header::parse_min(src)?.typesize);
@@ -270,6 +278,7 @@ pub unsafe extern "C" fn blosc2_getitem_bytes_ctx(
     guard_code(|| {
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
+        // SAFETY: caller contract: `src` holds `srcsize` bytes, `dest` has room for `destsize`.
         let (src, dst) = unsafe { buffers(src, srcsize, dest, destsize)? };
         let sp = context_schunk(ctx);
         let d = ctx.decompressor()?;

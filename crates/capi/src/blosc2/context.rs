@@ -42,8 +42,12 @@ pub(crate) unsafe fn serial(ctx: *const blosc2_context) -> u64 {
 }
 
 /// Create a compression context (NULL on invalid parameters).
+///
+/// # Safety
+/// The pointers in `cparams` (`schunk`, `prefilter`, `preparams`, `udbtune`) NULL or valid
+/// for as long as the context lives.
 #[no_mangle]
-pub extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
+pub unsafe extern "C" fn blosc2_create_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
         // A registered tuner (id 0 is the built-in one, whose choices the core makes).
         let Ok(tuner) = registered_tuner(cparams.tuner_id) else {
@@ -121,13 +125,19 @@ fn make_cctx(cparams: blosc2_cparams) -> *mut blosc2_context {
 }
 
 /// Create a decompression context (NULL on invalid parameters).
+///
+/// # Safety
+/// The pointers in `dparams` (`schunk`, `postfilter`, `postparams`) NULL or valid for as
+/// long as the context lives.
 #[no_mangle]
-pub extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
+pub unsafe extern "C" fn blosc2_create_dctx(dparams: blosc2_dparams) -> *mut blosc2_context {
     guard(std::ptr::null_mut(), || {
         let mut core = Decompressor::new(DParams {
             nthreads: dparams.nthreads.max(1),
             typesize: dparams.typesize,
             owner: dparams.schunk as usize,
+            // SAFETY: c-blosc2's contract: `dparams.schunk` is NULL or a live super-chunk of
+            // this library (this export is a safe fn: the C caller's contract, unchecked).
             schunk: unsafe { super::handle::plugin_view(dparams.schunk as *mut blosc2_schunk) },
         });
         let post = super::hooks::CPostfilter::from_dparams(&dparams);
@@ -216,6 +226,7 @@ pub unsafe extern "C" fn blosc2_set_maskout(
     guard_code(|| {
         // SAFETY: checked for NULL by the helpers; validity is the caller's contract.
         let ctx = unsafe { reference_mut(ctx)? };
+        // SAFETY: caller contract: `maskout` points to `nblocks` bools of one byte each.
         let bytes = unsafe { slice(maskout.cast::<u8>(), i64::from(nblocks))? };
         let mask: Vec<bool> = bytes.iter().map(|&b| b != 0).collect();
         ctx.decompressor()?.set_maskout(&mask);

@@ -330,8 +330,12 @@ impl b2nd::chunk::Executor for CallbackExecutor {
 /// library's own threads (NULL: back to the library's threads). The callback
 /// must call `dojob` on each of the `numjobs` elements of `jobdata` (each
 /// `jobdata_elsize` bytes) and return when all have returned.
+///
+/// # Safety
+/// `callback` NULL or a function that does the above, callable from any thread with
+/// `callback_data`, until it is replaced.
 #[no_mangle]
-pub extern "C" fn blosc2_set_threads_callback(
+pub unsafe extern "C" fn blosc2_set_threads_callback(
     callback: blosc_threads_callback,
     callback_data: *mut crate::os::c_void,
 ) {

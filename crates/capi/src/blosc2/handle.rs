@@ -26,7 +26,7 @@ pub struct SchunkHandle {
     pub(super) vlmetas: Vec<MirrorMeta>,
     #[allow(clippy::vec_box)] // C holds pointers to the boxed records
     pub(super) meta_ptrs: Vec<Box<blosc2_metalayer>>,
-    #[allow(clippy::vec_box)]
+    #[allow(clippy::vec_box)] // as above: C holds pointers to the boxed records
     pub(super) vlmeta_ptrs: Vec<Box<blosc2_metalayer>>,
     pub(super) synced_tick: i64,
     /// `public.chunksize`, `cctx` and `dctx` as last published (or adopted),

@@ -35,6 +35,9 @@ pub(crate) struct CPrefilter {
 // to the caller's function; the caller vouches for their use from worker threads,
 // as with c-blosc2.
 unsafe impl Send for CPrefilter {}
+// SAFETY: `&CPrefilter` only copies `params` (never writes them) and touches
+// `ctx` atomically; it calls the caller's function from several threads at once,
+// as c-blosc2's worker threads do.
 unsafe impl Sync for CPrefilter {}
 
 impl CPrefilter {
@@ -95,6 +98,7 @@ pub(crate) struct CPostfilter {
 
 // SAFETY: as for CPrefilter.
 unsafe impl Send for CPostfilter {}
+// SAFETY: as for CPrefilter: `params` is only copied, `ctx` is atomic.
 unsafe impl Sync for CPostfilter {}
 
 impl CPostfilter {

@@ -103,6 +103,8 @@ pub(crate) struct CallbackBackend {
 // SAFETY: the callbacks are C functions; calls on one stream are serialized by
 // CallbackStream's mutex, and the parameters are the caller's to share.
 unsafe impl Send for CallbackBackend {}
+// SAFETY: `&CallbackBackend` only reads its callbacks and parameters (copied at
+// creation) and calls the callbacks, as c-blosc2 may from several threads.
 unsafe impl Sync for CallbackBackend {}
 
 impl CallbackBackend {
@@ -126,6 +128,8 @@ struct CallbackStream {
 
 // SAFETY: see CallbackBackend; every call holds the mutex.
 unsafe impl Send for CallbackStream {}
+// SAFETY: `cb` is only read; every callback call on the stream holds the
+// `stream` mutex.
 unsafe impl Sync for CallbackStream {}
 
 impl Backend for CallbackBackend {

@@ -46,6 +46,7 @@ pub unsafe extern "C" fn blosc2_vlcompress_ctx(
             // SAFETY: caller contract: each entry describes a readable buffer.
             blocks.push(unsafe { slice(p.cast(), i64::from(n))? });
         }
+        // SAFETY: caller contract: `dest` has room for `destsize` bytes.
         let dst = unsafe { slice_mut(dest.cast(), i64::from(destsize))? };
         let n = ctx.compressor()?.vlcompress(&blocks, dst)?;
         i32::try_from(n).map_err(|_| Error::MaxBufsizeExceeded)
@@ -72,6 +73,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_ctx(
         }
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
+        // SAFETY: caller contract: `src` holds `srcsize` bytes.
         let src = unsafe { slice(src.cast(), i64::from(srcsize))? };
         let d = ctx.decompressor()?;
         let sizes = d.vl_block_sizes(src)?;
@@ -130,6 +132,7 @@ pub unsafe extern "C" fn blosc2_vldecompress_block_ctx(
         }
         // SAFETY: caller contract.
         let ctx = unsafe { reference_mut(context)? };
+        // SAFETY: caller contract: `src` holds `srcsize` bytes.
         let src = unsafe { slice(src.cast(), i64::from(srcsize))? };
         let d = ctx.decompressor()?;
         let sizes = d.vl_block_sizes(src)?;

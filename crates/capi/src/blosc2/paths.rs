@@ -42,6 +42,7 @@ pub unsafe extern "C" fn blosc2_rename_urlpath(old_urlpath: *mut c_char, new_pat
     guard_code(|| {
         // SAFETY: caller contract.
         let a = unsafe { c_str(old_urlpath) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `new_path` NULL or NUL-terminated.
         let b = unsafe { c_str(new_path) }.ok_or(Error::InvalidParam)?;
         b2nd::schunk::rename_urlpath(a, b)?;
         Ok(0)

@@ -204,6 +204,7 @@ pub unsafe extern "C" fn blosc2_register_codec(codec: *mut blosc2_codec) -> c_in
     guard_code(|| {
         // SAFETY: caller contract.
         let c = unsafe { reference(codec)? };
+        // SAFETY: caller contract: the codec's `compname` is NULL or a C string.
         let name = unsafe { c_str(c.compname) }.ok_or(Error::InvalidParam)?.to_string();
         plugins::register_codec(
             c.compcode,
@@ -230,6 +231,7 @@ pub unsafe extern "C" fn blosc2_register_filter(filter: *mut blosc2_filter) -> c
         let name = if f.forward.is_some() && f.backward.is_some() {
             String::new()
         } else {
+            // SAFETY: caller contract: without both callbacks, the filter's `name` is a C string.
             let name = unsafe { c_str(f.name) }.ok_or(Error::InvalidParam)?.to_string();
             name
         };

@@ -131,8 +131,12 @@ pub(crate) fn publish_shared(
     h.cparams.schunk = hp.cast();
     h.dparams.schunk = hp.cast();
     h.public.frame = if is_frame { hp.cast() } else { std::ptr::null_mut() };
-    h.public.cctx = blosc2_create_cctx(*h.cparams);
-    h.public.dctx = blosc2_create_dctx(*h.dparams);
+    // SAFETY: `schunk` is this handle, boxed, which outlives its contexts; the hooks and their
+    // params come from the storage of the C call that makes the super-chunk, whose contract
+    // keeps them valid while it lives (as c-blosc2's does).
+    h.public.cctx = unsafe { blosc2_create_cctx(*h.cparams) };
+    // SAFETY: as above.
+    h.public.dctx = unsafe { blosc2_create_dctx(*h.dparams) };
     // User codecs and filters get this handle as `cparams->schunk` / `dparams->schunk`.
     h.inner.write().set_owner(hp as usize);
     let p = Box::into_raw(h);
@@ -183,12 +187,16 @@ impl CoreStorage {
         // SAFETY: caller contract.
         let st = unsafe { storage.as_ref() };
         let c_cparams =
+            // SAFETY: caller contract: `storage->cparams` NULL or valid.
             st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
         let c_dparams =
+            // SAFETY: caller contract: `storage->dparams` NULL or valid.
             st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().unwrap_or_else(default_dparams);
         super::context::registered_tuner(c_cparams.tuner_id)?;
+        // SAFETY: caller contract: `storage->io` NULL or a valid `blosc2_io`.
         let io = unsafe { choose(st.map_or(std::ptr::null(), |s| s.io.cast_const()))? };
         let urlpath = match st.map(|s| s.urlpath) {
+            // SAFETY: caller contract: `storage->urlpath`, non-NULL here, is NUL-terminated.
             Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
             _ => None,
         };
@@ -260,6 +268,7 @@ pub(crate) unsafe fn open_handle(
     // SAFETY: caller contract.
     let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
     let offset = u64::try_from(offset).map_err(|_| Error::InvalidParam)?;
+    // SAFETY: caller contract: `udio` NULL or valid.
     let io = unsafe { choose(udio)? };
     let mut sc = SuperChunk::open_with(path, offset, io.backend.clone(), true, io.locking)?;
     sc.set_durability(env_durability())?;
@@ -273,8 +282,8 @@ pub(crate) unsafe fn open_handle(
 
 /// [`open_handle`], NULL on failure.
 unsafe fn open_any(urlpath: *const c_char, offset: i64, udio: *const blosc2_io) -> *mut blosc2_schunk {
-    // SAFETY: caller contract.
     guard(std::ptr::null_mut(), || {
+        // SAFETY: caller contract: `urlpath` NULL or NUL-terminated, `udio` NULL or valid.
         unsafe { open_handle(urlpath, offset, udio) }.unwrap_or(std::ptr::null_mut())
     })
 }
@@ -345,8 +354,9 @@ pub unsafe extern "C" fn blosc2_schunk_from_buffer(
     len: i64,
     copy: bool,
 ) -> *mut blosc2_schunk {
-    // SAFETY: caller contract.
     guard(std::ptr::null_mut(), || {
+        // SAFETY: caller contract: `cframe` NULL or `len` readable bytes (kept
+        // valid while the super-chunk lives when `copy` is false).
         unsafe { from_buffer_handle(cframe, len, copy) }.unwrap_or(std::ptr::null_mut())
     })
 }
@@ -416,9 +426,12 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
         let r = (|| {
             // SAFETY: caller contract.
             let (_, src) = unsafe { reader(schunk)? };
+            // SAFETY: caller contract: `storage` NULL or valid.
             let st = unsafe { storage.as_ref() };
+            // SAFETY: caller contract: `storage->io` NULL or a valid `blosc2_io`.
             let io = unsafe { choose(st.map_or(std::ptr::null(), |s| s.io.cast_const()))? };
             let urlpath = match st.map(|s| s.urlpath) {
+                // SAFETY: caller contract: `storage->urlpath`, non-NULL here, is NUL-terminated.
                 Some(u) if !u.is_null() => Some(unsafe { c_str(u) }.ok_or(Error::InvalidParam)?.to_string()),
                 _ => None,
             };
@@ -431,6 +444,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
             };
             let given = match st.map(|s| s.cparams) {
                 Some(c) if !c.is_null() => {
+                    // SAFETY: caller contract: `storage->cparams`, non-NULL here, is valid.
                     let c = unsafe { *c };
                     let mut cp = core_cparams(&c)?;
                     cp.nthreads = c.nthreads.max(0);
@@ -438,6 +452,7 @@ pub unsafe extern "C" fn blosc2_schunk_copy(
                 }
                 _ => None,
             };
+            // SAFETY: caller contract: `storage->dparams` NULL or valid.
             let dparams_given = st.and_then(|s| unsafe { s.dparams.as_ref() }).map(|d| DParams {
                 nthreads: d.nthreads.max(1),
                 typesize: src.typesize(),
@@ -570,6 +585,7 @@ pub unsafe extern "C" fn blosc2_schunk_to_file(schunk: *mut blosc2_schunk, urlpa
     guard_code64(|| {
         // SAFETY: caller contract.
         let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `schunk` NULL or live.
         let (_, sc) = unsafe { reader(schunk)? };
         if sc.storage().urlpath.as_deref() == Some(path) {
             return Err(Error::InvalidParam);
@@ -591,6 +607,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_file(
     guard_code64(|| {
         // SAFETY: caller contract.
         let path = unsafe { c_str(urlpath) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `schunk` NULL or live.
         let (_, sc) = unsafe { reader(schunk)? };
         Ok(sc.append_to_file(path)? as i64)
     })

@@ -60,6 +60,7 @@ pub unsafe extern "C" fn blosc2_schunk_append_chunk(
                 sc.append_chunk(c)
             })
         });
+        // SAFETY: caller contract: with `copy` false, `chunk` was malloc'd and is handed over.
         unsafe { consume(chunk, copy, r) }
     })
 }
@@ -79,6 +80,7 @@ pub unsafe extern "C" fn blosc2_schunk_insert_chunk(
         let r = index(nchunk).and_then(|i| {
             // SAFETY: caller contract.
             let c = unsafe { incoming(chunk)? };
+            // SAFETY: caller contract: `schunk` NULL or live.
             unsafe { change(schunk, |sc| sc.insert_chunk(i, c)) }
         });
         // SAFETY: caller contract.
@@ -101,6 +103,7 @@ pub unsafe extern "C" fn blosc2_schunk_update_chunk(
         let r = index(nchunk).and_then(|i| {
             // SAFETY: caller contract.
             let c = unsafe { incoming(chunk)? };
+            // SAFETY: caller contract: `schunk` NULL or live.
             unsafe { change(schunk, |sc| sc.update_chunk(i, c)) }
         });
         // SAFETY: caller contract.
@@ -139,6 +142,8 @@ pub unsafe extern "C" fn blosc2_schunk_append_buffer(
         // Compressed without the handle's lock held: user codecs and filters
         // may call back into the library with `cparams->schunk`.
         let r = h.inner.append_buffer(data);
+        // SAFETY: caller contract: `schunk` live (`before_unlocked_append` checked it
+        // non-NULL); no guard on it is held here.
         unsafe { resync(schunk)? };
         Ok(r? as i64)
     })
@@ -159,7 +164,10 @@ pub unsafe extern "C" fn blosc2_schunk_decompress_chunk(
         let i = index(nchunk)?;
         // SAFETY: caller contract.
         let (_, sc) = unsafe { reader(schunk)? };
+        // SAFETY: caller contract: `dest` NULL or `nbytes` writable bytes.
         let dst = unsafe { slice_mut(dest.cast(), i64::from(nbytes))? };
+        // SAFETY: `schunk` is live (caller contract; `reader` checked it non-NULL); the
+        // public field is written atomically (other readers may write it too).
         unsafe { set_current(schunk, nchunk) };
         i32::try_from(sc.decompress_chunk(i, dst)?).map_err(|_| Error::Failure)
     })
@@ -272,6 +280,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_slice_buffer(
         let (_, sc) = unsafe { reader(schunk)? };
         let ts = i64::from(sc.typesize().max(1));
         let n = stop.checked_sub(start).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `buffer` has room for `(stop - start) * typesize` bytes.
         let dst = unsafe { slice_mut(buffer.cast(), n.checked_mul(ts).ok_or(Error::InvalidParam)?)? };
         sc.get_slice(start, stop, dst)?;
         Ok(0)
@@ -293,8 +302,10 @@ pub unsafe extern "C" fn blosc2_schunk_set_slice_buffer(
         // SAFETY: caller contract.
         let ts = i64::from(unsafe { handle(schunk)? }.public.typesize.max(1));
         let n = stop.checked_sub(start).filter(|&n| n >= 0).ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `buffer` has `(stop - start) * typesize` readable bytes.
         let src =
             unsafe { slice(buffer.cast_const().cast(), n.checked_mul(ts).ok_or(Error::InvalidParam)?)? };
+        // SAFETY: caller contract: `schunk` live (`handle` checked it non-NULL).
         unsafe { change(schunk, |sc| sc.set_slice(start, stop, src)) }?;
         Ok(0)
     })
@@ -315,10 +326,12 @@ pub unsafe extern "C" fn blosc2_schunk_get_sparse_buffer(
         // SAFETY: caller contract.
         let (_, sc) = unsafe { reader(schunk)? };
         let n = usize::try_from(ncoords).map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `coords` has `ncoords` items of 8 bytes.
         let bytes = unsafe { slice(coords.cast(), (n as i64).checked_mul(8).ok_or(Error::InvalidParam)?)? };
         let coords: Vec<i64> =
             bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
         let ts = sc.typesize().max(1) as i64;
+        // SAFETY: caller contract: `buffer` has room for `ncoords * typesize` bytes.
         let dst =
             unsafe { slice_mut(buffer.cast(), (n as i64).checked_mul(ts).ok_or(Error::InvalidParam)?)? };
         sc.get_sparse(&coords, dst)?;
@@ -338,11 +351,13 @@ pub unsafe extern "C" fn blosc2_schunk_reorder_offsets(
     guard_code(|| {
         // SAFETY: caller contract.
         let n = unsafe { handle(schunk)? }.public.nchunks;
+        // SAFETY: caller contract: `offsets_order` has `nchunks` items of 8 bytes (`n`).
         let bytes = unsafe {
             slice(offsets_order.cast_const().cast(), n.checked_mul(8).ok_or(Error::InvalidParam)?)?
         };
         let order: Vec<i64> =
             bytes.chunks_exact(8).map(|b| i64::from_ne_bytes(b.try_into().unwrap_or([0; 8]))).collect();
+        // SAFETY: caller contract: `schunk` live (`handle` checked it non-NULL).
         unsafe { change(schunk, |sc| sc.reorder(&order)) }?;
         Ok(0)
     })
@@ -392,6 +407,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_cparams(
         let bytes = unsafe {
             std::slice::from_raw_parts((&raw const c).cast::<u8>(), std::mem::size_of::<blosc2_cparams>())
         };
+        // SAFETY: `cparams` checked non-NULL above; valid for a write (caller contract).
         unsafe { *cparams = malloc_copy(bytes)?.cast() };
         Ok(0)
     })
@@ -417,6 +433,7 @@ pub unsafe extern "C" fn blosc2_schunk_get_dparams(
         let bytes = unsafe {
             std::slice::from_raw_parts((&raw const d).cast::<u8>(), std::mem::size_of::<blosc2_dparams>())
         };
+        // SAFETY: `dparams` checked non-NULL above; valid for a write (caller contract).
         unsafe { *dparams = malloc_copy(bytes)?.cast() };
         Ok(0)
     })
@@ -447,16 +464,21 @@ pub unsafe extern "C" fn blosc2_get_slice_nchunks(
             Some(meta) => {
                 let g = b2nd::array::Geometry::new(&meta?)?;
                 let nd = g.ndim();
+                // SAFETY: `start` and `stop` checked non-NULL above; for an n-dimensional
+                // super-chunk they hold ndim items each (c-blosc2's contract: the `# Safety`
+                // above promises only one item each).
                 let (s0, s1) =
                     unsafe { (std::slice::from_raw_parts(start, nd), std::slice::from_raw_parts(stop, nd)) };
                 g.slice_chunks(s0, s1)?
             }
             None => {
+                // SAFETY: `start` and `stop` checked non-NULL above; one item each (caller contract).
                 let (a, b) = sc.slice_chunks(unsafe { *start }, unsafe { *stop })?;
                 (a as i64..b as i64).collect()
             }
         };
         let idx: Vec<u8> = chunks.iter().flat_map(|i| i.to_ne_bytes()).collect();
+        // SAFETY: `chunks_idx` checked non-NULL above; valid for a write (caller contract).
         unsafe { *chunks_idx = malloc_copy(&idx)?.cast() };
         Ok(chunks.len() as i64)
     })

@@ -23,7 +23,9 @@ pub unsafe extern "C" fn blosc2_meta_add(
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `content` has `content_len` readable bytes.
         let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `schunk` NULL or live.
         let i = unsafe { change(schunk, |sc| sc.meta_add(name, content)) }?;
         Ok(i as i32)
     })
@@ -43,7 +45,9 @@ pub unsafe extern "C" fn blosc2_meta_update(
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `content` has `content_len` readable bytes.
         let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `schunk` NULL or live.
         let i = unsafe { change(schunk, |sc| sc.meta_update(name, content)) }?;
         Ok(i as i32)
     })
@@ -58,6 +62,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_exists(schunk: *mut blosc2_schunk, name: 
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `schunk` NULL or live.
         let (_, sc) = unsafe { reader(schunk)? };
         sc.vlmeta_exists(name).map(|i| i as i32).ok_or(Error::NotFound)
     })
@@ -84,8 +89,11 @@ pub unsafe extern "C" fn blosc2_vlmeta_add(
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `content` has `content_len` readable bytes.
         let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `cparams` NULL or valid.
         let cp = unsafe { optional_cparams(cparams)? };
+        // SAFETY: caller contract: `schunk` NULL or live.
         let i = unsafe { change(schunk, |sc| sc.vlmeta_add(name, content, cp.as_ref())) }?;
         Ok(i as i32)
     })
@@ -106,8 +114,11 @@ pub unsafe extern "C" fn blosc2_vlmeta_update(
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `content` has `content_len` readable bytes.
         let content = unsafe { slice(content, i64::from(content_len)) }.map_err(|_| Error::InvalidParam)?;
+        // SAFETY: caller contract: `cparams` NULL or valid.
         let cp = unsafe { optional_cparams(cparams)? };
+        // SAFETY: caller contract: `schunk` NULL or live.
         let i = unsafe { change(schunk, |sc| sc.vlmeta_update(name, content, cp.as_ref())) }?;
         Ok(i as i32)
     })
@@ -131,11 +142,14 @@ pub unsafe extern "C" fn blosc2_vlmeta_get(
         }
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `schunk` NULL or live.
         let (_, sc) = unsafe { reader(schunk)? };
         let i = sc.vlmeta_exists(name).ok_or(Error::NotFound)?;
         let v = sc.vlmeta_get(name)?;
         let n = i32::try_from(v.len()).map_err(|_| Error::Data)?;
         let p = malloc_copy(&v)?;
+        // SAFETY: `content` and `content_len` checked non-NULL above; valid for writes
+        // (caller contract).
         unsafe {
             *content = p;
             *content_len = n;
@@ -153,6 +167,7 @@ pub unsafe extern "C" fn blosc2_vlmeta_delete(schunk: *mut blosc2_schunk, name: 
     guard_code(|| {
         // SAFETY: caller contract.
         let name = unsafe { c_str(name) }.ok_or(Error::InvalidParam)?;
+        // SAFETY: caller contract: `schunk` NULL or live.
         let n = unsafe { change(schunk, |sc| sc.vlmeta_delete(name)) }?;
         Ok(n as i32)
     })
@@ -175,6 +190,8 @@ pub unsafe extern "C" fn blosc2_vlmeta_get_names(
             return Err(Error::NullPointer);
         }
         for (i, m) in h.vlmetas.iter().enumerate().take(n) {
+            // SAFETY: caller contract: `names` has room for `nvlmetalayers` (`n`) pointers, and
+            // `i < n`; non-NULL (checked above, as `n > 0`).
             unsafe { *names.add(i) = m.name.as_ptr().cast_mut() };
         }
         Ok(n as i32)

@@ -2,7 +2,7 @@
 //! 3.3.5's names, values, field order and layout (cbindgen turns this file
 //! into the declarations of `include/blosc2.h`), and the opaque types the C
 //! structs point to (`blosc2_context`, `blosc2_frame`).
-#![allow(non_camel_case_types, non_upper_case_globals)]
+#![allow(non_camel_case_types)] // the C names of blosc2.h, kept for cbindgen
 
 use crate::os::{c_char, c_int, c_void, size_t};
 use b2nd::chunk::{Compressor, Decompressor};

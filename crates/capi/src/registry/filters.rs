@@ -1,5 +1,5 @@
 //! Ids of the globally registered filters (`blosc2/filters-registry.h`).
-#![allow(non_camel_case_types)]
+#![allow(non_camel_case_types)] // the C names of blosc2/filters-registry.h, kept for cbindgen
 use crate::os::{c_char, c_int};
 
 pub const BLOSC_FILTER_NDCELL: c_int = 32;

@@ -1,5 +1,5 @@
 //! Ids of the globally registered tuners (`blosc2/tuners-registry.h`).
-#![allow(non_camel_case_types)]
+#![allow(non_camel_case_types)] // the C names of blosc2/tuners-registry.h, kept for cbindgen
 use crate::os::{c_char, c_int};
 
 pub const BLOSC_BTUNE: c_int = 32;

@@ -1,5 +1,5 @@
 //! The `repr(C)` mirrors of `blosc2/blosc2-stdio.h`.
-#![allow(non_camel_case_types)]
+#![allow(non_camel_case_types)] // the C names of blosc2/blosc2-stdio.h, kept for cbindgen
 
 use crate::os::{c_char, c_int, size_t, FILE};
 
