@@ -81,7 +81,7 @@ setup() { # emulate: also qemu and binfmt_misc (to run the tests)
 
 build() {
   echo "== build $triple"
-  cargo build --release --target "$triple" --features ndarray --lib --bins 2>&1 | tail -1
+  # (one build: the tests' build makes the library and the tool too)
   cargo test --release --target "$triple" --features ndarray --no-run 2>&1 | tail -1
 }
 
@@ -98,6 +98,7 @@ run_tests() {
   count "$log"
   grep -E '^test .* FAILED$|panicked at' "$log" | head -20 || true
   part "Rust tests" "$passed" "$failed"
+  example "target/$triple/release/examples/arrays"
 
   echo "== files across machines"
   local venv

@@ -52,3 +52,17 @@ python_reads() {
   bad=$(echo "$py" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
   part "$1" "${ok:-0}" "${bad:-1}"
 }
+
+# example PROGRAM [RUNNER...]: the README's Rust example (examples/rust/arrays.rs), counted as
+# a part; its files go to the system's temporary directory, or to $EXAMPLE_DIR where set
+example() {
+  local prog=$1
+  shift
+  echo "== the Rust example (examples/rust/arrays.rs)"
+  if "$@" "$prog" ${EXAMPLE_DIR:+"$EXAMPLE_DIR"} >"$out/example.log" 2>&1; then
+    part "the Rust example" 1 0
+  else
+    tail -5 "$out/example.log"
+    part "the Rust example" 0 1
+  fi
+}

@@ -53,7 +53,7 @@ setup() {
 
 build() {
   echo "== build $triple"
-  cargo build --release --target "$triple" -p b2nd-capi -p b2nd-cli 2>&1 | tail -1
+  # (one build: the tests' build makes the DLL, the static library and the tool too)
   cargo test --release --target "$triple" --features ndarray --workspace --no-run 2>&1 | tail -1
   layout "target/$triple/release" "$inst"
 }
@@ -126,6 +126,7 @@ run_tests() {
   count "$log"
   grep -E '^test .* FAILED$' "$log" | head -40 || true
   part "Rust tests" "$passed" "$failed"
+  example "target/$triple/release/examples/arrays.exe" wine
   # of which the crash and power-loss checks on Windows' file semantics: processes
   # ended at every write of a change (abort: no unwinding, as TerminateProcess),
   # simulated power losses, a lock another handle holds, holes a crash leaves
@@ -143,7 +144,8 @@ run_tests() {
   python_reads "Windows files read by python-blosc2" "$out/set" "$venv"
 
   echo "== the DLL's exports against the Linux library's"
-  cargo build --release -p b2nd-capi 2>&1 | tail -1
+  # (with the features of scripts/test.sh's Rust tests, whose build this one then is)
+  cargo build --release -p b2nd-capi --features b2nd/ndarray 2>&1 | tail -1
   nm -D --defined-only target/release/libb2nd_capi.so | awk '$2=="T"{print $3}' | sort >"$out/exports-linux.txt"
   exports "$inst/bin/libblosc2.dll" >"$out/exports-dll.txt"
   local n missing

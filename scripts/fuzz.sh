@@ -9,6 +9,7 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default 60 s; targets: chunk frame b2nd mutate)
 #   scripts/fuzz.sh --runs N [TARGET...]                  N inputs per target from a fixed seed
 #                                                         (repeatable: what CI runs)
+#   scripts/fuzz.sh --setup                               only install what it needs (below)
 #
 # Targets (fuzz/targets/fuzz_TARGET.c): chunk (decompress, getitem, queries; 1 and 2
 # threads), frame (super-chunk from a buffer or a file, then every read), b2nd (an array
@@ -25,7 +26,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 budget=()
 fresh=0
-if [[ ${1:-} == --runs ]]; then
+setup_only=0
+if [[ ${1:-} == --setup ]]; then
+    setup_only=1  # install clang-14 and libFuzzer's runtime when missing, then stop
+elif [[ ${1:-} == --runs ]]; then
     budget=(-runs="$2" -seed=1)
     fresh=1  # a repeatable run starts from the seeds alone
     shift 2
@@ -41,6 +45,7 @@ if ! command -v "$CLANG" >/dev/null || ! ls /usr/lib/llvm-14/lib/clang/*/lib/lin
     { apt-get install -y clang-14 libclang-rt-14-dev || { apt-get update && apt-get install -y clang-14 libclang-rt-14-dev; }; } >/dev/null 2>&1 \
         || { echo "fuzz: clang-14 with libFuzzer is not available; install clang-14 and libclang-rt-14-dev" >&2; exit 2; }
 fi
+(( setup_only == 0 )) || exit 0
 venv=$(./scripts/setup.sh)
 export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 # Frames are changed without syncs (the journal still records every change): fuzzing looks

@@ -2,6 +2,7 @@
 # Release archives and Python wheels of libb2nd, into dist/ with SHA256SUMS.
 #
 #   scripts/release.sh VERSION [--no-test] [--no-wheels] [TARGET...]
+#   scripts/release.sh --setup      only install the tools (scripts/test.sh, in the background)
 #
 # VERSION  the crates' version (Cargo.toml), which the names carry; another is refused.
 # TARGET   linux-x86_64, linux-aarch64, windows-x86_64, macos-universal2 (default: all four).
@@ -39,6 +40,8 @@ export CARGO_TERM_COLOR=never
 usage() { sed -n '2,/^set -eu/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2; }
 version=${1:-}; [ -n "$version" ] || usage; shift
 crate_version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+setup_only=0
+if [ "$version" = --setup ]; then setup_only=1 version=$crate_version; fi
 [ "$version" = "$crate_version" ] || { echo "release.sh: VERSION $version is not the crates' version ($crate_version, Cargo.toml)" >&2; exit 2; }
 test=1 wheels=1 targets=()
 for a in "$@"; do
@@ -54,6 +57,9 @@ done
 : "${SOURCE_DATE_EPOCH:=$(git log -1 --format=%ct 2>/dev/null || echo 0)}"
 export SOURCE_DATE_EPOCH
 export CARGO_TARGET_DIR=$root/target/dist
+# (the profile of Cargo.toml as it is, whatever the caller's environment: scripts/test.sh turns
+# LTO off for the tests' builds)
+unset CARGO_PROFILE_RELEASE_LTO CARGO_PROFILE_RELEASE_CODEGEN_UNITS CARGO_PROFILE_RELEASE_OPT_LEVEL
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 # The paths of this checkout and of cargo's sources, as the compilers would write them
 # (panic locations, __FILE__), mapped to fixed names.
@@ -79,6 +85,8 @@ zigbuild_setup() {
     "$tools/bin/pip" install -q "ziglang==$ZIGLANG_VERSION" "cargo-zigbuild==$ZIGBUILD_VERSION" auditwheel
   fi
 }
+
+if [ $setup_only = 1 ]; then zigbuild_setup; exit 0; fi
 
 # manylinux2014's libraries (PEP 599), the only ones a Linux build may need
 MANYLINUX2014_LIBS="libgcc_s.so.1 libstdc++.so.6 libm.so.6 libdl.so.2 librt.so.1 libc.so.6 libnsl.so.1 libutil.so.1 libpthread.so.0 libresolv.so.2 libX11.so.6 libXext.so.6 libXrender.so.1 libICE.so.6 libSM.so.6 libGL.so.1 libgobject-2.0.so.0 libgthread-2.0.so.0 libglib-2.0.so.0 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1"

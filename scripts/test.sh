@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+# The tests' release builds skip the shipped library's cross-crate LTO: each of some 30 test
+# programs would redo it (it made a target's test build several times slower). The release
+# archive (stage "a release archive") is built as shipped, with LTO, and tested unpacked.
+export CARGO_PROFILE_RELEASE_LTO=false
 venv=$(B2ND_NEEDS=pkg-config ./scripts/setup.sh)
 export PATH="$venv/bin:$PATH"  # cmake and python from the venv
 ref=$("$venv/bin/python" -c 'import blosc2, os; print(os.path.dirname(blosc2.__file__))')
@@ -29,11 +33,48 @@ report_timings() {
 }
 trap report_timings EXIT
 
+stage "gates: rustfmt, shellcheck and ruff (scripts/lint.sh)"
+cargo fmt --all --check
+(cd loom && cargo fmt --check)
+./scripts/lint.sh
+
+# The toolchains of the later stages (Debian packages, Rust targets, PyPI tools) install in
+# the background while the stages before them build and test: one after the other, as
+# apt-get takes a lock; each stage waits for its own (build/setup/NAME.rc). A machine that
+# cannot install a target's toolchain (no network) skips that stage, and says so.
+rm -rf build/setup && mkdir -p build/setup
+(
+  trap - EXIT
+  set +e
+  for step in "i686 setup" "aarch64 setup-build" "windows setup" "macos setup" "wasm32 setup"; do
+    read -r name what <<<"$step"
+    ./scripts/cross.sh "$name" "$what" >"build/setup/$name.log" 2>&1
+    echo $? >"build/setup/$name.rc"
+  done
+  ./scripts/release.sh --setup >build/setup/release.log 2>&1; echo $? >build/setup/release.rc
+  ./scripts/fuzz.sh --setup >build/setup/fuzz.log 2>&1; echo $? >build/setup/fuzz.rc
+) </dev/null &
+# setup_ok NAME: waits for NAME's setup; 0 if it succeeded, else its log's end and 1
+setup_ok() {
+  while [ ! -s "build/setup/$1.rc" ]; do sleep 2; done
+  [ "$(cat "build/setup/$1.rc")" = 0 ] && return 0
+  tail -3 "build/setup/$1.log"
+  return 1
+}
+
+stage "clippy, warnings as errors"
+cargo clippy --workspace --all-targets --all-features -- -D warnings 2>&1 | tail -1
+
+stage "cargo-deny: licenses, bans, sources (scripts/deny.sh)"
+./scripts/deny.sh
+
 stage "cargo test: build"
 cargo test --release --features ndarray --no-run 2>&1 | tail -1
 stage "cargo test: run"
 # (crates/capi/tests/headers.rs: include/ is what cbindgen generates from the sources)
 cargo test --release --features ndarray -- --include-ignored 2>&1
+echo "== the README's Rust example (examples/rust/arrays.rs)"
+./target/release/examples/arrays
 
 stage "cargo doc, warnings as errors"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features ndarray 2>&1 | tail -3
@@ -42,8 +83,9 @@ stage "zlib-ng's portable kernels, built without the venv's cmake (other archite
 PATH="${PATH#"$venv/bin:"}" B2ND_ZLIB_NG_PORTABLE=1 cargo test --test zlib_golden --target-dir target/portable 2>&1
 
 stage "install"
+# (of the library and tool the Rust tests built: target/release; the demo's install.sh builds)
 rm -rf build/install build/c_tests build/c_tests_asan
-./scripts/install.sh build/install
+./scripts/install.sh build/install --built target/release
 
 stage "C tests (ctest)"
 # A shared library on the core crate alone, for the core_cdylib_* tests.
@@ -73,56 +115,57 @@ cc -std=c11 -Wall -Werror -Ibuild/install/include c_tests/test_null_args.c -Lbui
 stage "the thread pool's loom model (scripts/loom.sh)"
 ./scripts/loom.sh
 
-stage "other machines (scripts/cross.sh): i686 built and tested, aarch64 built"
+stage "i686 built and tested (scripts/cross.sh i686 test)"
 # (The emulated runs, aarch64 and s390x tests, take longer: scripts/cross.sh
-# TARGET test, results in docs/PORTING.md.) A machine that cannot install a
-# target's toolchain (no network) skips it, and says so.
-if ./scripts/cross.sh i686 setup >build/cross-setup.log 2>&1; then
+# TARGET test, results in docs/PORTING.md.)
+if setup_ok i686; then
   ./scripts/cross.sh i686 test
 else
-  tail -3 build/cross-setup.log; echo "cross: i686 SKIPPED (its toolchain could not be installed)"
+  echo "cross: i686 SKIPPED (its toolchain could not be installed)"
 fi
 stage "aarch64 built (scripts/cross.sh aarch64 build)"
-if ./scripts/cross.sh aarch64 setup-build >build/cross-setup.log 2>&1; then
+if setup_ok aarch64; then
   ./scripts/cross.sh aarch64 build
 else
-  tail -3 build/cross-setup.log; echo "cross: aarch64 build SKIPPED (its toolchain could not be installed)"
+  echo "cross: aarch64 build SKIPPED (its toolchain could not be installed)"
 fi
 
 stage "Windows x86-64 (scripts/cross.sh windows ci): mingw-w64 builds, wine runs"
 # The Rust tests (the model test with 2 of its 12 seeds), the file exchanges with
 # Linux and python-blosc2, the DLL's exports, the ABI, a C program on the import
 # library. ctest and c-blosc2's tests under wine: scripts/cross.sh windows test.
-if ./scripts/cross.sh windows setup >build/cross-setup.log 2>&1; then
+if setup_ok windows; then
   ./scripts/cross.sh windows ci
 else
-  tail -3 build/cross-setup.log; echo "cross: windows SKIPPED (mingw-w64 or wine could not be installed)"
+  echo "cross: windows SKIPPED (mingw-w64 or wine could not be installed)"
 fi
 
-stage "macOS and WebAssembly builds (scripts/cross.sh macos ci, wasm32 ci)"
+stage "macOS built and linked (scripts/cross.sh macos ci)"
 # macOS: the C library for arm64 and x86-64 (zig and lld; never run here), its exports, names
 # and ABI, our C tests linked, universal2. wasm32-wasip1: the core and the C library, one C
 # program run under wasmtime. The tests (wasm32: Rust, C, c-blosc2's, file exchanges) take
 # longer: scripts/cross.sh wasm32 test, results in docs/PORTING.md.
-if ./scripts/cross.sh macos setup >build/cross-setup.log 2>&1; then
+if setup_ok macos; then
   ./scripts/cross.sh macos ci
 else
-  tail -3 build/cross-setup.log; echo "cross: macos SKIPPED (zig or llvm could not be installed)"
+  echo "cross: macos SKIPPED (zig or llvm could not be installed)"
 fi
 stage "wasm32-wasip1 (scripts/cross.sh wasm32 ci)"
-if ./scripts/cross.sh wasm32 setup >build/cross-setup.log 2>&1; then
+if setup_ok wasm32; then
   ./scripts/cross.sh wasm32 ci
 else
-  tail -3 build/cross-setup.log; echo "cross: wasm32 SKIPPED (its Rust std, zig or wasmtime could not be installed)"
+  echo "cross: wasm32 SKIPPED (its Rust std, zig or wasmtime could not be installed)"
 fi
 
 stage "a release archive and wheel (scripts/release.sh VERSION linux-x86_64): glibc 2.17, tested unpacked"
 # (the other archives, the wheels' clients and the reproducibility check: docs/RELEASE.md)
+setup_ok release || true  # (release.sh installs what is missing)
 ./scripts/release.sh "$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)" linux-x86_64
 
 stage "the CI workflows of .github/ (scripts/actionlint.sh; they never run here)"
 ./scripts/actionlint.sh
 
 stage "fuzzing, short budget (scripts/fuzz.sh; longer runs: scripts/fuzz.sh SECONDS)"
+setup_ok fuzz || true  # (fuzz.sh says what is missing)
 ./scripts/fuzz.sh --runs 40000
 echo "all tests passed"

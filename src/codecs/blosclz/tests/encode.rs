@@ -1,7 +1,7 @@
 //! Encoder tests: round trips, refusals, reference outputs.
 
-use super::super as blosclz;
 use super::{compress_twin, corpus, round_trip, TWINS};
+use crate::codecs::blosclz;
 
 #[test]
 fn round_trips_small_sizes_every_level() {
