@@ -63,7 +63,7 @@ setup_ok() {
 }
 
 stage "clippy, warnings as errors"
-cargo clippy --workspace --all-targets --all-features -- -D warnings 2>&1 | tail -1
+cargo clippy --workspace --all-targets --all-features -- -D warnings
 
 stage "cargo-deny: licenses, bans, sources (scripts/deny.sh)"
 ./scripts/deny.sh

@@ -1484,7 +1484,7 @@ fn do_step(env: &mut Env, st: &mut State, op: &Op, done: &mut usize) -> Result<(
         if exec(env, st, op)? {
             *done += 1;
             check(st.a(), &st.m, &format!("after {op:?}"))?;
-            if *done % EVERY_REOPEN == 0 && st.kind != Kind::Mem {
+            if (*done).is_multiple_of(EVERY_REOPEN) && st.kind != Kind::Mem {
                 exec(env, st, &Op::Reopen)?;
                 check(st.a(), &st.m, &format!("reopened after {op:?}"))?;
             }

@@ -201,7 +201,7 @@ impl Geometry {
     pub fn get_points(&self, sc: &SuperChunk, coords: &[i64], buffer: &mut [u8]) -> Result<()> {
         let nd = self.ndim().max(1);
         let ts = sc.typesize().max(1) as usize;
-        if coords.len() % nd != 0 || buffer.len() < coords.len() / nd * ts {
+        if !coords.len().is_multiple_of(nd) || buffer.len() < coords.len() / nd * ts {
             return Err(Error::InvalidParam);
         }
         let ones = vec![1i64; self.ndim()];

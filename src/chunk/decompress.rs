@@ -336,7 +336,7 @@ impl<'a> Decoder<'a> {
         if neblock == 0 || neblock * nstreams != bsize {
             return Err(Error::Data);
         }
-        if shuffled && (nstreams != ts || lo % ts != 0 || hi % ts != 0) {
+        if shuffled && (nstreams != ts || !lo.is_multiple_of(ts) || !hi.is_multiple_of(ts)) {
             return Ok(false);
         }
         let Scratch { tmp1, codec, lazy, .. } = s;

@@ -64,7 +64,7 @@ impl<'a> FrameView<'a> {
         }
         let n = match h.chunksize {
             c if c > 0 => (h.nbytes as u64).div_ceil(c as u64) as usize,
-            0 if index_nbytes % 8 == 0 => index_nbytes / 8,
+            0 if index_nbytes.is_multiple_of(8) => index_nbytes / 8,
             _ => return Err(Error::InvalidHeader),
         };
         if n > i32::MAX as usize / 8 {

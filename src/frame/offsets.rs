@@ -326,7 +326,7 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            let val = if x % 3 == 0 { (x % 50) as i64 } else { -((x % 3) as i64) - 1 };
+            let val = if x.is_multiple_of(3) { (x % 50) as i64 } else { -((x % 3) as i64) - 1 };
             match (x >> 8) % 5 {
                 0 | 1 => {
                     let n = 1 + (x >> 20) % 40;

@@ -38,7 +38,7 @@ fn divisor_at_most(n: u64, r: u64) -> u64 {
     let mut best = 1;
     let mut i = 1;
     while i * i <= n {
-        if n % i == 0 {
+        if n.is_multiple_of(i) {
             for d in [i, n / i] {
                 if d <= r && d > best {
                     best = d;
@@ -62,7 +62,7 @@ fn partition(mut budget: u64, shape: &[u64], min: &[u64]) -> Vec<u64> {
         let mut r = shape[d].max(min[d]);
         if r > budget {
             r = budget.max(min[d]);
-            if shape[d] % r != 0 {
+            if !shape[d].is_multiple_of(r) {
                 let nr = divisor_at_most(shape[d], r);
                 if nr > r / 2 {
                     r = nr;
@@ -106,7 +106,7 @@ fn computed(shape: &[u64], itemsize: u64, c: &Caches) -> (Vec<u64>, Vec<u64>) {
     cs = cs / bbytes * bbytes;
     let mut chunks = partition(cs / itemsize, shape, &blocks);
     for i in 0..nd {
-        if chunks[i] % blocks[i] != 0 {
+        if !chunks[i].is_multiple_of(blocks[i]) {
             chunks[i] = (chunks[i] / blocks[i] + 1) * blocks[i];
         }
         chunks[i] = chunks[i].min(shape[i]);

@@ -153,7 +153,7 @@ fn cell_side(meta: u8) -> Result<usize> {
 
 /// The length of cell `i` along a dimension of `len` bytes.
 fn edge(len: usize, side: usize, i: usize) -> usize {
-    if i + 1 == len.div_ceil(side) && len % side != 0 {
+    if i + 1 == len.div_ceil(side) && !len.is_multiple_of(side) {
         len % side
     } else {
         side

@@ -149,7 +149,7 @@ pub(crate) fn bitunshuffle_with(
     check(typesize, src, dst);
     let n = src.len() / typesize;
     let body = if format_version == 2 {
-        if n % 8 == 0 {
+        if n.is_multiple_of(8) {
             n * typesize
         } else {
             0
@@ -169,7 +169,7 @@ pub(crate) fn bitunshuffle_with(
 /// Asserts the contract of the body transforms (`src.len() == dst.len() ==
 /// n8 * typesize`, `n8 % 8 == 0`); returns `n8 / 8`, the length of a bit-row.
 fn body_rows(typesize: usize, src: &[u8], dst: &[u8]) -> usize {
-    assert!(typesize >= 1 && src.len() == dst.len() && src.len() % (8 * typesize) == 0);
+    assert!(typesize >= 1 && src.len() == dst.len() && src.len().is_multiple_of(8 * typesize));
     src.len() / (8 * typesize)
 }
 

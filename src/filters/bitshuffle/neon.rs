@@ -26,7 +26,7 @@ pub(super) fn kernels() -> Option<Kernels> {
 /// # Panics
 /// If `bytes.len() % 8 != 0` or the bit-rows do not fit `out`.
 fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
-    assert!(bytes.len() % 8 == 0);
+    assert!(bytes.len().is_multiple_of(8));
     let groups = bytes.len() / 8;
     if groups >= 16 {
         shuffle_neon::gather8_then(bytes, out, m, groups, transpose_bits);
@@ -40,7 +40,7 @@ fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
 /// # Panics
 /// If `bytes.len() % 8 != 0` or the bit-rows do not fit `src`.
 fn from_planes(src: &[u8], m: usize, bytes: &mut [u8]) {
-    assert!(bytes.len() % 8 == 0);
+    assert!(bytes.len().is_multiple_of(8));
     let groups = bytes.len() / 8;
     if groups >= 16 {
         shuffle_neon::scatter8_with(src, m, bytes, groups, transpose_bits);

@@ -42,7 +42,7 @@ fn from_planes_entry(src: &[u8], m: usize, bytes: &mut [u8]) {
 /// If `bytes.len() % 8 != 0` or the bit-rows do not fit `out`.
 #[target_feature(enable = "sse2")]
 pub(super) unsafe fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
-    assert!(bytes.len() % 8 == 0);
+    assert!(bytes.len().is_multiple_of(8));
     let groups = bytes.len() / 8;
     if groups >= 16 {
         // SAFETY: SSE2 is available (guaranteed by the caller).
@@ -61,7 +61,7 @@ pub(super) unsafe fn to_planes(bytes: &mut [u8], out: &mut [u8], m: usize) {
 /// If `bytes.len() % 8 != 0` or the bit-rows do not fit `src`.
 #[target_feature(enable = "sse2")]
 pub(super) unsafe fn from_planes(src: &[u8], m: usize, bytes: &mut [u8]) {
-    assert!(bytes.len() % 8 == 0);
+    assert!(bytes.len().is_multiple_of(8));
     let groups = bytes.len() / 8;
     if groups >= 16 {
         // SAFETY: SSE2 is available (guaranteed by the caller).

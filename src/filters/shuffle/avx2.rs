@@ -224,7 +224,7 @@ unsafe fn gather_pow2<const C: usize>(
     then: impl Fn(&mut [__m256i; C]) + Copy,
 ) {
     let group = group_by_column::<C>();
-    if C == 8 && rows >= 64 && ds % 4096 == 0 {
+    if C == 8 && rows >= 64 && ds.is_multiple_of(4096) {
         // All 8 output rows share one L1 set: write each 64-byte line at
         // once (two blocks per step) so no line is evicted half-written.
         for r in aligned_block_starts(rows, 64, dst as usize, 1) {

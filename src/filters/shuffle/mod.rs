@@ -202,7 +202,7 @@ pub(crate) fn aligned_block_starts(
     unit: usize,
 ) -> impl Iterator<Item = usize> + Clone {
     let gap = base.wrapping_neg() % 32;
-    let skew = if gap % unit == 0 && len > b { gap / unit } else { 0 };
+    let skew = if gap.is_multiple_of(unit) && len > b { gap / unit } else { 0 };
     (skew > 0).then_some(0).into_iter().chain((skew..len).step_by(b).map(move |s| s.min(len - b)))
 }
 
@@ -212,7 +212,7 @@ pub(crate) fn aligned_block_starts(
 /// was measured to help.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn crowded(stride: usize) -> bool {
-    stride % 2048 == 0
+    stride.is_multiple_of(2048)
 }
 
 /// True when a `rows × cols` matrix with the given row stride fits in `len`
