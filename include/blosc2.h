@@ -728,11 +728,19 @@ extern "C" {
 
 /**
  * Create a compression context (NULL on invalid parameters).
+ *
+ * # Safety
+ * The pointers in `cparams` (`schunk`, `prefilter`, `preparams`, `udbtune`) NULL or valid
+ * for as long as the context lives.
  */
 BLOSC_EXPORT blosc2_context *blosc2_create_cctx(struct blosc2_cparams cparams);
 
 /**
  * Create a decompression context (NULL on invalid parameters).
+ *
+ * # Safety
+ * The pointers in `dparams` (`schunk`, `postfilter`, `postparams`) NULL or valid for as
+ * long as the context lives.
  */
 BLOSC_EXPORT blosc2_context *blosc2_create_dctx(struct blosc2_dparams dparams);
 
@@ -803,6 +811,10 @@ BLOSC_EXPORT int16_t blosc2_get_nthreads(void);
  * library's own threads (NULL: back to the library's threads). The callback
  * must call `dojob` on each of the `numjobs` elements of `jobdata` (each
  * `jobdata_elsize` bytes) and return when all have returned.
+ *
+ * # Safety
+ * `callback` NULL or a function that does the above, callable from any thread with
+ * `callback_data`, until it is replaced.
  */
 BLOSC_EXPORT void blosc2_set_threads_callback(blosc_threads_callback callback, void *callback_data);
 
