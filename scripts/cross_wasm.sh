@@ -206,11 +206,6 @@ case "$what" in
     c_ok=0; c_bad=0
     c_case test_chunk_api "$PWD/scripts/wasm/run" "$PWD/$out/c_tests/test_chunk_api.wasm"
     part "a C program on the static library, under wasmtime (c_tests/test_chunk_api.c)" "$c_ok" "$c_bad"
-    # the README's Rust example, its files in a directory of the host (WASI has no temporary
-    # directory of its own)
-    cargo_wasm build --release --target "$triple" -p b2nd --example arrays 2>&1 | tail -1
-    mkdir -p "$out/example"
-    EXAMPLE_DIR="$PWD/$out/example" example "target/$triple/release/examples/arrays.wasm" "$PWD/scripts/wasm/run"
     ;;
   *) echo "usage: scripts/cross.sh wasm32 [setup|build|test|c-tests|exchanges|ci]" >&2; exit 2 ;;
 esac

@@ -126,7 +126,6 @@ run_tests() {
   count "$log"
   grep -E '^test .* FAILED$' "$log" | head -40 || true
   part "Rust tests" "$passed" "$failed"
-  example "target/$triple/release/examples/arrays.exe" wine
   # of which the crash and power-loss checks on Windows' file semantics: processes
   # ended at every write of a change (abort: no unwinding, as TerminateProcess),
   # simulated power losses, a lock another handle holds, holes a crash leaves
