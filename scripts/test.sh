@@ -34,6 +34,7 @@ report_timings() {
 trap report_timings EXIT
 
 stage "gates: rustfmt, shellcheck and ruff (scripts/lint.sh)"
+rustup component add rustfmt clippy >/dev/null 2>&1 || true  # (a minimal toolchain lacks them)
 cargo fmt --all --check
 (cd loom && cargo fmt --check)
 ./scripts/lint.sh
