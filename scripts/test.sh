@@ -71,6 +71,9 @@ stage "cargo-deny: licenses, bans, sources (scripts/deny.sh)"
 
 stage "cargo test: build"
 cargo test --release --features ndarray --no-run 2>&1 | tail -1
+# (the shared and static C libraries, which the tests' build does not link: stage "install"
+# takes them and the tool from here, built with the tests' features so nothing is rebuilt)
+cargo build --release -p b2nd-capi -p b2nd-cli --features b2nd/ndarray 2>&1 | tail -1
 stage "cargo test: run"
 # (crates/capi/tests/headers.rs: include/ is what cbindgen generates from the sources)
 cargo test --release --features ndarray -- --include-ignored 2>&1
