@@ -53,8 +53,10 @@ setup() {
 
 build() {
   echo "== build $triple"
-  # (one build: the tests' build makes the DLL, the static library and the tool too)
   cargo test --release --target "$triple" --features ndarray --workspace --no-run 2>&1 | tail -1
+  # (the DLL, the static library and the tool, which the tests' build does not link: with the
+  # tests' features, so that nothing is built twice)
+  cargo build --release --target "$triple" -p b2nd-capi -p b2nd-cli --features b2nd/ndarray 2>&1 | tail -1
   layout "target/$triple/release" "$inst"
 }
 
