@@ -17,6 +17,6 @@ done
 echo "== rust-version $msrv (${#manifests[@]} manifests agree)"
 rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1 || rustup toolchain install "$msrv" --profile minimal
 rustc "+$msrv" --version
-cargo "+$msrv" build --locked --workspace --all-targets --all-features --target-dir target/msrv "$@" 2>&1 | tail -2
-(cd loom && RUSTFLAGS="--cfg loom" cargo "+$msrv" build --locked --tests --target-dir ../target/msrv "$@" 2>&1 | tail -1)
+cargo "+$msrv" build --locked --workspace --all-targets --all-features --target-dir target/msrv "$@" 2>&1 | tail -4
+(cd loom && RUSTFLAGS="--cfg loom" cargo "+$msrv" build --locked --tests --target-dir ../target/msrv "$@" 2>&1 | tail -4)
 echo "msrv: the workspace builds with Rust $msrv"
