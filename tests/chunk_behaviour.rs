@@ -5,6 +5,14 @@ use b2nd::chunk::header::filter;
 use b2nd::chunk::{CParams, Compressor, DParams, Decompressor, Header, SplitMode};
 use b2nd::codecs::{Codec, ALL};
 
+/// The codecs the tests go through: every one, or under Miri BloscLZ alone
+/// (the others are C libraries, which Miri cannot call).
+const CODECS: &[Codec] = if cfg!(miri) { &[Codec::BloscLz] } else { &ALL };
+/// LZ4 where a test wants any codec, or BloscLZ under Miri.
+const LZ4: Codec = if cfg!(miri) { Codec::BloscLz } else { Codec::Lz4 };
+/// Zstd where a test wants any codec, or BloscLZ under Miri.
+const ZSTD: Codec = if cfg!(miri) { Codec::BloscLz } else { Codec::Zstd };
+
 fn ints(n: usize) -> Vec<u8> {
     (0u32..).flat_map(|i| (i.wrapping_mul(7) / 3).to_le_bytes()).take(n).collect()
 }
@@ -30,13 +38,17 @@ fn decompress(chunk: &[u8], nthreads: i16) -> Vec<u8> {
 fn every_codec_pipeline_and_thread_count_round_trips() {
     // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
     b2nd::chunk::set_min_bytes_per_thread(0);
-    let src = ints(1_000_003);
-    for codec in ALL {
+    // (Under Miri 4 kB in blocks of 1 kB: it is slow.)
+    let src = ints(if cfg!(miri) { 4_003 } else { 1_000_003 });
+    for &codec in CODECS {
         for shuffle in 0..=2 {
             for delta in [false, true] {
                 for nthreads in [1, 2] {
                     let mut p = CParams::classic(codec, 5, shuffle, 4, delta);
                     p.nthreads = nthreads;
+                    if cfg!(miri) {
+                        p.blocksize = 1024;
+                    }
                     let chunk = compress(p, &src);
                     assert!(chunk.len() <= src.len() + 32, "{codec:?} {shuffle} {delta}");
                     if shuffle > 0 {
@@ -51,13 +63,19 @@ fn every_codec_pipeline_and_thread_count_round_trips() {
 
 #[test]
 fn getitem_on_delta_chunks_returns_the_items() {
-    let src = ints(400_000);
-    let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, true);
-    p.blocksize = 16 * 1024;
+    // (Under Miri 8 kB in blocks of 1 kB: it is slow.)
+    let (n, blocksize, starts) = if cfg!(miri) {
+        (8_000, 1024, [0i64, 10, 256, 260, 1000, 1900])
+    } else {
+        (400_000, 16 * 1024, [0i64, 10, 4096, 4100, 50_000, 99_900])
+    };
+    let src = ints(n);
+    let mut p = CParams::classic(LZ4, 5, 1, 4, true);
+    p.blocksize = blocksize;
     let chunk = compress(p, &src);
     let mut d = Decompressor::new(DParams::default());
     let mut out = vec![0u8; 400];
-    for start in [0i64, 10, 4096, 4100, 50_000, 99_900] {
+    for start in starts {
         assert_eq!(d.getitem(&chunk, start, 100, &mut out).unwrap(), 400);
         let s = start as usize * 4;
         assert_eq!(out, src[s..s + 400], "start {start}");
@@ -66,7 +84,9 @@ fn getitem_on_delta_chunks_returns_the_items() {
 
 #[test]
 fn delta_round_trips_sizes_that_are_not_multiples_of_the_typesize() {
-    for n in [33usize, 1001, 65_539, 300_001] {
+    // (Under Miri up to 4 kB: it is slow.)
+    let sizes: &[usize] = if cfg!(miri) { &[33, 1001, 4099] } else { &[33, 1001, 65_539, 300_001] };
+    for &n in sizes {
         let src = ints(n);
         for typesize in [2, 4, 8, 12] {
             let p = CParams::classic(Codec::BloscLz, 5, 1, typesize, true);
@@ -77,9 +97,10 @@ fn delta_round_trips_sizes_that_are_not_multiples_of_the_typesize() {
 
 #[test]
 fn forced_block_sizes_are_adjusted_and_stated_truly() {
-    let src = ints(100_000);
+    // (Under Miri 8 kB: it is slow.)
+    let src = ints(if cfg!(miri) { 8_000 } else { 100_000 });
     for forced in [1001, 4097, 7, 250_000] {
-        let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+        let mut p = CParams::classic(LZ4, 5, 1, 4, false);
         p.blocksize = forced;
         let chunk = compress(p, &src);
         let h = Header::parse(&chunk).unwrap();
@@ -93,13 +114,15 @@ fn forced_block_sizes_are_adjusted_and_stated_truly() {
 fn corrupted_chunks_fail_cleanly_with_two_threads() {
     // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
     b2nd::chunk::set_min_bytes_per_thread(0);
-    let src = ints(2_000_000);
-    let mut p = CParams::classic(Codec::Zstd, 5, 1, 4, true);
-    p.blocksize = 32 * 1024;
+    // (Under Miri 20 kB in blocks of 2 kB: it is slow.)
+    let (n, blocksize, at) = if cfg!(miri) { (20_000, 2048, 1_000) } else { (2_000_000, 32 * 1024, 5_000) };
+    let src = ints(n);
+    let mut p = CParams::classic(ZSTD, 5, 1, 4, true);
+    p.blocksize = blocksize;
     let chunk = compress(p, &src);
     let mut d = Decompressor::new(DParams { nthreads: 2, typesize: 4, ..DParams::default() });
     let mut out = vec![0u8; src.len()];
-    for pos in [200usize, 5_000, chunk.len() / 2, chunk.len() - 10] {
+    for pos in [200usize, at, chunk.len() / 2, chunk.len() - 10] {
         let mut bad = chunk.clone();
         for b in &mut bad[pos..pos + 8] {
             *b ^= 0x5a;
@@ -126,13 +149,14 @@ fn clevel_zero_and_tiny_buffers_are_memcpyed() {
 
 #[test]
 fn all_zero_buffers_become_zero_special_chunks() {
-    let src = vec![0u8; 1 << 20];
+    let src = vec![0u8; if cfg!(miri) { 1 << 14 } else { 1 << 20 }]; // (Miri is slow)
     let chunk = compress(CParams::classic(Codec::BloscLz, 5, 1, 4, false), &src);
     assert_eq!(chunk.len(), 32);
     assert_eq!(decompress(&chunk, 1), src);
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "Miri: calls the C codecs lz4 and zstd")]
 fn dictionaries_round_trip_for_lz4_and_zstd() {
     let src = ints(2_000_000);
     for codec in [Codec::Lz4, Codec::Lz4hc, Codec::Zstd] {
@@ -164,8 +188,10 @@ fn dictionaries_round_trip_for_lz4_and_zstd() {
 
 #[test]
 fn trunc_prec_keeps_the_requested_precision() {
-    let src: Vec<u8> = (0..10_000).flat_map(|i| (i as f32 * 0.123).to_ne_bytes()).collect();
-    let mut p = CParams::classic(Codec::Lz4, 5, 1, 4, false);
+    // (Under Miri 2000 items: it is slow.)
+    let src: Vec<u8> =
+        (0..if cfg!(miri) { 2_000 } else { 10_000 }).flat_map(|i| (i as f32 * 0.123).to_ne_bytes()).collect();
+    let mut p = CParams::classic(LZ4, 5, 1, 4, false);
     p.filters[0] = filter::TRUNC_PREC;
     p.filters_meta[0] = 10;
     let out = decompress(&compress(p, &src), 1);
@@ -179,8 +205,9 @@ fn trunc_prec_keeps_the_requested_precision() {
 /// (a noisy ramp, then constant and zero stretches) and raw copies (noise).
 fn mixed(n: usize) -> Vec<u8> {
     let mut s = 7u32;
+    let stretch = if cfg!(miri) { 1_000 } else { 20_000 }; // (Miri is slow)
     (0..n)
-        .map(|i| match (i / 20_000) % 4 {
+        .map(|i| match (i / stretch) % 4 {
             0 => (i / 7) as u8 ^ ((i % 13 == 0) as u8),
             1 => 0x5A,
             2 => 0,
@@ -197,17 +224,27 @@ fn getitem_of_part_of_a_block_matches_the_whole_chunk() {
     // Reads that start or end inside a block decode only what they need
     // (the streams before the range are skipped, the others stop at its
     // end); every layout must still give the bytes a whole decode gives.
-    let src = mixed(300_000);
-    for codec in ALL {
-        for (shuffle, typesize) in [(0, 1), (0, 4), (1, 2), (1, 4), (1, 8), (1, 12), (1, 16), (2, 4), (1, 1)]
-        {
+    // (Under Miri 8 kB in blocks of 2 kB, fewer layouts: it is slow.)
+    let (n, blocksize, a, b, c, e) = if cfg!(miri) {
+        (8_000, 2048, 600, 250, 400, 100)
+    } else {
+        (300_000, 48 * 1024, 12_000, 5000, 9000, 1000)
+    };
+    let layouts: &[(i32, i32)] = if cfg!(miri) {
+        &[(0, 1), (1, 12), (2, 4)]
+    } else {
+        &[(0, 1), (0, 4), (1, 2), (1, 4), (1, 8), (1, 12), (1, 16), (2, 4), (1, 1)]
+    };
+    let src = mixed(n);
+    for &codec in CODECS {
+        for &(shuffle, typesize) in layouts {
             for split in [SplitMode::Always, SplitMode::Never, SplitMode::Auto] {
                 for use_dict in [false, true] {
                     if use_dict && !matches!(codec, Codec::Lz4 | Codec::Lz4hc | Codec::Zstd) {
                         continue;
                     }
                     let mut p = CParams::classic(codec, 5, shuffle, typesize, false);
-                    p.blocksize = 48 * 1024;
+                    p.blocksize = blocksize;
                     p.splitmode = split;
                     p.use_dict = use_dict;
                     let n = src.len() / typesize as usize * typesize as usize;
@@ -220,9 +257,9 @@ fn getitem_of_part_of_a_block_matches_the_whole_chunk() {
                     for (start, count) in [
                         (0, 1),
                         (3, 10),
-                        (1000, 1),
-                        (12_000, 500),
-                        (5000, 9000),
+                        (e, 1),
+                        (a, 500 * a / 12_000),
+                        (b, c),
                         (items - 7, 7),
                         (items / 2, items / 2),
                         (0, items),
@@ -286,12 +323,17 @@ fn split_blocks_with_planes_stored_as_runs_decode_to_the_items() {
     // The unshuffle makes run planes itself (without writing them out) when
     // it can; every codec, item size and thread count must give the items,
     // whole and through getitem, including the last, unsplit block.
-    for codec in ALL {
-        for ts in [2usize, 3, 4, 8, 16] {
-            let items = 40_000 + 13;
+    // (Under Miri 2000 items in blocks of 1 kB: it is slow.)
+    let (items, blocksize, sizes, mid): (usize, i32, &[usize], usize) = if cfg!(miri) {
+        (2_000 + 13, 1024, &[2, 3, 8], 300)
+    } else {
+        (40_000 + 13, 16 * 1024, &[2, 3, 4, 8, 16], 3000)
+    };
+    for &codec in CODECS {
+        for &ts in sizes {
             let src = planes(items, ts);
             let mut p = CParams::classic(codec, 5, 1, ts as i32, false);
-            p.blocksize = 16 * 1024;
+            p.blocksize = blocksize;
             p.splitmode = SplitMode::Always;
             let chunk = compress(p, &src);
             assert!(run_streams(&chunk, ts) > 0, "{codec:?} ts {ts}: no run streams to test");
@@ -299,7 +341,7 @@ fn split_blocks_with_planes_stored_as_runs_decode_to_the_items() {
                 assert!(decompress(&chunk, nthreads) == src, "{codec:?} ts {ts} {nthreads} threads");
             }
             let mut d = Decompressor::new(DParams::default());
-            for (start, count) in [(0, 1), (5, 3000), (items / 2 - 100, 200), (items - 20, 20)] {
+            for (start, count) in [(0, 1), (5, mid), (items / 2 - 100, 200), (items - 20, 20)] {
                 let mut out = vec![0u8; count * ts];
                 assert_eq!(d.getitem(&chunk, start as i64, count as i64, &mut out).unwrap(), count * ts);
                 assert!(

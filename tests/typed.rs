@@ -61,17 +61,20 @@ fn check<T: Element + PartialEq + std::fmt::Debug>() {
 #[test]
 fn typed_slices_match_the_byte_api_on_every_element_type() {
     check::<u8>();
+    check::<u64>();
+    check::<f32>();
+    check::<[f64; 2]>();
+    if cfg!(miri) {
+        return; // (four of the types under Miri: it is slow)
+    }
     check::<u16>();
     check::<u32>();
-    check::<u64>();
     check::<i8>();
     check::<i16>();
     check::<i32>();
     check::<i64>();
-    check::<f32>();
     check::<f64>();
     check::<[f32; 2]>();
-    check::<[f64; 2]>();
 }
 
 #[test]

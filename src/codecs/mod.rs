@@ -32,6 +32,11 @@ pub enum Codec {
 /// Every codec, in compcode order (the order `blosc2_list_compressors` uses).
 pub const ALL: [Codec; 5] = [Codec::BloscLz, Codec::Lz4, Codec::Lz4hc, Codec::Zlib, Codec::Zstd];
 
+/// The codecs the tests go through: every one, or under Miri BloscLZ alone
+/// (the others are C libraries, which Miri cannot call).
+#[cfg(test)]
+pub(crate) const TESTED: &[Codec] = if cfg!(miri) { &[Codec::BloscLz] } else { &ALL };
+
 /// Format code stored in the chunk flags for codecs defined in the user-defined slot.
 pub const FORMAT_UDCODEC: u8 = 6;
 
@@ -288,9 +293,9 @@ mod tests {
 
     #[test]
     fn every_codec_round_trips_at_every_level() {
-        let src = sample(100_000);
+        let src = sample(if cfg!(miri) { 10_000 } else { 100_000 });
         let mut state = CodecState::new();
-        for codec in ALL {
+        for &codec in TESTED {
             for clevel in 1..=9 {
                 let mut dst = vec![0u8; src.len()];
                 let n = compress(codec, clevel, &src, &mut dst, None, &mut state).unwrap();
@@ -306,7 +311,7 @@ mod tests {
     fn output_too_small_gives_zero_and_garbage_gives_errors() {
         let src: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
         let mut state = CodecState::new();
-        for codec in ALL {
+        for &codec in TESTED {
             let mut dst = vec![0u8; 100];
             let n = compress(codec, 5, &src, &mut dst, None, &mut state).unwrap();
             assert_eq!(n, 0, "{codec:?}");
@@ -324,6 +329,9 @@ mod tests {
         }
         assert_eq!(Codec::from_compcode(3), None);
         assert_eq!(Codec::Lz4hc.format(), Codec::Lz4.format());
+        if cfg!(miri) {
+            return; // (the versions come from the C libraries)
+        }
         assert!(Library::Zstd.version().starts_with("1."));
         assert!(Library::Lz4.version().starts_with("1."));
     }

@@ -557,6 +557,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files and mmap")]
     fn write_read_back_reopen() {
         let path = scratch("rw.bin");
         let _ = std::fs::remove_file(&path);
@@ -631,6 +632,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files and mmap")]
     fn cut_then_grown_reads_zeros() {
         let path = scratch("cut.bin");
         let s = mmap(MmapMode::Create, 4096).open(&path, Mode::Create).unwrap();
@@ -647,6 +649,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files and mmap")]
     fn raw_parts_round_trip() {
         let path = scratch("raw.bin");
         let mut f = MmapFile::open(&path, MmapMode::Create, 64).unwrap();

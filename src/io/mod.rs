@@ -407,6 +407,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files (isolation)")]
     fn file_streams_read_write_truncate() {
         let dir = crate::os::temp_dir().join(format!("b2nd-io-{}", crate::os::process_id()));
         let path = dir.to_str().unwrap().to_string() + ".bin";
@@ -429,6 +430,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files (isolation)")]
     fn path_files_hold_a_handle_only_while_held() {
         let base = crate::os::temp_dir().join(format!("b2nd-io-path-{}", crate::os::process_id()));
         let path = base.to_str().unwrap().to_string() + ".bin";

@@ -229,6 +229,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files and file locks (isolation)")]
     fn positioned_io_identity_and_locks() {
         let path = temp_dir().join(format!("b2nd-os-{}.bin", process_id()));
         let f = File::options().read(true).write(true).create(true).truncate(true).open(&path).unwrap();

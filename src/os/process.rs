@@ -110,6 +110,7 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: child processes (fork)")]
     fn a_forked_child_is_a_new_generation() {
         let before = fork_generation();
         // SAFETY: the child only reads an atomic and leaves with `_exit`.

@@ -462,6 +462,9 @@ mod tests {
         assert_eq!(uuid_bytes("2b1e5f0d-7c44-4a1f-9e6d-0123456789a"), None, "a digit short");
         assert_eq!(uuid_bytes("2b1e5f0d-7c44-4a1f-9e6d-0123456789abc"), None, "a digit more");
         assert_eq!(uuid_bytes("2b1e5f0d-7c44-4a1f-9e6d-0123456789ag"), None, "not hex");
+        if cfg!(miri) {
+            return; // (the boot id is read from a file: Miri's isolation refuses it)
+        }
         #[cfg(target_os = "linux")]
         assert!(boot_id().is_some(), "Linux gives a boot id");
         assert_eq!(boot_id(), boot_id(), "read once, then kept");
@@ -471,6 +474,7 @@ mod tests {
     /// what was written stays, the new part is the file's (shared) or
     /// zeros (private), and the file holds what went through a shared one.
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files and mmap")]
     fn mappings_grow_without_mremap() {
         let page = page_size();
         let path = std::env::temp_dir().join(format!("b2nd-grow-anew-{}.bin", std::process::id()));
@@ -514,6 +518,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files (isolation): sysfs")]
     fn cache_sizes_are_whole_kibs_where_the_system_gives_them() {
         let sizes = cache_sizes();
         for s in sizes.into_iter().flatten() {

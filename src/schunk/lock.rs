@@ -126,6 +126,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files and file locks (isolation)")]
     fn a_change_elsewhere_stays_unseen_until_the_handle_reloads() {
         let dir = crate::os::temp_dir().join(format!("b2nd-lock-{}", crate::os::process_id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -1,7 +1,16 @@
 //! Every implementation against the definition and against each other.
 
-use super::super::shuffle::tests::{golden_input, random_bytes, BLOCKSIZES, TYPESIZES};
+use super::super::shuffle::tests::{golden_input, random_bytes};
+#[cfg(not(miri))]
+use super::super::shuffle::tests::{BLOCKSIZES, TYPESIZES};
 use super::*;
+
+/// (Under Miri fewer sizes than the shuffle filter's tests: the bit by bit
+/// definition is slow there.)
+#[cfg(miri)]
+const TYPESIZES: &[usize] = &[1, 2, 4, 8, 33];
+#[cfg(miri)]
+const BLOCKSIZES: &[usize] = &[0, 15, 64, 255, 1000];
 
 /// Bit `b` of byte `j` of item `i` goes to bit `i % 8` of byte
 /// `(8 * j + b) * (n8 / 8) + i / 8`; bytes after the `n8` items are copied.
@@ -35,7 +44,7 @@ fn transpose8_is_a_bit_transpose() {
 
 #[test]
 fn byte_ranges_cover_the_item() {
-    for ts in 1..=600 {
+    for ts in 1..=if cfg!(miri) { 100 } else { 600 } {
         let ranges: Vec<_> = byte_ranges(ts).collect();
         assert_eq!(ranges[0].0, 0);
         assert!(ranges.iter().all(|&(_, jw)| (1..=JMAX).contains(&jw) && jw <= ranges[0].1));
@@ -65,8 +74,10 @@ fn every_kernel_matches_the_definition() {
 
 #[test]
 fn public_functions_round_trip() {
+    // (Under Miri without the two big blocks: it is slow.)
+    let big: &[usize] = if cfg!(miri) { &[] } else { &[1 << 20, 3 << 18] };
     for &ts in TYPESIZES {
-        for bs in BLOCKSIZES.iter().copied().chain([1 << 20, 3 << 18]) {
+        for bs in BLOCKSIZES.iter().chain(big).copied() {
             let src = random_bytes(bs, (ts + 3 * bs) as u64);
             let mut shuffled = vec![0; bs];
             bitshuffle(ts, &src, &mut shuffled);
@@ -83,8 +94,14 @@ fn public_functions_round_trip() {
 fn every_kernel_agrees_on_larger_blocks() {
     // Sizes that exercise several tiles and the overlapping last tile.
     let all = available();
-    for &ts in &[1, 2, 3, 4, 7, 8, 12, 16, 24, 32, 40, 64, 100] {
-        for bs in [8192 * 3 + 5, 100_000, 262_144] {
+    // (Under Miri one size of two tiles and two item sizes: it is slow.)
+    let (tss, bss): (&[usize], &[usize]) = if cfg!(miri) {
+        (&[1, 12], &[8192 + 1029])
+    } else {
+        (&[1, 2, 3, 4, 7, 8, 12, 16, 24, 32, 40, 64, 100], &[8192 * 3 + 5, 100_000, 262_144])
+    };
+    for &ts in tss {
+        for &bs in bss {
             let src = random_bytes(bs, (ts * bs) as u64);
             let mut want = vec![0; bs];
             bitshuffle_with(&all[0], ts, &src, &mut want);
@@ -101,11 +118,13 @@ fn every_kernel_agrees_on_larger_blocks() {
 
 #[test]
 fn every_alignment_gives_the_same_bytes() {
+    // (Under Miri fewer sizes and offsets: it is slow.)
+    let (tss, bs, off_step): (&[usize], usize, usize) =
+        if cfg!(miri) { (&[12], 512 + 77, 16) } else { (&[1, 2, 4, 8, 12, 16], 8192 + 77, 1) };
     for k in available() {
-        for ts in [1, 2, 4, 8, 12, 16] {
-            let bs = 8192 + 77;
+        for &ts in tss {
             let src = random_bytes(bs + 64, ts as u64);
-            for off in 0..33 {
+            for off in (0..33).step_by(off_step) {
                 let want = bitshuffle_by_definition(ts, &src[off..off + bs]);
                 let mut buf = vec![0; bs + 64];
                 bitshuffle_with(&k, ts, &src[off..off + bs], &mut buf[off..off + bs]);
@@ -170,6 +189,7 @@ fn zero_typesize_panics() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "Miri: files (isolation)")]
 fn matches_c_blosc2_golden_file() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compat/bitshuffle-2.20.0.cdata");
     let golden = std::fs::read(path).expect("golden file bitshuffle-2.20.0.cdata");
@@ -182,6 +202,18 @@ fn matches_c_blosc2_golden_file() {
         bitunshuffle_with(&k, 4, &golden, &mut back, 5);
         assert!(back == input, "{} bitunshuffle does not restore the input", k.name);
     }
+}
+
+/// Under Miri, feature detection reports what the build enables: the tests
+/// above compare the SSE2 kernels with the scalar ones, and the AVX2 ones too
+/// when the build enables AVX2 (scripts/miri.sh runs both builds).
+#[test]
+#[cfg(all(miri, target_arch = "x86_64"))]
+fn under_miri_the_kernels_of_the_features_built_in_run() {
+    let want: &[&str] =
+        if cfg!(target_feature = "avx2") { &["scalar", "sse2", "avx2"] } else { &["scalar", "sse2"] };
+    assert_eq!(available().iter().map(|k| k.name).collect::<Vec<_>>(), want);
+    assert_eq!(best().name, want[want.len() - 1]);
 }
 
 #[test]

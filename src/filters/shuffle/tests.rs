@@ -15,13 +15,21 @@ pub(crate) fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
+#[cfg(not(miri))]
 pub(crate) const TYPESIZES: &[usize] = &[
     1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
     29, 30, 31, 32, 33, 48, 63, 64, 65, 128, 255, 256, 257,
 ];
+/// (Under Miri, the sizes next to the kernels' shape limits: it is slow.)
+#[cfg(miri)]
+pub(crate) const TYPESIZES: &[usize] = &[1, 2, 3, 4, 7, 8, 12, 16, 17, 32, 33, 65];
 
+#[cfg(not(miri))]
 pub(crate) const BLOCKSIZES: &[usize] =
     &[0, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 100, 255, 256, 1000, 4096, 65536 + 3];
+/// (Under Miri, as for `TYPESIZES`.)
+#[cfg(miri)]
+pub(crate) const BLOCKSIZES: &[usize] = &[0, 1, 15, 16, 33, 64, 255, 1000];
 
 fn shuffle_by_definition(ts: usize, src: &[u8]) -> Vec<u8> {
     let n = src.len() / ts;
@@ -77,11 +85,19 @@ fn public_functions_round_trip() {
 
 #[test]
 fn strided_transposes_match_the_definition() {
-    let dims = [0, 1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 47, 64, 65, 100];
+    // (Under Miri, the dimensions next to the kernels' shape limits: it is slow.)
+    let dims: &[usize] = if cfg!(miri) {
+        &[0, 1, 3, 8, 16, 17, 33]
+    } else {
+        &[0, 1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 47, 64, 65, 100]
+    };
     for k in available() {
-        for &rows in &dims {
-            for &cols in &dims {
-                for (extra_s, extra_d) in [(0, 0), (3, 0), (0, 5), (16, 17)] {
+        for &rows in dims {
+            for &cols in dims {
+                // (under Miri two of the strides)
+                let extras: &[(usize, usize)] =
+                    if cfg!(miri) { &[(0, 0), (16, 17)] } else { &[(0, 0), (3, 0), (0, 5), (16, 17)] };
+                for &(extra_s, extra_d) in extras {
                     let (ss, ds) = (cols + extra_s, rows + extra_d);
                     let src = random_bytes(rows * ss, (rows * 131 + cols) as u64);
                     let mut want = vec![0xee; cols * ds];
@@ -136,11 +152,17 @@ fn every_alignment_gives_the_same_bytes() {
     // The SIMD versions pick their block starts from the destination's
     // address; every offset must give the same result.
     for k in available() {
-        for ts in [2, 3, 4, 8, 12, 16, 24, 32] {
-            for bs in [100, 1000, 4099] {
+        // (Under Miri fewer sizes and offsets: it is slow.)
+        let (tss, bss, off_step): (&[usize], &[usize], usize) = if cfg!(miri) {
+            (&[2, 12, 32], &[1000], 8)
+        } else {
+            (&[2, 3, 4, 8, 12, 16, 24, 32], &[100, 1000, 4099], 1)
+        };
+        for &ts in tss {
+            for &bs in bss {
                 let src = random_bytes(bs + 64, (ts * bs) as u64);
                 let want = shuffle_by_definition(ts, &src[..bs]);
-                for off in 0..33 {
+                for off in (0..33).step_by(off_step) {
                     let mut buf = vec![0; bs + 64];
                     shuffle_with(&k, ts, &src[off..off + bs], &mut buf[off..off + bs]);
                     let got = &buf[off..off + bs];
@@ -184,6 +206,7 @@ pub(crate) fn golden_input() -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "Miri: files (isolation)")]
 fn matches_c_blosc2_golden_file() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/compat/shuffle-2.20.0.cdata");
     let golden = std::fs::read(path).expect("golden file shuffle-2.20.0.cdata");
@@ -203,15 +226,20 @@ fn unshuffle_with_run_planes_matches_unshuffling_the_filled_planes() {
     // Every run pattern for small typesizes (bit j: plane j is a run), a few
     // for the larger ones; the run planes hold garbage in the source, which
     // must not show, and the destination starts at every alignment mod 32.
-    let sizes = [0, 1, 7, 31, 32, 33, 63, 64, 65, 100, 1000, 4096 + 5];
+    // (Under Miri fewer sizes and patterns: it is slow.)
+    let (sizes, tss): (&[usize], &[usize]) = if cfg!(miri) {
+        (&[0, 1, 33, 100], &[1, 2, 4, 8, 12])
+    } else {
+        (&[0, 1, 7, 31, 32, 33, 63, 64, 65, 100, 1000, 4096 + 5], &[1, 2, 3, 4, 5, 8, 12, 16])
+    };
     for k in available() {
-        for ts in [1, 2, 3, 4, 5, 8, 12, 16] {
-            let patterns: Vec<u32> = if ts <= 8 {
+        for &ts in tss {
+            let patterns: Vec<u32> = if ts <= 8 && !cfg!(miri) {
                 (0..1u32 << ts).collect()
             } else {
                 vec![0, 1, 0b1010, (1 << ts) - 1, (1 << ts) - 2]
             };
-            for &n in &sizes {
+            for &n in sizes {
                 let len = n * ts + ts / 2;
                 for &pattern in &patterns {
                     let runs: Vec<Option<u8>> = (0..ts)
@@ -236,6 +264,18 @@ fn unshuffle_with_run_planes_matches_unshuffling_the_filled_planes() {
             }
         }
     }
+}
+
+/// Under Miri, feature detection reports what the build enables: the tests
+/// above compare the SSE2 kernel with the scalar one, and the AVX2 one too
+/// when the build enables AVX2 (scripts/miri.sh runs both builds).
+#[test]
+#[cfg(all(miri, target_arch = "x86_64"))]
+fn under_miri_the_kernels_of_the_features_built_in_run() {
+    let want: &[&str] =
+        if cfg!(target_feature = "avx2") { &["scalar", "sse2", "avx2"] } else { &["scalar", "sse2"] };
+    assert_eq!(available().iter().map(|k| k.name).collect::<Vec<_>>(), want);
+    assert_eq!(best().name, want[want.len() - 1]);
 }
 
 #[test]

@@ -731,6 +731,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: files (isolation)")]
     fn plans_undo_the_change_in_progress_or_go_back_to_the_checkpoint() {
         let dir = crate::os::temp_dir().join(format!("b2nd-journal-plan-{}", crate::os::process_id()));
         std::fs::create_dir_all(&dir).unwrap();

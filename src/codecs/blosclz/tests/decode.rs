@@ -109,14 +109,23 @@ fn back_ref(len: usize, dist: usize) -> Vec<u8> {
 fn decodes_every_copy_shape() {
     let mut rng = Rng(5);
     let prefix = rng.bytes(9000);
-    let dists = [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 100, 8191, 8192, 8193, 9000];
-    for dist in dists {
-        for len in [3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 255, 263, 264, 300, 1000] {
+    // (Under Miri, the distances, lengths and spare room next to the limits: it is slow.)
+    let (dists, lens, spare): (&[usize], &[usize], &[usize]) = if cfg!(miri) {
+        (&[1, 2, 7, 8, 9, 16, 17, 33, 8191, 8193], &[3, 264], &[0])
+    } else {
+        (
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 100, 8191, 8192, 8193, 9000],
+            &[3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 255, 263, 264, 300, 1000],
+            &[0, 1, 7, 8, 16, 40],
+        )
+    };
+    for &dist in dists {
+        for &len in lens {
             let mut stream = literals(&prefix[..dist.max(40)]);
             stream.extend(back_ref(len, dist));
             stream.extend(literals(b"xy"));
             let total = dist.max(40) + len + 2;
-            for cap in [total, total + 1, total + 7, total + 8, total + 16, total + 40] {
+            for cap in spare.iter().map(|s| total + s) {
                 assert_eq!(check_decoders(&stream, cap), Some(total), "dist {dist} len {len} cap {cap}");
             }
             assert_eq!(check_decoders(&stream, total - 1), None);
@@ -156,11 +165,12 @@ fn rejects_malformed_streams() {
 
 #[test]
 fn output_too_small_fails() {
-    let corpus = corpus(5000, 9);
+    // (Under Miri 2000 bytes: it is slow.)
+    let corpus = corpus(if cfg!(miri) { 2000 } else { 5000 }, 9);
     for (name, src) in corpus.iter().filter(|(n, _)| ["runs", "i32-shuffled", "far-repeats"].contains(n)) {
         let stream = round_trip(9, src, name);
         assert!(!stream.is_empty());
-        for cap in (0..src.len()).step_by(97).chain([src.len() - 1]) {
+        for cap in (0..src.len()).step_by(if cfg!(miri) { 997 } else { 97 }).chain([src.len() - 1]) {
             assert_eq!(check_decoders(&stream, cap), None, "{name} cap {cap}");
         }
     }
@@ -168,9 +178,11 @@ fn output_too_small_fails() {
 
 #[test]
 fn truncated_streams_decode_a_prefix_or_fail() {
-    for (name, src) in corpus(3000, 13) {
+    // (Under Miri 600 bytes, cut every 7 bytes: it is slow.)
+    let (len, step) = if cfg!(miri) { (600, 7) } else { (3000, 1) };
+    for (name, src) in corpus(len, 13) {
         let stream = round_trip(9, &src, name);
-        for cut in 0..stream.len() {
+        for cut in (0..stream.len()).step_by(step) {
             if let Some(n) = check_decoders(&stream[..cut], src.len()) {
                 let mut out = vec![0; src.len()];
                 assert_eq!(decompress(&stream[..cut], &mut out), Some(n));
@@ -183,17 +195,19 @@ fn truncated_streams_decode_a_prefix_or_fail() {
 #[test]
 fn garbage_and_bit_flips_never_panic() {
     let mut rng = Rng(77);
-    for _ in 0..3000 {
+    // (Under Miri fewer streams, of 1000 bytes: it is slow.)
+    let (garbage, len, flips) = if cfg!(miri) { (60, 600, 6) } else { (3000, 4000, 300) };
+    for _ in 0..garbage {
         let len = rng.below(300);
         let garbage = rng.bytes(len);
         check_decoders(&garbage, rng.below(2000));
     }
-    for (name, src) in corpus(4000, 21) {
+    for (name, src) in corpus(len, 21) {
         let stream = round_trip(7, &src, name);
         if stream.is_empty() {
             continue;
         }
-        for _ in 0..300 {
+        for _ in 0..flips {
             let mut bad = stream.clone();
             for _ in 0..1 + rng.below(3) {
                 let at = rng.below(bad.len());
@@ -206,7 +220,9 @@ fn garbage_and_bit_flips_never_panic() {
 
 #[test]
 fn prefixes_stop_early_with_the_same_bytes() {
-    for (name, src) in corpus(64 << 10, 31) {
+    // (Under Miri 3 KiB: it is slow.)
+    let (len, near, far) = if cfg!(miri) { (3 << 10, 511, 1000) } else { (64 << 10, 4095, 30_000) };
+    for (name, src) in corpus(len, 31) {
         let mut packed = vec![0u8; src.len() + 64];
         let n = super::super::compress(5, &src, &mut packed);
         if n == 0 {
@@ -214,7 +230,7 @@ fn prefixes_stop_early_with_the_same_bytes() {
         }
         let packed = &packed[..n];
         for twin in TWINS {
-            for want in [0, 1, 7, 100, 4095, 30_000, src.len() - 1, src.len()] {
+            for want in [0, 1, 7, 100, near, far, src.len() - 1, src.len()] {
                 let mut dst = vec![0u8; src.len()];
                 let got = super::super::decompress_prefix_twin(twin, packed, &mut dst, want);
                 let got = got.unwrap_or_else(|| panic!("{name}: prefix of {want} failed"));
