@@ -22,8 +22,9 @@
 # them alone (tests/crash_safety.rs, tests/power_loss.rs, tests/fork_children.rs, ...).
 # --quick: the lib run on the unsafe code's own tests only (BloscLZ, shuffle and bitshuffle,
 # delta, bytedelta, trunc_prec, the offsets index, the journal's records, the pool, the disjoint
-# writes): a few minutes, for CI. Prints one line per run (passed, ignored, failed) and exits
-# non-zero on a failure or on anything Miri reports; each run's log is in target/miri/logs/.
+# writes), for CI (15 minutes of tests after its build here). Prints one line per run (passed,
+# ignored, failed) and exits non-zero on a failure or on anything Miri reports; each run's log
+# is in target/miri/logs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
