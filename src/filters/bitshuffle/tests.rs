@@ -210,8 +210,7 @@ fn matches_c_blosc2_golden_file() {
 #[test]
 #[cfg(all(miri, target_arch = "x86_64"))]
 fn under_miri_the_kernels_of_the_features_built_in_run() {
-    let want: &[&str] =
-        if cfg!(target_feature = "avx2") { &["scalar", "sse2", "avx2"] } else { &["scalar", "sse2"] };
+    let want = super::super::shuffle::tests::kernels_built_in();
     assert_eq!(available().iter().map(|k| k.name).collect::<Vec<_>>(), want);
     assert_eq!(best().name, want[want.len() - 1]);
 }

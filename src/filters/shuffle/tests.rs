@@ -266,14 +266,24 @@ fn unshuffle_with_run_planes_matches_unshuffling_the_filled_planes() {
     }
 }
 
+/// The x86-64 kernels Miri's feature detection reports: those the build
+/// enables (shared with the bitshuffle filter's tests).
+#[cfg(all(miri, target_arch = "x86_64"))]
+pub(crate) fn kernels_built_in() -> &'static [&'static str] {
+    if cfg!(target_feature = "avx2") {
+        &["scalar", "sse2", "avx2"]
+    } else {
+        &["scalar", "sse2"]
+    }
+}
+
 /// Under Miri, feature detection reports what the build enables: the tests
 /// above compare the SSE2 kernel with the scalar one, and the AVX2 one too
 /// when the build enables AVX2 (scripts/miri.sh runs both builds).
 #[test]
 #[cfg(all(miri, target_arch = "x86_64"))]
 fn under_miri_the_kernels_of_the_features_built_in_run() {
-    let want: &[&str] =
-        if cfg!(target_feature = "avx2") { &["scalar", "sse2", "avx2"] } else { &["scalar", "sse2"] };
+    let want = kernels_built_in();
     assert_eq!(available().iter().map(|k| k.name).collect::<Vec<_>>(), want);
     assert_eq!(best().name, want[want.len() - 1]);
 }
