@@ -280,8 +280,9 @@ fn getitem_of_part_of_a_block_matches_the_whole_chunk() {
 
 /// Items whose byte planes differ in kind: byte 0 a noisy ramp, byte 1
 /// noise in the first half of the buffer and zero after, byte 2 (and every
-/// third byte on) the constant 0x5A, the rest zero: split blocks store the
-/// constant planes as runs of one byte.
+/// third byte on) the constant 0x5A, byte 3 noise, the rest zero: split
+/// blocks store the constant planes as runs of one byte, and byte 3's
+/// plane as is (no codec shrinks noise).
 fn planes(items: usize, ts: usize) -> Vec<u8> {
     let mut s = 11u32;
     let mut out = Vec::with_capacity(items * ts);
@@ -291,6 +292,7 @@ fn planes(items: usize, ts: usize) -> Vec<u8> {
             out.push(match j {
                 0 => (i / 3) as u8 ^ ((s >> 29) as u8),
                 1 if i < items / 2 => (s >> 24) as u8,
+                3 => (s >> 16) as u8,
                 _ if j % 3 == 2 => 0x5A,
                 _ => 0,
             });
@@ -299,30 +301,33 @@ fn planes(items: usize, ts: usize) -> Vec<u8> {
     out
 }
 
-/// The number of streams stored as runs (size 0 or negative) in the split blocks of `chunk`.
-fn run_streams(chunk: &[u8], ts: usize) -> usize {
+/// The numbers of streams stored as runs (size 0 or negative) and as is
+/// (size that of the plane) in the split blocks of `chunk`.
+fn run_and_stored_streams(chunk: &[u8], ts: usize) -> (usize, usize) {
     let view = b2nd::chunk::view::ChunkView::open(chunk).unwrap();
     let blocksize = view.header.blocksize as usize;
     let full_blocks = view.header.nbytes as usize / blocksize;
-    let mut runs = 0;
+    let (mut runs, mut stored) = (0, 0);
     for j in 0..full_blocks {
         let mut pos = view.bstart(j) as usize;
         for _ in 0..ts {
             let csize = i32::from_le_bytes(chunk[pos..pos + 4].try_into().unwrap());
             pos += 4 + if csize > 0 { csize as usize } else { usize::from(csize < 0) };
             runs += usize::from(csize <= 0);
+            stored += usize::from(csize as usize == blocksize / ts);
         }
     }
-    runs
+    (runs, stored)
 }
 
 #[test]
-fn split_blocks_with_planes_stored_as_runs_decode_to_the_items() {
+fn split_blocks_with_planes_stored_as_runs_or_as_is_decode_to_the_items() {
     // Small chunks: every thread the blocks can feed, so the multi-threaded paths run.
     b2nd::chunk::set_min_bytes_per_thread(0);
-    // The unshuffle makes run planes itself (without writing them out) when
-    // it can; every codec, item size and thread count must give the items,
-    // whole and through getitem, including the last, unsplit block.
+    // The unshuffle makes run planes itself (without writing them out) and
+    // reads planes stored as is in the chunk (without copying them out)
+    // when it can; every codec, item size and thread count must give the
+    // items, whole and through getitem, including the last, unsplit block.
     // (Under Miri 2000 items in blocks of 1 kB: it is slow.)
     let (items, blocksize, sizes, mid): (usize, i32, &[usize], usize) = if cfg!(miri) {
         (2_000 + 13, 1024, &[2, 3, 8], 300)
@@ -336,7 +341,9 @@ fn split_blocks_with_planes_stored_as_runs_decode_to_the_items() {
             p.blocksize = blocksize;
             p.splitmode = SplitMode::Always;
             let chunk = compress(p, &src);
-            assert!(run_streams(&chunk, ts) > 0, "{codec:?} ts {ts}: no run streams to test");
+            let (runs, stored) = run_and_stored_streams(&chunk, ts);
+            assert!(runs > 0, "{codec:?} ts {ts}: no run streams to test");
+            assert!(ts < 4 || stored > 0, "{codec:?} ts {ts}: no streams stored as is to test");
             for nthreads in [1, 2] {
                 assert!(decompress(&chunk, nthreads) == src, "{codec:?} ts {ts} {nthreads} threads");
             }
@@ -348,6 +355,42 @@ fn split_blocks_with_planes_stored_as_runs_decode_to_the_items() {
                     out == src[start * ts..(start + count) * ts],
                     "{codec:?} ts {ts}: items {start}+{count}"
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn shuffled_blocks_stored_whole_as_is_decode_to_the_items() {
+    // Unsplit blocks, the first half of them ints, the rest noise: a block
+    // of noise is one stream that no codec shrinks, stored as is and
+    // unshuffled from the chunk itself. Item sizes that do and do not
+    // divide the last block; 1 and 2 threads.
+    b2nd::chunk::set_min_bytes_per_thread(0);
+    let mut s = 7u32;
+    let n = if cfg!(miri) { 4_001 } else { 100_003 };
+    let mut src = ints(n / 2);
+    src.extend((n / 2..n).map(|_| {
+        s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (s >> 24) as u8
+    }));
+    for &codec in CODECS {
+        for ts in [2, 4, 8] {
+            let mut p = CParams::classic(codec, 5, 1, ts, false);
+            p.blocksize = if cfg!(miri) { 1024 } else { 16 * 1024 };
+            p.splitmode = SplitMode::Never;
+            let chunk = compress(p, &src);
+            let view = b2nd::chunk::view::ChunkView::open(&chunk).unwrap();
+            let bs = view.header.blocksize as usize;
+            let stored = (0..n / bs)
+                .filter(|&j| {
+                    let at = view.bstart(j) as usize;
+                    i32::from_le_bytes(chunk[at..at + 4].try_into().unwrap()) as usize == bs
+                })
+                .count();
+            assert!(!view.header.memcpyed() && stored > 0, "{codec:?} ts {ts}: no block stored as is");
+            for nthreads in [1, 2] {
+                assert!(decompress(&chunk, nthreads) == src, "{codec:?} ts {ts} {nthreads} threads");
             }
         }
     }

@@ -46,6 +46,17 @@ impl ChunkDict<'_> {
 /// c-blosc2; a chunk that claims more is decoded the general way.
 const MAX_SPLIT_STREAMS: usize = 16;
 
+/// What [`Decoder::stream`] did with a stream.
+#[derive(Clone, Copy)]
+enum Stream {
+    /// Decoded (or copied) into its target, or skipped.
+    Written,
+    /// A run of this byte (written into the target unless in place).
+    Run(u8),
+    /// Stored as is at this offset of the block's data, left there.
+    Stored(usize),
+}
+
 /// What decoding one block needs to know about its chunk.
 struct Decoder<'a> {
     view: &'a ChunkView<'a>,
@@ -163,25 +174,26 @@ impl<'a> Decoder<'a> {
     /// Decode the stream at `data[*pos..]` (its 4-byte size first) into
     /// `target` (the stream's full decoded size), at least its first `want`
     /// bytes; `*pos` moves past the stream.  `want == 0` only skips it.
-    /// A stream stored as a run of one byte gives `Some(byte)`, and is
-    /// written into `target` only if `fill_runs`.
+    /// With `in_place`, a stream stored as a run of one byte or as is (not
+    /// compressed) is not written into `target`: the answer says where its
+    /// bytes are instead.
     fn stream(
         &self,
         data: &[u8],
         pos: &mut usize,
         target: &mut [u8],
         want: usize,
-        fill_runs: bool,
+        in_place: bool,
         codec: &mut codecs::CodecState,
-    ) -> Result<Option<u8>> {
+    ) -> Result<Stream> {
         let h = &self.view.header;
         let csize = read_i32(data, *pos).ok_or(Error::ReadBuffer)?;
         *pos += 4;
         let want = want.min(target.len());
-        let run_len = if fill_runs { want } else { 0 };
+        let run_len = if in_place { 0 } else { want };
         if csize == 0 {
             target[..run_len].fill(0);
-            return Ok(Some(0));
+            return Ok(Stream::Run(0));
         } else if csize < 0 {
             let token = *data.get(*pos).ok_or(Error::ReadBuffer)?;
             *pos += 1;
@@ -189,16 +201,19 @@ impl<'a> Decoder<'a> {
                 return Err(Error::RunLength);
             }
             target[..run_len].fill((-csize) as u8);
-            return Ok(Some((-csize) as u8));
+            return Ok(Stream::Run((-csize) as u8));
         } else {
             let c = csize as usize;
-            let stream = data.get(*pos..*pos + c).ok_or(Error::ReadBuffer)?;
+            let at = *pos;
+            let stream = data.get(at..at + c).ok_or(Error::ReadBuffer)?;
             *pos += c;
             if want == 0 {
-                return Ok(None);
+                return Ok(Stream::Written);
             }
             let neblock = target.len();
-            if c == neblock {
+            if c == neblock && in_place {
+                return Ok(Stream::Stored(at));
+            } else if c == neblock {
                 target[..want].copy_from_slice(&stream[..want]);
             } else if h.compformat() == codecs::FORMAT_UDCODEC {
                 let u = plugins::codec(h.udcompcode).ok_or(Error::CodecSupport)?;
@@ -218,7 +233,7 @@ impl<'a> Decoder<'a> {
                 codecs::decompress_prefix(h.compformat(), stream, target, want, dict.as_ref(), codec)?;
             }
         }
-        Ok(None)
+        Ok(Stream::Written)
     }
 
     /// The number of streams block `j` is stored in.
@@ -251,27 +266,44 @@ impl<'a> Decoder<'a> {
         let steps = pipeline::out_of_place_steps(&self.filters);
         // A block shuffled and split by item byte: planes stored as runs
         // (the zero high bytes of small integers, say) are made by the
-        // unshuffle itself, not written out and read back.
-        let runs_to_unshuffle = nstreams > 1
-            && nstreams == self.typesize
-            && nstreams <= MAX_SPLIT_STREAMS
-            && self.plain_shuffle() == Some(true);
-        let mut runs = [None; MAX_SPLIT_STREAMS];
+        // unshuffle itself, not written out and read back, and planes
+        // stored as is (the noisy low bytes of floats) are read in the
+        // chunk, not copied out first. So is a shuffled block stored whole.
+        let shuffled = self.plain_shuffle() == Some(true);
+        let planes_to_unshuffle = shuffled && nstreams == self.typesize && nstreams <= MAX_SPLIT_STREAMS;
+        let whole_to_unshuffle = shuffled && nstreams == 1;
+        let in_place = (planes_to_unshuffle && nstreams > 1) || whole_to_unshuffle;
+        let mut planes = [Stream::Written; MAX_SPLIT_STREAMS];
         let dest: &mut [u8] = if steps == 0 { &mut *out } else { &mut tmp1[..bsize] };
         let mut pos = start;
         for (k, target) in dest.chunks_exact_mut(neblock).enumerate() {
-            let run = self.stream(data, &mut pos, target, neblock, !runs_to_unshuffle, codec)?;
-            if runs_to_unshuffle {
-                runs[k] = run;
+            let got = self.stream(data, &mut pos, target, neblock, in_place, codec)?;
+            if in_place && k < MAX_SPLIT_STREAMS {
+                planes[k] = got;
             }
         }
-        if runs_to_unshuffle {
-            crate::filters::shuffle::unshuffle_runs(
-                self.typesize,
-                &mut tmp1[..bsize],
-                &runs[..nstreams],
-                out,
-            );
+        if in_place && whole_to_unshuffle {
+            let tmp = &mut tmp1[..bsize];
+            match planes[0] {
+                Stream::Written => crate::filters::shuffle::unshuffle(self.typesize, tmp, out),
+                Stream::Stored(at) => {
+                    crate::filters::shuffle::unshuffle(self.typesize, &data[at..at + bsize], out)
+                }
+                Stream::Run(b) => out.fill(b),
+            }
+            return Ok(());
+        }
+        if in_place {
+            use crate::filters::shuffle::{unshuffle_planes, Plane};
+            let mut where_ = [Plane::Scratch; MAX_SPLIT_STREAMS];
+            for (w, got) in where_.iter_mut().zip(&planes[..nstreams]) {
+                *w = match *got {
+                    Stream::Written => Plane::Scratch,
+                    Stream::Run(b) => Plane::Run(b),
+                    Stream::Stored(at) => Plane::Bytes(&data[at..at + neblock]),
+                };
+            }
+            unshuffle_planes(self.typesize, &mut tmp1[..bsize], &where_[..nstreams], out);
             return Ok(());
         }
         if steps == 0 && !self.needs_reference() {
@@ -352,7 +384,7 @@ impl<'a> Decoder<'a> {
             } else {
                 hi - k * neblock
             };
-            self.stream(data, &mut pos, target, want, true, codec)?;
+            self.stream(data, &mut pos, target, want, false, codec)?;
         }
         if shuffled {
             let (a, b) = (lo / ts, hi / ts);

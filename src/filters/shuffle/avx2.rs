@@ -11,67 +11,73 @@
 use core::arch::x86_64::*;
 
 use super::sse2::{self, NARROW_MIN};
-use super::{aligned_block_starts, block_starts, check_matrix, crowded, Kernels};
+use super::{aligned_block_starts, block_starts, check_matrix, crowded, Kernels, Plane};
 
 /// The AVX2 kernels, if the CPU has AVX2.
 pub(crate) fn kernels() -> Option<Kernels> {
     is_x86_feature_detected!("avx2").then_some(Kernels {
         name: "avx2",
         transpose: transpose_entry,
-        unshuffle_runs: Some(unshuffle_runs_entry),
+        unshuffle_planes: Some(unshuffle_planes_entry),
     })
 }
 
-fn unshuffle_runs_entry(src: &[u8], runs: &[Option<u8>], dst: &mut [u8]) -> bool {
+fn unshuffle_planes_entry(scratch: &[u8], planes: &[Plane<'_>], dst: &mut [u8]) -> bool {
     // SAFETY: each call: handed out by `kernels()` only, after AVX2 was detected.
     unsafe {
-        match runs.len() {
-            2 => scatter_runs::<2>(src, runs, dst),
-            4 => scatter_runs::<4>(src, runs, dst),
-            8 => scatter_runs::<8>(src, runs, dst),
+        match planes.len() {
+            2 => scatter_planes::<2>(scratch, planes, dst),
+            4 => scatter_planes::<4>(scratch, planes, dst),
+            8 => scatter_planes::<8>(scratch, planes, dst),
             _ => false,
         }
     }
 }
 
-/// Unshuffles `R` rows of `n = src.len() / R` bytes into `dst`, where the
-/// rows marked in `runs` are that byte repeated: those are loaded from a
-/// 32-byte pattern on the stack (in L1) at every step instead of from
-/// `src`, which saves filling them and reading them back. `false` (nothing
-/// written) when `n < 32`.
+/// Unshuffles `R` rows of `n = scratch.len() / R` bytes into `dst`, each
+/// row read where its [`Plane`] says: row `j` of `scratch`, a slice
+/// elsewhere (a stream stored as is, never copied into `scratch`), or a
+/// byte repeated, loaded from a 32-byte pattern on the stack (in L1) at
+/// every step, which saves filling the row and reading it back. `false`
+/// (nothing written) when `n < 32`.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 ///
 /// # Panics
-/// If `runs.len() != R` or `dst` is shorter than `n * R` bytes.
+/// If `planes.len() != R`, a [`Plane::Bytes`] slice is shorter than `n` or
+/// `dst` is shorter than `n * R` bytes.
 #[target_feature(enable = "avx2")]
-unsafe fn scatter_runs<const R: usize>(src: &[u8], runs: &[Option<u8>], dst: &mut [u8]) -> bool {
-    let n = src.len() / R;
-    assert!(runs.len() == R && dst.len() >= n * R);
+unsafe fn scatter_planes<const R: usize>(scratch: &[u8], planes: &[Plane<'_>], dst: &mut [u8]) -> bool {
+    let n = scratch.len() / R;
+    assert!(planes.len() == R && dst.len() >= n * R);
     if n < 32 {
         return false;
     }
     let mut patterns = [[0u8; 32]; R];
-    let mut base = [src.as_ptr(); R];
+    let mut base = [scratch.as_ptr(); R];
     let mut step = [1usize; R];
     for j in 0..R {
-        match runs[j] {
-            Some(b) => {
+        match planes[j] {
+            Plane::Run(b) => {
                 patterns[j] = [b; 32];
                 base[j] = patterns[j].as_ptr();
                 step[j] = 0;
             }
-            // SAFETY: row j starts inside `src` (j < R, n * R <= src.len()).
-            None => base[j] = unsafe { src.as_ptr().add(j * n) },
+            Plane::Bytes(bytes) => {
+                assert!(bytes.len() >= n, "scatter_planes: a plane is shorter than the block's");
+                base[j] = bytes.as_ptr();
+            }
+            // SAFETY: row j starts inside `scratch` (j < R, n * R <= scratch.len()).
+            Plane::Scratch => base[j] = unsafe { scratch.as_ptr().add(j * n) },
         }
     }
     let d = dst.as_mut_ptr();
     for c in aligned_block_starts(n, 32, d as usize, R) {
         let mut x = [_mm256_setzero_si256(); R];
         for j in 0..R {
-            // SAFETY: a run row reads its 32-byte pattern (step 0); a source
-            // row reads columns c .. c+32 <= n of its row.
+            // SAFETY: a run row reads its 32-byte pattern (step 0); any other
+            // row reads columns c .. c+32 <= n of a row of at least n bytes.
             x[j] = unsafe { _mm256_loadu_si256(base[j].add(c * step[j]).cast()) };
         }
         interleave(&mut x);

@@ -37,11 +37,22 @@ use std::sync::OnceLock;
 pub(crate) type TransposeFn =
     fn(src: &[u8], src_stride: usize, dst: &mut [u8], dst_stride: usize, rows: usize, cols: usize);
 
-/// Unshuffle of `runs.len()` rows of `n = src.len() / runs.len()` bytes
-/// into `dst` (`n * runs.len()` bytes), where row `j` is `runs[j]` repeated
-/// when that is `Some` (its bytes in `src` are not read). `false` when the
-/// kernel has no version for that shape (nothing written).
-pub(crate) type UnshuffleRunsFn = fn(src: &[u8], runs: &[Option<u8>], dst: &mut [u8]) -> bool;
+/// Unshuffle of `planes.len()` rows of `n = scratch.len() / planes.len()`
+/// bytes into `dst` (`n * planes.len()` bytes), each row where its
+/// [`Plane`] says (a [`Plane::Scratch`] row is row `j` of `scratch`).
+/// `false` when the kernel has no version for that shape (nothing written).
+pub(crate) type UnshufflePlanesFn = fn(scratch: &[u8], planes: &[Plane<'_>], dst: &mut [u8]) -> bool;
+
+/// Where one byte plane of a block to unshuffle is (see [`unshuffle_planes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Plane<'a> {
+    /// In the scratch buffer, at its own place.
+    Scratch,
+    /// This byte, repeated.
+    Run(u8),
+    /// The first `n` of these bytes (a stream stored as is, read where it lies).
+    Bytes(&'a [u8]),
+}
 
 /// One implementation of the transpose primitive.
 #[derive(Clone, Copy)]
@@ -51,11 +62,12 @@ pub(crate) struct Kernels {
     pub name: &'static str,
     /// Panics if either matrix does not fit its slice (see [`fits`]).
     pub transpose: TransposeFn,
-    /// An unshuffle that makes the run rows in registers, if the kernel has one.
-    pub unshuffle_runs: Option<UnshuffleRunsFn>,
+    /// An unshuffle that reads each plane where it is and makes the run
+    /// planes in registers, if the kernel has one.
+    pub unshuffle_planes: Option<UnshufflePlanesFn>,
 }
 
-const SCALAR: Kernels = Kernels { name: "scalar", transpose: scalar::transpose, unshuffle_runs: None };
+const SCALAR: Kernels = Kernels { name: "scalar", transpose: scalar::transpose, unshuffle_planes: None };
 
 /// Every implementation the running CPU supports, best last.
 /// Used by the tests and benchmarks to compare them against each other.
@@ -104,42 +116,55 @@ pub fn unshuffle(typesize: usize, src: &[u8], dst: &mut [u8]) {
     unshuffle_with(best(), typesize, src, dst);
 }
 
-/// Undoes [`shuffle`] of a block whose byte planes were stored separately,
-/// some of them as runs of one byte (as a codec stream of a split block can
-/// be): plane `j` of `src` (bytes `j * n .. (j + 1) * n`, `n = src.len() /
-/// typesize`) is taken to be `runs[j]` repeated where that is `Some`,
-/// whatever `src` holds there. The run planes are not read from memory when
-/// the kernel can make them in registers; otherwise they are filled in
-/// `src` first (which is why it is mutable). Trailing bytes are copied as is.
+/// Undoes [`shuffle`] of a block whose byte planes were stored separately
+/// (as the codec streams of a block split by item byte are): plane `j`
+/// (`n = scratch.len() / typesize` bytes) is where `planes[j]` says: at its
+/// place in `scratch` (bytes `j * n .. (j + 1) * n`), a run of one byte, or
+/// the first `n` bytes of a slice elsewhere (a stream stored as is, read in
+/// the chunk itself rather than copied out first). Runs are made in
+/// registers and other planes read where they lie when the kernel can;
+/// otherwise they are first written into `scratch` (which is why it is
+/// mutable), whatever it held there. Trailing bytes are copied as is from
+/// `scratch`.
 ///
 /// # Panics
-/// If `src.len() != dst.len()`, `typesize == 0` or `runs.len() != typesize`.
-pub fn unshuffle_runs(typesize: usize, src: &mut [u8], runs: &[Option<u8>], dst: &mut [u8]) {
-    unshuffle_runs_with(best(), typesize, src, runs, dst);
+/// If `scratch.len() != dst.len()`, `typesize == 0`, `planes.len() !=
+/// typesize` or a [`Plane::Bytes`] slice is shorter than `n`.
+pub fn unshuffle_planes(typesize: usize, scratch: &mut [u8], planes: &[Plane<'_>], dst: &mut [u8]) {
+    unshuffle_planes_with(best(), typesize, scratch, planes, dst);
 }
 
-pub(crate) fn unshuffle_runs_with(
+pub(crate) fn unshuffle_planes_with(
     k: &Kernels,
     typesize: usize,
-    src: &mut [u8],
-    runs: &[Option<u8>],
+    scratch: &mut [u8],
+    planes: &[Plane<'_>],
     dst: &mut [u8],
 ) {
-    check(typesize, src, dst);
-    assert_eq!(runs.len(), typesize, "unshuffle_runs: one entry per byte plane");
-    let n = src.len() / typesize;
+    check(typesize, scratch, dst);
+    assert_eq!(planes.len(), typesize, "unshuffle_planes: one entry per byte plane");
+    let n = scratch.len() / typesize;
     let body = n * typesize;
-    let any = runs.iter().any(Option::is_some);
-    if any && typesize > 1 && k.unshuffle_runs.is_some_and(|f| f(&src[..body], runs, &mut dst[..body])) {
-        dst[body..].copy_from_slice(&src[body..]);
+    assert!(
+        planes.iter().all(|p| !matches!(p, Plane::Bytes(b) if b.len() < n)),
+        "unshuffle_planes: a plane is shorter than the block's"
+    );
+    let elsewhere = planes.iter().any(|p| *p != Plane::Scratch);
+    if elsewhere
+        && typesize > 1
+        && k.unshuffle_planes.is_some_and(|f| f(&scratch[..body], planes, &mut dst[..body]))
+    {
+        dst[body..].copy_from_slice(&scratch[body..]);
         return;
     }
-    for (plane, run) in src[..body].chunks_exact_mut(n.max(1)).zip(runs) {
-        if let Some(b) = *run {
-            plane.fill(b);
+    for (row, plane) in scratch[..body].chunks_exact_mut(n.max(1)).zip(planes) {
+        match *plane {
+            Plane::Scratch => {}
+            Plane::Run(b) => row.fill(b),
+            Plane::Bytes(bytes) => row.copy_from_slice(&bytes[..row.len()]),
         }
     }
-    unshuffle_with(k, typesize, src, dst);
+    unshuffle_with(k, typesize, scratch, dst);
 }
 
 /// `dst[c * ds + r] = src[r * ss + c]` for `r < rows`, `c < cols`, by the

@@ -24,7 +24,7 @@ use super::{block_starts, check_matrix, scalar, Kernels};
 
 /// The NEON kernels (always present on aarch64).
 pub(crate) fn kernels() -> Option<Kernels> {
-    Some(Kernels { name: "neon", transpose, unshuffle_runs: None })
+    Some(Kernels { name: "neon", transpose, unshuffle_planes: None })
 }
 
 /// Smallest narrow dimension worth the over-reading / spilling 16×16 paths.

@@ -27,7 +27,7 @@ pub(crate) fn kernels() -> Option<Kernels> {
     is_x86_feature_detected!("sse2").then_some(Kernels {
         name: "sse2",
         transpose: transpose_entry,
-        unshuffle_runs: None,
+        unshuffle_planes: None,
     })
 }
 

@@ -222,11 +222,13 @@ fn matches_c_blosc2_golden_file() {
 }
 
 #[test]
-fn unshuffle_with_run_planes_matches_unshuffling_the_filled_planes() {
-    // Every run pattern for small typesizes (bit j: plane j is a run), a few
-    // for the larger ones; the run planes hold garbage in the source, which
-    // must not show, and the destination starts at every alignment mod 32.
-    // (Under Miri fewer sizes and patterns: it is slow.)
+fn unshuffle_with_planes_elsewhere_matches_unshuffling_the_filled_planes() {
+    // Each plane is in the scratch buffer, a run or a slice elsewhere (two
+    // bits per plane choose; every combination for small typesizes, a few
+    // for the larger ones). Planes not in the scratch buffer hold garbage
+    // there, which must not show; slices elsewhere are longer than a plane
+    // and start at odd offsets; the destination starts at every alignment
+    // mod 32. (Under Miri fewer sizes and patterns: it is slow.)
     let (sizes, tss): (&[usize], &[usize]) = if cfg!(miri) {
         (&[0, 1, 33, 100], &[1, 2, 4, 8, 12])
     } else {
@@ -234,36 +236,59 @@ fn unshuffle_with_run_planes_matches_unshuffling_the_filled_planes() {
     };
     for k in available() {
         for &ts in tss {
-            let patterns: Vec<u32> = if ts <= 8 && !cfg!(miri) {
-                (0..1u32 << ts).collect()
+            let patterns: Vec<u64> = if ts <= 4 && !cfg!(miri) {
+                (0..1u64 << (2 * ts)).collect()
             } else {
-                vec![0, 1, 0b1010, (1 << ts) - 1, (1 << ts) - 2]
+                let all_elsewhere = (0..ts).fold(0u64, |p, j| p | 2 << (2 * j));
+                vec![0, 1, 2, 0b1001, 0b0110, 0x5555_5555 & ((1 << (2 * ts)) - 1), all_elsewhere, 0x1b1b_1b1b]
             };
             for &n in sizes {
                 let len = n * ts + ts / 2;
                 for &pattern in &patterns {
-                    let runs: Vec<Option<u8>> = (0..ts)
-                        .map(|j| (pattern >> j & 1 == 1).then_some([0u8, 0xff, 0x5a][j % 3]))
+                    let kind = |j: usize| (pattern >> (2 * j) & 3) as u8;
+                    let garbage = random_bytes(len, (ts * 977 + n * 31) as u64 ^ pattern);
+                    let away: Vec<Vec<u8>> = (0..ts)
+                        .map(|j| random_bytes(n + 3 + j, (j * 7919 + n) as u64 ^ (pattern << 8)))
                         .collect();
-                    let garbage = random_bytes(len, (ts * 977 + n * 31) as u64 ^ u64::from(pattern));
+                    let mut planes = Vec::new();
                     let mut filled = garbage.clone();
-                    for (j, run) in runs.iter().enumerate() {
-                        if let Some(b) = *run {
-                            filled[j * n..(j + 1) * n].fill(b);
-                        }
+                    for j in 0..ts {
+                        let row = &mut filled[j * n..(j + 1) * n];
+                        planes.push(match kind(j) {
+                            1 => {
+                                let b = [0u8, 0xff, 0x5a][j % 3];
+                                row.fill(b);
+                                Plane::Run(b)
+                            }
+                            2 | 3 => {
+                                let at = usize::from(kind(j) == 3) + j % 3;
+                                row.copy_from_slice(&away[j][at..at + n]);
+                                Plane::Bytes(&away[j][at..])
+                            }
+                            _ => Plane::Scratch,
+                        });
                     }
                     let mut want = vec![0; len];
                     unshuffle_with(&k, ts, &filled, &mut want);
                     let offset = (n + pattern as usize) % 32;
                     let mut buf = vec![0xee; len + offset];
-                    let mut src = garbage.clone();
-                    unshuffle_runs_with(&k, ts, &mut src, &runs, &mut buf[offset..]);
-                    assert!(buf[offset..] == want[..], "{} ts={ts} n={n} runs={pattern:#b}", k.name);
+                    let mut scratch = garbage.clone();
+                    unshuffle_planes_with(&k, ts, &mut scratch, &planes, &mut buf[offset..]);
+                    assert!(buf[offset..] == want[..], "{} ts={ts} n={n} planes={pattern:#b}", k.name);
                     assert!(buf[..offset].iter().all(|&b| b == 0xee));
                 }
             }
         }
     }
+}
+
+#[test]
+#[should_panic(expected = "shorter than the block's")]
+fn unshuffle_planes_refuses_a_plane_shorter_than_the_block() {
+    let mut scratch = [0u8; 64 * 4];
+    let short = [1u8; 63];
+    let planes = [Plane::Scratch, Plane::Bytes(&short), Plane::Run(3), Plane::Scratch];
+    unshuffle_planes(4, &mut scratch, &planes, &mut [0u8; 64 * 4]);
 }
 
 /// The x86-64 kernels Miri's feature detection reports: those the build
