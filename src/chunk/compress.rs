@@ -634,7 +634,7 @@ impl BlockJob<'_> {
         let l = &self.layout;
         let bsize = l.block_len(j);
         let off = j * l.blocksize;
-        let Scratch { tmp1, tmp2, tmp3, codec: state, .. } = s;
+        let Scratch { tmp1, tmp2, tmp3, codec: state, planes_in_place, .. } = s;
         let block: &[u8] = match self.src {
             Input::Slice(src) => &src[off..off + bsize],
             Input::Blocks(source) => {
@@ -643,6 +643,20 @@ impl BlockJob<'_> {
                 b
             }
         };
+        let nstreams = l.nstreams(j);
+        let in_place = match self.codec {
+            CodecChoice::Builtin(codec) if nstreams > 1 && nstreams == l.typesize && self.shuffle_only() => {
+                Some(codec)
+            }
+            _ => None,
+        };
+        if let Some(codec) = in_place {
+            if *planes_in_place && out.room >= bsize + 4 * nstreams {
+                let (w, gain) = self.planes_in_place(codec, block, nstreams, out.buf, tmp1, state)?;
+                *planes_in_place = gain;
+                return Ok(w);
+            }
+        }
         let info = EncodeInfo { params: self.params, source: self.src.whole() };
         let at = pipeline::forward(
             &self.filters,
@@ -660,11 +674,11 @@ impl BlockJob<'_> {
             Some(true) => &tmp1[..bsize],
             Some(false) => &tmp2[..bsize],
         };
-        let nstreams = l.nstreams(j);
         let neblock = bsize / nstreams;
         let extended = l.header_len == EXTENDED_HEADER_LENGTH;
         let BlockOut { buf, room } = out;
         let mut w = 0usize;
+        let mut tally = PlaneTally::default();
         for k in 0..nstreams {
             let stream = &filtered[k * neblock..(k + 1) * neblock];
             if w + 4 > room {
@@ -684,6 +698,7 @@ impl BlockJob<'_> {
                             buf[w] = 0x1;
                             w += 1;
                         }
+                        tally.add(None, neblock);
                         continue;
                     }
                 }
@@ -718,10 +733,134 @@ impl BlockJob<'_> {
             } else {
                 c
             };
+            tally.add(Some(c), neblock);
             buf[w..body].copy_from_slice(&(c as i32).to_le_bytes());
             w = body + c;
         }
+        if in_place.is_some() {
+            *planes_in_place = tally.favours_in_place();
+        }
         Ok(w)
+    }
+
+    /// Whether the pipeline is one byte shuffle over the item size (and
+    /// nothing else), which [`Self::planes_in_place`] does itself.
+    fn shuffle_only(&self) -> bool {
+        let ts = self.layout.typesize;
+        let mut shuffles = 0;
+        for (&f, &meta) in self.filters.iter().zip(&self.meta) {
+            match f {
+                filter::NOFILTER => {}
+                filter::SHUFFLE if meta == 0 || usize::from(meta) == ts => shuffles += 1,
+                _ => return false,
+            }
+        }
+        shuffles == 1 && ts > 1
+    }
+
+    /// A block shuffled and split by item byte, written with its byte
+    /// planes in place: the shuffle writes each plane straight where it
+    /// would go if every plane before it were stored as is (its 4-byte size
+    /// first), so a plane that no codec shrinks, after only such planes,
+    /// is never copied; a plane that does shrink is compressed into
+    /// `scratch` and copied back over its own bytes. This pays where the
+    /// first planes are noise, as the low bytes of floats are, and the
+    /// caller takes it only when the block before said so (the returned
+    /// flag). `buf` has room for the whole block and its stream sizes.
+    /// Returns the block's length, and whether the next block should be
+    /// written this way too. The bytes are those of the usual way.
+    fn planes_in_place(
+        &self,
+        codec: Codec,
+        block: &[u8],
+        nstreams: usize,
+        buf: &mut [u8],
+        scratch: &mut [u8],
+        state: &mut codecs::CodecState,
+    ) -> Result<(usize, bool)> {
+        let n = block.len() / nstreams;
+        let stride = n + 4;
+        let end = nstreams * stride;
+        if n == 0 || buf.len() < end || scratch.len() < n {
+            return Err(Error::Failure);
+        }
+        // Plane k at buf[k * stride + 4..][..n].
+        crate::filters::shuffle::transpose(block, nstreams, &mut buf[4..end], stride, n, nstreams);
+        let extended = self.layout.header_len == EXTENDED_HEADER_LENGTH;
+        let mut tally = PlaneTally::default();
+        let mut w = 0usize;
+        for k in 0..nstreams {
+            let raw = k * stride + 4;
+            let body = w + 4;
+            // (w <= k * stride: every stream before took at most its plane and size.)
+            let v = buf[raw];
+            if extended && is_run(&buf[raw..raw + n], v) {
+                buf[w..body].copy_from_slice(&(-i32::from(v)).to_le_bytes());
+                w = body;
+                if v != 0 {
+                    buf[w] = 0x1;
+                    w += 1;
+                }
+                tally.add(None, n);
+                continue;
+            }
+            let c = codecs::compress(
+                codec,
+                self.clevel,
+                &buf[raw..raw + n],
+                &mut scratch[..n],
+                self.dict,
+                state,
+            )?;
+            let c = if c == 0 || c >= n {
+                if body != raw {
+                    buf.copy_within(raw..raw + n, body);
+                }
+                n
+            } else {
+                // body + c < raw + n: only this plane's own bytes are overwritten.
+                buf[body..body + c].copy_from_slice(&scratch[..c]);
+                c
+            };
+            tally.add(Some(c), n);
+            buf[w..body].copy_from_slice(&(c as i32).to_le_bytes());
+            w = body + c;
+        }
+        Ok((w, tally.favours_in_place()))
+    }
+}
+
+/// What became of a split block's planes, to choose how to write the next
+/// block (see `BlockJob::planes_in_place`).
+#[derive(Default)]
+struct PlaneTally {
+    /// Bytes of the planes stored as is before any other kind of stream.
+    stored_first: usize,
+    /// Whether a stream of another kind was seen.
+    other_seen: bool,
+    /// Bytes of the compressed streams.
+    compressed: usize,
+}
+
+impl PlaneTally {
+    /// Stream of a plane of `n` bytes: `Some(c)` coded in `c` bytes (`c ==
+    /// n`: stored as is), `None` a run.
+    fn add(&mut self, c: Option<usize>, n: usize) {
+        match c {
+            Some(c) if c == n && !self.other_seen => self.stored_first += n,
+            Some(c) if c < n => {
+                self.other_seen = true;
+                self.compressed += c;
+            }
+            _ => self.other_seen = true,
+        }
+    }
+
+    /// Whether writing planes in place saves more copying (the leading
+    /// stored planes) than it adds (copying the compressed streams back,
+    /// counted twice for the larger write to the output it makes).
+    fn favours_in_place(&self) -> bool {
+        self.stored_first > 2 * self.compressed
     }
 }
 

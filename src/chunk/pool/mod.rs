@@ -159,6 +159,10 @@ pub struct Scratch {
     /// A block of a lazy chunk, as read from its frame.
     pub lazy: Vec<u8>,
     pub codec: CodecState,
+    /// Whether the next split, shuffled block this thread compresses is
+    /// written with its byte planes in place (chosen by the one before it:
+    /// `chunk::compress`).
+    pub planes_in_place: bool,
 }
 
 impl Scratch {
