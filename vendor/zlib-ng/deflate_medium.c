@@ -194,13 +194,15 @@ Z_INTERNAL block_state deflate_medium(deflate_state *s, int flush) {
 
         /* If we already have a future match from a previous round, just use that */
         if (!early_exit && next_match.match_length > 0) {
-            /* libb2nd: copied field by field. GCC 12 compiles the struct assignment as one
-             * 64-bit load right after 16-bit stores to next_match (a store-forwarding stall
-             * on every match, level 5 about 25% slower); see vendor/README.md. */
-            current_match.match_start = next_match.match_start;
-            current_match.match_length = next_match.match_length;
-            current_match.strstart = next_match.strstart;
-            current_match.orgstart = next_match.orgstart;
+            /* libb2nd: copied field by field, each read as a volatile 16-bit load. GCC 12
+             * compiles the struct assignment (and plain field copies too, which it merges)
+             * as one 64-bit load right after narrower stores to next_match: a
+             * store-forwarding stall on every match, level 5 about 25% slower; see
+             * vendor/README.md. Volatile loads are never merged or widened. */
+            current_match.match_start = *(volatile uint16_t *)&next_match.match_start;
+            current_match.match_length = *(volatile uint16_t *)&next_match.match_length;
+            current_match.strstart = *(volatile uint16_t *)&next_match.strstart;
+            current_match.orgstart = *(volatile uint16_t *)&next_match.orgstart;
             next_match.match_length = 0;
         } else {
             hash_head = 0;
