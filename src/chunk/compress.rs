@@ -645,7 +645,7 @@ impl BlockJob<'_> {
         };
         let nstreams = l.nstreams(j);
         let in_place = match self.codec {
-            CodecChoice::Builtin(codec) if nstreams > 1 && nstreams == l.typesize && self.shuffle_only() => {
+            CodecChoice::Builtin(codec) if nstreams > 1 && nstreams == l.typesize && self.shuffled_only() => {
                 Some(codec)
             }
             _ => None,
@@ -743,19 +743,10 @@ impl BlockJob<'_> {
         Ok(w)
     }
 
-    /// Whether the pipeline is one byte shuffle over the item size (and
-    /// nothing else), which [`Self::planes_in_place`] does itself.
-    fn shuffle_only(&self) -> bool {
-        let ts = self.layout.typesize;
-        let mut shuffles = 0;
-        for (&f, &meta) in self.filters.iter().zip(&self.meta) {
-            match f {
-                filter::NOFILTER => {}
-                filter::SHUFFLE if meta == 0 || usize::from(meta) == ts => shuffles += 1,
-                _ => return false,
-            }
-        }
-        shuffles == 1 && ts > 1
+    /// Whether the pipeline is one byte shuffle over the item size and
+    /// nothing else, which [`Self::planes_in_place`] does itself.
+    fn shuffled_only(&self) -> bool {
+        pipeline::plain_shuffle(&self.filters, &self.meta, self.layout.typesize) == Some(true)
     }
 
     /// A block shuffled and split by item byte, written with its byte

@@ -330,21 +330,9 @@ impl<'a> Decoder<'a> {
         )
     }
 
-    /// `Some(shuffled)` when the pipeline is at most one byte shuffle over
-    /// the item size (`shuffled`: there is one and items have several
-    /// bytes), `None` for any other filter.
+    /// See [`pipeline::plain_shuffle`].
     fn plain_shuffle(&self) -> Option<bool> {
-        use super::header::filter;
-        let ts = self.typesize;
-        let mut shuffled = false;
-        for (&f, &meta) in self.filters.iter().zip(&self.view.header.filters_meta) {
-            match f {
-                filter::NOFILTER => {}
-                filter::SHUFFLE if !shuffled && (meta == 0 || usize::from(meta) == ts) => shuffled = ts > 1,
-                _ => return None,
-            }
-        }
-        Some(shuffled)
+        pipeline::plain_shuffle(&self.filters, &self.view.header.filters_meta, self.typesize)
     }
 
     /// Bytes `lo..hi` of block `j` into `out` (`hi - lo` bytes), decoding

@@ -110,6 +110,28 @@ pub fn out_of_place_steps(filters: &[u8; MAX_FILTERS]) -> usize {
         .count()
 }
 
+/// `Some(shuffled)` when the pipeline is at most one byte shuffle over the
+/// item size (`shuffled`: there is one and items have several bytes),
+/// `None` for any other filter: the pipelines whose split blocks the chunk
+/// code shuffles and unshuffles plane by plane itself.
+pub fn plain_shuffle(
+    filters: &[u8; MAX_FILTERS],
+    filters_meta: &[u8; MAX_FILTERS],
+    typesize: usize,
+) -> Option<bool> {
+    let mut shuffled = false;
+    for (&f, &meta) in filters.iter().zip(filters_meta) {
+        match f {
+            filter::NOFILTER => {}
+            filter::SHUFFLE if !shuffled && (meta == 0 || usize::from(meta) == typesize) => {
+                shuffled = typesize > 1
+            }
+            _ => return None,
+        }
+    }
+    Some(shuffled)
+}
+
 /// The plugin filters built in (c-blosc2 registers them at start).
 pub fn is_builtin_plugin(f: u8) -> bool {
     matches!(
