@@ -6,9 +6,7 @@
      check DIR   decompress what DIR holds and check the values and getitem
      missing     print what a plugin that is not installed gives (the two
                  libraries must print the same lines)
-     btune       (libb2nd only) a context asking for the btune tuner is refused:
-                 btune 1.2.1 writes into c-blosc2's private context struct, whose
-                 layout 3.3 changed (with c-blosc2 3.3.5 it dies of SIGFPE) */
+   (Tuner 32, btune, is libb2nd's own tuner: xtuner.c.) */
 #include <stdint.h>
 #include "blosc2.h"
 #include "blosc2/codecs-registry.h"
@@ -129,32 +127,8 @@ static void missing(void) {
   blosc2_free_ctx(c);
 }
 
-static int btune_refused(void) {
-  blosc2_cparams cp = BLOSC2_CPARAMS_DEFAULTS;
-  cp.tuner_id = 32; /* BLOSC_BTUNE */
-  blosc2_context *c = blosc2_create_cctx(cp);
-  CHECK(c == NULL);
-  if (c) blosc2_free_ctx(c);
-  blosc2_storage storage = BLOSC2_STORAGE_DEFAULTS;
-  storage.cparams = &cp;
-  blosc2_schunk *sc = blosc2_schunk_new(&storage);
-  if (sc != NULL) {
-    /* if the super-chunk is made, its chunks must still not go through btune */
-    uint8_t buf[4000];
-    fill_data(0, 8, sizeof(buf), buf);
-    CHECK(blosc2_schunk_append_buffer(sc, buf, sizeof(buf)) < 0);
-    blosc2_schunk_free(sc);
-  }
-  return report("xruntime btune");
-}
-
 int main(int argc, char **argv) {
   blosc2_init();
-  if (argc >= 2 && strcmp(argv[1], "btune") == 0) {
-    int rc = btune_refused();
-    blosc2_destroy();
-    return rc;
-  }
   if (argc >= 2 && strcmp(argv[1], "missing") == 0) {
     missing();
     blosc2_destroy();

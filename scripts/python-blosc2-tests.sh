@@ -199,6 +199,18 @@ fi
 "$venv/bin/python" -c 'import blosc2; print("== python-blosc2", blosc2.__version__, "on C library", blosc2.blosclib_version)' >&2 \
     || { echo "import blosc2 failed" >&2; exit 2; }
 
+# --- the tuner (tuner=blosc2.Tuner.BTUNE) -------------------------------------------------------
+# On libb2nd, python-blosc2 compresses with libb2nd's tuner (docs/PLUGINS.md, "The tuner"), and
+# the reference python-blosc2 (c-blosc2 3.3.5's wheel, the repository's .venv) reads the result.
+if [[ $REF != 1 ]]; then
+    tdir=$work/tuner && rm -rf "$tdir" && mkdir -p "$tdir"
+    "$venv/bin/python" "$root/c_tests/py/tuner_check.py" write "$tdir" >&2 || { echo "tuner_check write failed" >&2; exit 1; }
+    if [[ -x $root/.venv/bin/python ]] && "$root/.venv/bin/python" -c 'import blosc2' 2>/dev/null; then
+        (unset LD_LIBRARY_PATH; "$root/.venv/bin/python" "$root/c_tests/py/tuner_check.py" check "$tdir") >&2 \
+            || { echo "tuner_check check (reference python-blosc2) failed" >&2; exit 1; }
+    fi
+fi
+
 # --- tests ------------------------------------------------------------------------------------
 # Run from a copy of the sdist's test files (conftest.py, pytest.ini, tests/) so that `import
 # blosc2` finds the installed package rather than src/blosc2, and the tests' scratch files stay

@@ -89,6 +89,7 @@ fn cparams_of(f: &FrameView) -> CParams {
         filters_meta: h.filters_meta,
         owner: 0,
         schunk: None,
+        tuner: None,
     }
 }
 

@@ -230,13 +230,52 @@ fn warm_super_chunk_and_array_reads_without_allocating() {
 
 /// Runs the checks in order; an argument that is not a flag selects the
 /// checks whose names contain it, as libtest's filter does.
+/// A warm tuner allocates nothing per chunk: not when it compresses with its
+/// choice, not when it runs trials (soft and hard readapts, after the first).
+fn warm_tuner_compresses_and_readapts_without_allocating() {
+    use b2nd::chunk::{Repeat, Schedule, Tuning};
+    let _busy = Busy::start(2);
+    let smooth: Vec<u8> = (0u64..1 << 19)
+        .flat_map(|i| ((i as f64 * 1e-3).sin() * 1e3 + (i % 7) as f64 * 1e-9).to_le_bytes())
+        .collect();
+    let ramp: Vec<u8> = (0u64..1 << 19).flat_map(|i| (i * 3 + (((i * 7919) >> 5) & 3)).to_le_bytes()).collect();
+    let mut dst = vec![0u8; smooth.len() + 64];
+    for nthreads in [1i16, 2] {
+        let tuning = Tuning {
+            tradeoff: 0.0,
+            schedule: Schedule {
+                waits: 0,
+                softs_before_hard: 1,
+                hards_before_stop: 1000,
+                repeat: Repeat::All,
+            },
+            ..Tuning::default()
+        };
+        let p = CParams { typesize: 8, nthreads, tuner: Some(tuning), ..CParams::default() };
+        let mut c = Compressor::new(p).unwrap();
+        // warm up: the first hard readapt and the trials after it on both kinds of data
+        for i in 0..24 {
+            c.compress(if i % 8 < 4 { &smooth } else { &ramp }, &mut dst).unwrap();
+        }
+        let explored = c.tuner_totals().unwrap().explored;
+        let mut n = 0;
+        for i in 0..24 {
+            let data = if i % 8 < 4 { &smooth } else { &ramp };
+            n += allocations(|| assert!(c.compress(data, &mut dst).unwrap() > 0));
+        }
+        let readapts = c.tuner_totals().unwrap().explored - explored;
+        assert_eq!(n, 0, "{nthreads} thread(s): {n} allocations in 24 tuned chunks ({readapts} readapts)");
+        println!("  tuner, {nthreads} thread(s): 24 chunks, {readapts} readapts, no allocation");
+    }
+}
+
 fn main() {
     if std::env::var_os(SPIN).is_some() {
         loop {
             std::hint::spin_loop();
         }
     }
-    let checks: [(&str, fn()); 2] = [
+    let checks: [(&str, fn()); 3] = [
         (
             "warm_contexts_compress_decompress_and_getitem_without_allocating",
             warm_contexts_compress_decompress_and_getitem_without_allocating,
@@ -244,6 +283,10 @@ fn main() {
         (
             "warm_super_chunk_and_array_reads_without_allocating",
             warm_super_chunk_and_array_reads_without_allocating,
+        ),
+        (
+            "warm_tuner_compresses_and_readapts_without_allocating",
+            warm_tuner_compresses_and_readapts_without_allocating,
         ),
     ];
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));

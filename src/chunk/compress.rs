@@ -35,17 +35,20 @@ pub struct Compressor {
     nchunk: Option<i64>,
     /// A chunk made contiguous, for block sources on the paths that need it.
     gathered: Vec<u8>,
+    /// The tuner that chooses each chunk's parameters, when
+    /// [`CParams::tuner`] asks for one.
+    tuner: Option<Box<super::tune::Tuner>>,
 }
 
 /// The bytes a compression reads: one buffer, or blocks made on demand.
 #[derive(Clone, Copy)]
-enum Input<'a> {
+pub(crate) enum Input<'a> {
     Slice(&'a [u8]),
     Blocks(&'a dyn BlockSource),
 }
 
 impl Input<'_> {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match self {
             Input::Slice(s) => s.len(),
             Input::Blocks(b) => b.len(),
@@ -103,6 +106,7 @@ impl Compressor {
             return Err(Error::CodecParam);
         }
         let workers = Workers::new(params.nthreads);
+        let tuner = params.tuner.map(|t| Box::new(super::tune::Tuner::new(t, &params)));
         Ok(Compressor {
             params,
             workers,
@@ -111,6 +115,7 @@ impl Compressor {
             prefilter: None,
             nchunk: None,
             gathered: Vec::new(),
+            tuner,
         })
     }
 
@@ -125,8 +130,75 @@ impl Compressor {
         Ok(c)
     }
 
+    /// The parameters: those given, or with a tuner, those the last chunk
+    /// was compressed with.
     pub fn params(&self) -> &CParams {
         &self.params
+    }
+
+    /// What the tuner did for the last chunk (`None` without a tuner, or
+    /// before the first chunk).
+    pub fn tuner_decision(&self) -> Option<&super::tune::Decision> {
+        self.tuner.as_ref().and_then(|t| t.last())
+    }
+
+    /// The tuner's totals since it started (`None` without a tuner).
+    pub fn tuner_totals(&self) -> Option<&super::tune::Totals> {
+        self.tuner.as_ref().map(|t| t.totals())
+    }
+
+    /// Compress with `params` from now on, keeping the tuner, the threads'
+    /// scratch and the rest of the context (the tuner's way of applying a choice).
+    pub(crate) fn retune(&mut self, params: CParams) {
+        if params.nthreads != self.params.nthreads {
+            self.workers.set_nthreads(params.nthreads);
+        }
+        self.params = params;
+    }
+
+    /// The bytes the tuner should sample for `input`: the input itself, or
+    /// made contiguous in `whole`, or the prefilter's output in `whole`
+    /// (`None` when that output is thrown away: the chunk is zeros).
+    pub(crate) fn tuning_bytes<'a>(
+        &mut self,
+        input: Input<'a>,
+        whole: &'a mut Vec<u8>,
+    ) -> Result<Option<&'a [u8]>> {
+        let Some(pre) = self.prefilter.clone() else {
+            return match input {
+                Input::Slice(s) => Ok(Some(s)),
+                Input::Blocks(source) => {
+                    blocks::materialize(source, whole)?;
+                    Ok(Some(&whole[..]))
+                }
+            };
+        };
+        let out = match input {
+            Input::Slice(s) => self.prefiltered_whole(&pre, s)?,
+            Input::Blocks(source) => {
+                blocks::materialize(source, whole)?;
+                self.prefiltered_whole(&pre, whole)?
+            }
+        };
+        Ok(out.map(|out| {
+            *whole = out;
+            &whole[..]
+        }))
+    }
+
+    /// [`Compressor::prefiltered`] with the block size these parameters give `src`.
+    fn prefiltered_whole(&mut self, pre: &Arc<dyn Prefilter>, src: &[u8]) -> Result<Option<Vec<u8>>> {
+        let p = &self.params;
+        let bs = blocksize::compute(
+            p.compcode,
+            p.clevel,
+            p.typesize,
+            src.len().min(i32::MAX as usize) as i32,
+            p.blocksize,
+            p.splitmode,
+            flags_from_filters(&p.filters),
+        );
+        self.prefiltered(pre, src, bs.max(1) as usize)
     }
 
     pub fn set_nthreads(&mut self, nthreads: i16) {
@@ -221,6 +293,18 @@ impl Compressor {
     }
 
     fn compress_input(&mut self, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
+        match self.tuner.take() {
+            None => self.compress_untuned(input, dst),
+            Some(mut tuner) => {
+                let r = tuner.compress(self, input, dst);
+                self.tuner = Some(tuner);
+                r
+            }
+        }
+    }
+
+    /// Compress `input` with the parameters as they are.
+    pub(crate) fn compress_untuned(&mut self, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
         let params = self.params.clone();
         let p = &params;
         let codec = check_params(p, input.len(), dst.len())?;
@@ -240,7 +324,7 @@ impl Compressor {
             if !self.streams_blocks(source, bs) {
                 let mut whole = std::mem::take(&mut self.gathered);
                 let r = blocks::materialize(source, &mut whole)
-                    .and_then(|()| self.compress_input(Input::Slice(&whole), dst));
+                    .and_then(|()| self.compress_untuned(Input::Slice(&whole), dst));
                 self.gathered = whole;
                 return r;
             }

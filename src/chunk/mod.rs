@@ -28,10 +28,11 @@ pub mod hooks;
 mod pipeline;
 mod pool;
 pub mod special;
+pub mod tune;
 pub mod view;
 pub mod vlblocks;
 
-pub use crate::params::{CParams, DParams, SchunkView, SplitMode};
+pub use crate::params::{CParams, DParams, PerfMode, Repeat, Schedule, SchunkView, SplitMode, Tuning};
 pub use blocks::{BlockSink, BlockSource};
 pub use compress::Compressor;
 pub use decompress::Decompressor;

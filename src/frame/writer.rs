@@ -154,6 +154,7 @@ pub fn index_chunk(offsets: &super::Offsets, capacity: usize) -> Result<Vec<u8>>
         filters_meta: [0; 6],
         owner: 0,
         schunk: None,
+        tuner: None,
     };
     let mut raw = Vec::with_capacity(8 * offsets.len());
     for o in offsets.iter() {

@@ -14,6 +14,8 @@ examples:
   b2nd convert data.npy data.b2nd
   b2nd convert --order F data.b2nd data.npy
   b2nd repack --codec lz4 --clevel 9 --chunks 100,100 data.b2nd data-lz4.b2nd
+  b2nd tune --tradeoff 0.8 data.npy
+  b2nd repack --tune --tradeoff 1 data.b2nd data-small.b2nd
 
 convert and repack write OUT under a temporary name and rename it into place when it is
 whole and synced (B2ND_DURABILITY=off: not synced); a progress bar goes to stderr when it
@@ -53,6 +55,9 @@ pub enum Command {
     /// others, the metalayers and the vlmetalayers; chunks whose layout and compression
     /// stay are copied without decompressing them
     Repack(WriteArgs),
+    /// Run the tuner over FILE's data (.npy, or a Blosc2 file) and print its choice beside
+    /// the defaults and the best of a full grid timed on the same chunks
+    Tune(TuneArgs),
     /// A completion script for SHELL on stdout (bash: b2nd completions bash >
     /// /etc/bash_completion.d/b2nd)
     Completions {
@@ -150,6 +155,85 @@ pub struct WriteArgs {
     /// Replace OUT if it exists
     #[arg(long)]
     pub force: bool,
+    /// Let the tuner choose each chunk's codec, filters, level and split mode (its goal:
+    /// --tradeoff and --perf-mode, else BTUNE_TRADEOFF and BTUNE_PERF_MODE, else 0.5 and
+    /// COMP); --codec, --clevel and --filters are then only the fallback
+    #[arg(long)]
+    pub tune: bool,
+    /// With --tune: 0 for speed, 1 for ratio
+    #[arg(long, value_name = "T", value_parser = parse_tradeoff, requires = "tune")]
+    pub tradeoff: Option<f32>,
+    /// With --tune: the time that counts, COMP, DECOMP or BALANCED
+    #[arg(long, value_name = "MODE", value_parser = parse_perf_mode, requires = "tune")]
+    pub perf_mode: Option<b2nd::chunk::PerfMode>,
+}
+
+/// A tradeoff from 0 to 1.
+pub fn parse_tradeoff(s: &str) -> Result<f32, String> {
+    b2nd::params::parse_tradeoff(s).ok_or_else(|| format!("{s:?}: a number from 0 (speed) to 1 (ratio)"))
+}
+
+/// COMP, DECOMP or BALANCED (any case).
+pub fn parse_perf_mode(s: &str) -> Result<b2nd::chunk::PerfMode, String> {
+    b2nd::chunk::PerfMode::from_name(&s.to_ascii_uppercase())
+        .ok_or_else(|| format!("{s:?}: COMP, DECOMP or BALANCED"))
+}
+
+/// The tuner's settings for --tune, --tradeoff and --perf-mode over the environment's.
+fn tuning(
+    tune: bool,
+    tradeoff: Option<f32>,
+    perf_mode: Option<b2nd::chunk::PerfMode>,
+) -> Option<b2nd::chunk::Tuning> {
+    if !tune {
+        return None;
+    }
+    let env = b2nd::chunk::Tuning::default().with_env().unwrap_or_default();
+    Some(b2nd::chunk::Tuning {
+        tradeoff: tradeoff.unwrap_or(env.tradeoff),
+        perf_mode: perf_mode.unwrap_or(env.perf_mode),
+        ..env
+    })
+}
+
+/// `tune`.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub input: Input,
+    /// 0 for speed, 1 for ratio (default: BTUNE_TRADEOFF, else 0.5)
+    #[arg(long, value_name = "T", value_parser = parse_tradeoff)]
+    pub tradeoff: Option<f32>,
+    /// The time that counts: COMP, DECOMP or BALANCED (default: BTUNE_PERF_MODE, else COMP)
+    #[arg(long, value_name = "MODE", value_parser = parse_perf_mode)]
+    pub perf_mode: Option<b2nd::chunk::PerfMode>,
+    /// The bandwidth the compressed bytes travel at, in MB/s (default 21475, Btune's 20 GiB/s)
+    #[arg(long, value_name = "MB/S")]
+    pub bandwidth: Option<f64>,
+    /// Every perf mode with tradeoffs 0, 0.5 and 1 (the grid is timed once)
+    #[arg(long)]
+    pub matrix: bool,
+    /// A .npy file's items in chunks of N bytes
+    #[arg(long, value_name = "N", default_value_t = 4 << 20)]
+    pub chunk_bytes: usize,
+    /// Threads
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+    /// How many chunks, spread over the data, the grid and the defaults are timed on
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub sample_chunks: usize,
+    /// Leave out the full grid (it takes minutes)
+    #[arg(long)]
+    pub no_grid: bool,
+    /// Time everything N times, keeping the fastest
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeats: u32,
+    /// Keep the grid's figures in FILE: read them from it when it exists, else write them
+    #[arg(long, value_name = "FILE")]
+    pub grid_file: Option<String>,
+    /// One JSON object on stdout
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl WriteArgs {
@@ -170,6 +254,7 @@ impl WriteArgs {
             },
             force: self.force,
             fortran: self.order.as_deref().is_some_and(|o| o.eq_ignore_ascii_case("f")),
+            tuner: tuning(self.tune, self.tradeoff, self.perf_mode),
         }
     }
 }

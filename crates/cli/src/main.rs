@@ -17,6 +17,7 @@ mod info;
 mod json;
 mod repack;
 mod source;
+mod tune;
 mod verify;
 mod write;
 
@@ -64,6 +65,25 @@ fn run(cli: Cli) -> Result<i32, (i32, String)> {
         Command::Verify(a) => inspect(&a.input, |src| verify::run(src, a.json, threads(a.threads))),
         Command::Convert(a) => write(a, convert::run),
         Command::Repack(a) => write(a, repack::run),
+        Command::Tune(a) => {
+            let asked = tune::Asked {
+                tradeoff: a.tradeoff,
+                perf_mode: a.perf_mode,
+                bandwidth: a.bandwidth,
+                chunk_bytes: a.chunk_bytes,
+                threads: a.threads,
+                sample_chunks: a.sample_chunks,
+                grid: !a.no_grid,
+                matrix: a.matrix,
+                repeats: a.repeats,
+                json: a.json,
+                grid_file: a.grid_file.clone(),
+            };
+            if !std::path::Path::new(&a.input.file).exists() {
+                return Err((2, format!("{}: no such file or directory", a.input.file)));
+            }
+            tune::run(&a.input.file, a.input.offset, &asked).map_err(|e| (1, e))
+        }
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(*shell, &mut <Cli as clap::CommandFactory>::command(), "b2nd", &mut text);

@@ -20,6 +20,8 @@ pub struct Wanted {
     pub sparse: Option<bool>,
     pub force: bool,
     pub fortran: bool,
+    /// Let the tuner choose each chunk's codec, filters and level (`--tune`).
+    pub tuner: Option<b2nd::chunk::Tuning>,
 }
 
 /// `NAME` or `NAME:META` (`zstd`, `zfp_rate:24`, `ndlz:4`).
@@ -101,6 +103,7 @@ impl Wanted {
         cp.nthreads = threads.clamp(1, i16::MAX as usize) as i16;
         cp.owner = 0;
         cp.schunk = None;
+        cp.tuner = self.tuner;
         cp
     }
 }

@@ -733,3 +733,95 @@ fn help_per_command_and_completions() {
     let (rc, out, _) = tool(&["completions", "bash"]);
     assert!(rc == 0 && out.contains("_b2nd()") && out.contains("repack"), "{out}");
 }
+
+// ------------------------------------------------------------ tune and repack --tune
+
+/// A .npy file of smooth float64 values with noise in the low bits.
+fn smooth_npy(path: &str, n: usize) {
+    let mut bytes = header_bytes("<f8", false, &[n as i64]).unwrap();
+    let mut x = 7u64;
+    for i in 0..n {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let v = (i as f64 * 1e-3).sin() * 1000.0 + ((x >> 40) & 0xff) as f64 * 1e-9;
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(path, &bytes).unwrap();
+}
+
+fn json_of(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn tune_at_tradeoff_one_gets_near_the_grids_best_ratio() {
+    let path = scratch("tune.npy");
+    smooth_npy(&path, 64 << 10); // 512 KiB: 8 chunks of 64 KiB
+    let (rc, out, err) =
+        tool(&["tune", "--json", "--chunk-bytes", "65536", "--sample-chunks", "1", "--tradeoff", "1", &path]);
+    assert_eq!(rc, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!((v["typesize"].as_u64(), v["nchunks"].as_u64()), (Some(8), Some(8)));
+    // 5 codecs x 6 pipelines x 9 levels x 2 split modes x 2 block sizes (auto, 32K)
+    assert_eq!(v["grid_size"].as_u64(), Some(1080));
+    let row = &v["rows"][0];
+    assert_eq!(row["perf_mode"], "COMP");
+    assert_eq!(row["chunks"].as_u64(), Some(8));
+    assert!(row["explored_chunks"].as_u64().unwrap() >= 1);
+    assert!(!row["choice"].is_null());
+    // at tradeoff 1 only sizes count: no timing noise in this comparison
+    let ours = row["figures"]["ratio"].as_f64().unwrap();
+    let best = row["grid_best"]["figures"]["ratio"].as_f64().unwrap();
+    assert!(ours >= 0.9 * best, "tuned {ours:.3}, grid's best {best:.3}");
+    let defaults = row["defaults"].as_array().unwrap();
+    assert_eq!(defaults.len(), 2);
+    assert!(defaults.iter().all(|d| d["figures"]["ratio"].as_f64().unwrap() <= best + 1e-9));
+}
+
+#[test]
+fn tune_matrix_without_grid_and_its_text() {
+    let path = scratch("tune_matrix.npy");
+    smooth_npy(&path, 32 << 10);
+    let (rc, out, err) =
+        tool(&["tune", "--json", "--matrix", "--no-grid", "--chunk-bytes", "65536", &path]);
+    assert_eq!(rc, 0, "{err}");
+    let v = json_of(&out);
+    assert_eq!(v["grid_size"].as_u64(), Some(0));
+    let rows = v["rows"].as_array().unwrap();
+    let modes: Vec<(String, f64)> =
+        rows.iter().map(|r| (r["perf_mode"].as_str().unwrap().to_string(), r["tradeoff"].as_f64().unwrap())).collect();
+    assert_eq!(modes.len(), 9);
+    assert_eq!(modes[0], ("COMP".to_string(), 0.0));
+    assert_eq!(modes[8], ("BALANCED".to_string(), 1.0));
+    assert!(rows.iter().all(|r| r["grid_best"].is_null() && !r["choice"].is_null()));
+    let (rc, out, err) = tool(&["tune", "--no-grid", "--perf-mode", "decomp", "--tradeoff", "0.3", &path]);
+    assert_eq!(rc, 0, "{err}");
+    assert!(out.contains("tradeoff 0.30, DECOMP"), "{out}");
+    assert!(out.contains("tuner's choice") && out.contains("c-blosc2 default"), "{out}");
+    // bad values are usage errors
+    for bad in [&["tune", "--tradeoff", "2", &path][..], &["tune", "--perf-mode", "fast", &path]] {
+        assert_eq!(tool(bad).0, 2, "{bad:?}");
+    }
+    assert_eq!(tool(&["tune", &scratch("missing.npy")]).0, 2);
+}
+
+#[test]
+fn repack_tune_writes_tuned_chunks_with_the_same_values() {
+    let src = scratch("tune_src.b2nd");
+    let vals = f8_array(&src, &[400, 300], &[100, 300], &[25, 300]);
+    let out = scratch("tune_out.b2nd");
+    let (rc, _, err) = tool(&["repack", "--force", "--tune", "--tradeoff", "1", &src, &out]);
+    assert_eq!(rc, 0, "{err}");
+    let a = Array::open(&out).unwrap();
+    assert_eq!((a.chunkshape(), a.blockshape()), (&[100, 300][..], &[25, 300][..]));
+    let got: Vec<f64> = a.to_vec().unwrap().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(got, vals);
+    // the chunks were recompressed by the tuner (for size: not BloscLZ, the input's codec)
+    let formats: Vec<u8> = stored_chunks(&out)
+        .iter()
+        .map(|c| b2nd::chunk::header::Header::parse(c).unwrap().flags >> 5 & 7)
+        .collect();
+    assert_eq!(formats.len(), 4);
+    assert!(formats.iter().all(|&f| f != 0), "{formats:?}");
+    // --tradeoff needs --tune
+    assert_eq!(tool(&["repack", "--force", "--tradeoff", "1", &src, &out]).0, 2);
+}

@@ -28,6 +28,7 @@ fn info_from_header(h: &FrameHeader, vlmetalayers: Vec<Metalayer>) -> Info {
         filters_meta: h.filters_meta,
         owner: 0,
         schunk: None,
+        tuner: None,
     };
     Info {
         cparams,

@@ -74,14 +74,16 @@ pub(crate) fn registered_tuner(id: c_int) -> Result<Option<blosc2_tuner>, Error>
     if id == 0 {
         return Ok(None);
     }
+    if id == crate::registry::tuners::BLOSC_BTUNE {
+        // libb2nd's own tuner (`b2nd::chunk::tune`), made with the core's
+        // parameters; the blosc2-btune plugin is never loaded (btune 1.2.1
+        // writes into c-blosc2's private context struct, in the layout of
+        // c-blosc2 before 3.3, and crashes c-blosc2 3.3.5 itself).
+        b2nd::info!("tuner btune ({id}): libb2nd's built-in tuner (the blosc2-btune plugin is not loaded)");
+        return Ok(None);
+    }
     match super::plugins::tuner(id) {
         Some(t) => Ok(Some(t)),
-        None if id == crate::registry::tuners::BLOSC_BTUNE => {
-            // (btune 1.2.1 writes into c-blosc2's private context struct, in the
-            // layout of c-blosc2 before 3.3: it does not run on c-blosc2 3.3.5 either)
-            b2nd::trace!("the tuner btune ({id}) drives c-blosc2's private context and is not supported");
-            Err(Error::Tuner)
-        }
         None => {
             b2nd::trace!("tuner {id} is not registered");
             Err(Error::Tuner)

@@ -25,6 +25,15 @@ pub(crate) fn core_cparams(c: &blosc2_cparams) -> Result<CParams, Error> {
         owner: c.schunk as usize,
         // SAFETY: c-blosc2's contract: `schunk` is NULL or a live super-chunk.
         schunk: unsafe { super::handle::plugin_view(c.schunk as *mut blosc2_schunk) },
+        tuner: match c.tuner_id {
+            crate::registry::tuners::BLOSC_BTUNE => {
+                // SAFETY: c-blosc2's contract: `tuner_params` is the tuner's own
+                // configuration (Btune's `btune_config`) or NULL.
+                let tuning = unsafe { crate::registry::tuners::btune_tuning(c.tuner_params) };
+                Some(tuning?)
+            }
+            _ => None,
+        },
     })
 }
 
@@ -41,6 +50,7 @@ pub(crate) fn c_cparams(p: &CParams) -> blosc2_cparams {
         splitmode: p.splitmode as i32,
         filters: p.filters,
         filters_meta: p.filters_meta,
+        tuner_id: if p.tuner.is_some() { crate::registry::tuners::BLOSC_BTUNE } else { 0 },
         ..default_cparams()
     }
 }

@@ -186,9 +186,13 @@ impl CoreStorage {
     pub(crate) unsafe fn from_c(storage: *const blosc2_storage) -> Result<CoreStorage> {
         // SAFETY: caller contract.
         let st = unsafe { storage.as_ref() };
-        let c_cparams =
+        let mut c_cparams =
             // SAFETY: caller contract: `storage->cparams` NULL or valid.
             st.and_then(|s| unsafe { s.cparams.as_ref() }).copied().unwrap_or_else(default_cparams);
+        if std::env::var_os("BTUNE_TRADEOFF").is_some() {
+            // as in c-blosc2: Btune's variable makes every new super-chunk tuned
+            c_cparams.tuner_id = crate::registry::tuners::BLOSC_BTUNE;
+        }
         let c_dparams =
             // SAFETY: caller contract: `storage->dparams` NULL or valid.
             st.and_then(|s| unsafe { s.dparams.as_ref() }).copied().unwrap_or_else(default_dparams);

@@ -1,0 +1,639 @@
+//! The tuner: each chunk's codec, filters, level, split mode and block size
+//! chosen for the caller's goal ([`Tuning`]: tradeoff, mode, bandwidth), by
+//! timing candidates on samples of the chunks themselves. What c-blosc2
+//! reaches as the Btune plugin (`tuner_id = BLOSC_BTUNE`, `BTUNE_TRADEOFF`),
+//! with no plugin and no trained model (docs/PLUGINS.md, "The tuner").
+//!
+//! - A **hard readapt** searches the whole space ([`space`]): every filter
+//!   pipeline with LZ4 and Zstd at the level the goal suggests, on small
+//!   blocks; the two best pipelines with the other codecs; then, on blocks
+//!   of their real size, the levels of the three best codec and pipeline
+//!   pairs, climbing from that level; then the winner's neighbours (a level
+//!   up or down, the other split mode, the three best pipelines, the other
+//!   block sizes), moving while one is better, twice at most.
+//! - A **soft readapt** tries the choice's neighbours once, with its pipeline.
+//! - The first chunk gets a hard readapt (unless [`Tuning::hint`]), then the
+//!   [`Schedule`](crate::params::Schedule) says when the next ones come. A
+//!   chunk whose ratio moves away from what the choice gave (by a factor of
+//!   1.5, twice in a row) brings a hard readapt forward: data that changes
+//!   along the array is followed.
+//! - Scheduled readapts wait while the trials have cost more than a tenth
+//!   of the time spent compressing chunks (a quarter for the forward ones):
+//!   tuning a long series costs at most about 1.1 times compressing it with
+//!   the final choice fixed, plus the first hard readapt.
+//!
+//! Every chunk is compressed once, with the best candidate known when it
+//! comes, on the caller's threads: it is an ordinary chunk. The trials run
+//! on one thread beside it, on whole blocks of the chunk ([`trial`]).
+
+pub mod grid;
+pub mod score;
+pub mod space;
+pub(crate) mod trial;
+
+use self::score::Figures;
+use self::space::{Candidate, Pipeline, Split, BLOCKSIZES, CODECS};
+use self::trial::{real_blocksize, Budget, Trials};
+use super::compress::{Compressor, Input};
+use crate::codecs::Codec;
+use crate::error::Result;
+use crate::params::{CParams, PerfMode, Repeat, SplitMode, Tuning};
+use std::time::{Duration, Instant};
+
+/// Chunks smaller than this are compressed with the choice as it is (a
+/// sample of them says little): the short last chunk of an array, say.
+pub const MIN_TUNED_BYTES: usize = 16 << 10;
+/// The first look at each pipeline and codec: blocks of at most 64 KiB, 128 KiB in all.
+const QUICK: Budget = Budget { bytes: 128 << 10, max_block: 64 << 10 };
+/// Levels, split and block sizes: blocks of their real size, 512 KiB in all (at least one block).
+const FULL: Budget = Budget { bytes: 512 << 10, max_block: 0 };
+/// Codec and pipeline pairs whose levels a hard readapt climbs.
+const FINALISTS: usize = 3;
+/// Share of the compression time scheduled readapts may spend.
+const SCHEDULED_SHARE: f64 = 0.10;
+/// Share of the compression time readapts brought forward by a change may spend.
+const FORWARD_SHARE: f64 = 0.25;
+/// A chunk's ratio this far from the reference counts as a change.
+const DRIFT: f64 = 1.5;
+/// The ratio that counts as compressing in first looks (see [`Figures::beats_above`]).
+const QUICK_FLOOR: f64 = score::MIN_RATIO / 1.05;
+
+/// What the tuner did before a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readapt {
+    /// Nothing: the chunk was compressed with the choice as it was.
+    None,
+    Soft,
+    Hard,
+}
+
+/// What the tuner did for the last chunk.
+#[derive(Debug, Clone, Copy)]
+pub struct Decision {
+    /// The chunk's number since the tuner started.
+    pub nchunk: u64,
+    /// The parameters it was compressed with (`None`: the caller's, when no
+    /// candidate applies: a small chunk before any choice, or a fallback).
+    pub choice: Option<Candidate>,
+    pub readapt: Readapt,
+    /// Trials run for it.
+    pub trials: u32,
+    /// Their time.
+    pub trial_time: Duration,
+    /// The chunk: input bytes, chunk bytes, compression seconds (on the caller's threads).
+    pub figures: Figures,
+}
+
+/// Totals since the tuner started.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Totals {
+    pub chunks: u64,
+    /// Chunks that had a readapt before them.
+    pub explored: u64,
+    pub trials: u64,
+    pub trial_time: Duration,
+    /// Time compressing the chunks themselves.
+    pub compress_time: Duration,
+}
+
+/// The tuner of one compression context.
+pub(crate) struct Tuner {
+    tuning: Tuning,
+    /// The caller's parameters (what is not tuned, and the fallback).
+    base: CParams,
+    tune_blocksize: bool,
+    choice: Option<Candidate>,
+    trials: Trials,
+    // the schedule
+    waits_left: u32,
+    softs: u32,
+    hards: u32,
+    soft_only: bool,
+    stopped: bool,
+    hard_next: bool,
+    forward: bool,
+    /// The trials' time of the first readapt (outside the budget).
+    first_spent: Duration,
+    // the drift watch
+    reference: Option<f64>,
+    off: u32,
+    // working space, kept
+    ranked: Vec<(Candidate, Figures)>,
+    whole: Vec<u8>,
+    printed_header: bool,
+    totals: Totals,
+    last: Option<Decision>,
+}
+
+impl Tuner {
+    pub fn new(tuning: Tuning, base: &CParams) -> Tuner {
+        let base = CParams { tuner: None, use_dict: false, ..base.clone() };
+        let choice = if tuning.hint { hint(&base) } else { None };
+        Tuner {
+            tuning,
+            tune_blocksize: base.blocksize == 0,
+            trials: Trials::new(&base),
+            base,
+            hard_next: choice.is_none(),
+            choice,
+            waits_left: tuning.schedule.waits,
+            softs: 0,
+            hards: 0,
+            soft_only: false,
+            stopped: false,
+            forward: false,
+            first_spent: Duration::ZERO,
+            reference: None,
+            off: 0,
+            ranked: Vec::with_capacity(64),
+            whole: Vec::new(),
+            printed_header: false,
+            totals: Totals::default(),
+            last: None,
+        }
+    }
+
+    pub fn last(&self) -> Option<&Decision> {
+        self.last.as_ref()
+    }
+
+    pub fn totals(&self) -> &Totals {
+        &self.totals
+    }
+
+    /// Compress `input` into `dst` with `comp` (the context this tuner
+    /// belongs to), choosing its parameters first.
+    pub fn compress(&mut self, comp: &mut Compressor, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
+        let n = input.len();
+        let readapt = if n >= MIN_TUNED_BYTES { self.plan() } else { Readapt::None };
+        let (count0, spent0) = (self.trials.count, self.trials.spent);
+        if readapt != Readapt::None {
+            let mut whole = std::mem::take(&mut self.whole);
+            if let Some(chunk) = comp.tuning_bytes(input, &mut whole)? {
+                self.readapt(readapt, chunk);
+            }
+            self.whole = whole;
+            if self.totals.explored == 0 {
+                self.first_spent = self.trials.spent;
+            }
+        }
+        // the chunk itself, with the choice (or the caller's parameters)
+        let params = match &self.choice {
+            Some(c) => c.params(comp.params()),
+            None => self.base_now(comp),
+        };
+        comp.retune(params);
+        let start = Instant::now();
+        let mut used = self.choice;
+        let mut r = comp.compress_untuned(input, dst);
+        if self.choice.is_some() && !matches!(r, Ok(n) if n > 0) {
+            // what the caller's parameters do is the answer when the choice fails
+            comp.retune(self.base_now(comp));
+            used = None;
+            r = comp.compress_untuned(input, dst);
+        }
+        let elapsed = start.elapsed();
+        let cbytes = r?;
+        let figures =
+            Figures { nbytes: n as u64, cbytes: cbytes as u64, ctime: elapsed.as_secs_f64(), dtime: 0.0 };
+        self.totals.chunks += 1;
+        self.totals.compress_time += elapsed;
+        self.totals.explored += u64::from(readapt != Readapt::None);
+        self.totals.trials = self.trials.count;
+        self.totals.trial_time = self.trials.spent;
+        let decision = Decision {
+            nchunk: self.totals.chunks - 1,
+            choice: used,
+            readapt,
+            trials: (self.trials.count - count0) as u32,
+            trial_time: self.trials.spent - spent0,
+            figures,
+        };
+        if n >= MIN_TUNED_BYTES && cbytes > 0 {
+            self.watch(figures.ratio(), readapt != Readapt::None);
+        }
+        if self.tuning.trace {
+            self.trace(&decision);
+        }
+        self.last = Some(decision);
+        Ok(cbytes)
+    }
+
+    /// The caller's parameters, with what the context has now that is not
+    /// tuned (threads, super-chunk).
+    fn base_now(&self, comp: &Compressor) -> CParams {
+        let now = comp.params();
+        CParams { nthreads: now.nthreads, schunk: now.schunk.clone(), tuner: now.tuner, ..self.base.clone() }
+    }
+
+    /// What to do before the next chunk, by the schedule and the budget.
+    fn plan(&mut self) -> Readapt {
+        let real = self.totals.compress_time.as_secs_f64();
+        let spent = (self.trials.spent - self.first_spent).as_secs_f64();
+        if self.hard_next {
+            let first = self.choice.is_none();
+            if first || !self.forward || spent <= FORWARD_SHARE * real {
+                self.hard_next = false;
+                self.forward = false;
+                return Readapt::Hard;
+            }
+            return Readapt::None;
+        }
+        if self.stopped {
+            return Readapt::None;
+        }
+        if self.waits_left > 0 {
+            self.waits_left -= 1;
+            return Readapt::None;
+        }
+        if spent > SCHEDULED_SHARE * real {
+            return Readapt::None; // (stays due: tried again at the next chunk)
+        }
+        let s = self.tuning.schedule;
+        self.waits_left = s.waits;
+        if self.soft_only || self.softs < s.softs_before_hard {
+            self.softs += 1;
+            return Readapt::Soft;
+        }
+        self.softs = 0;
+        self.hards += 1;
+        if self.hards >= s.hards_before_stop {
+            match s.repeat {
+                Repeat::Stop => self.stopped = true,
+                Repeat::Soft => self.soft_only = true,
+                Repeat::All => self.hards = 0,
+            }
+        }
+        Readapt::Hard
+    }
+
+    /// A chunk's ratio against the reference the choice set: a change of
+    /// [`DRIFT`] twice in a row brings a hard readapt forward.
+    fn watch(&mut self, ratio: f64, fresh: bool) {
+        match self.reference {
+            Some(r) if !fresh => {
+                if ratio > r * DRIFT || ratio * DRIFT < r {
+                    self.off += 1;
+                    if self.off >= 2 {
+                        self.hard_next = true;
+                        self.forward = true;
+                        self.off = 0;
+                        self.reference = None;
+                    }
+                } else {
+                    self.off = 0;
+                    self.reference = Some(0.8 * r + 0.2 * ratio);
+                }
+            }
+            _ => {
+                self.reference = Some(ratio);
+                self.off = 0;
+            }
+        }
+    }
+
+    fn readapt(&mut self, kind: Readapt, chunk: &[u8]) {
+        self.trials.new_chunk();
+        let found = match (kind, self.choice) {
+            (Readapt::Soft, Some(c)) => self.soft(chunk, c),
+            _ => self.hard(chunk),
+        };
+        if let Some(c) = found {
+            self.choice = Some(c);
+        }
+    }
+
+    fn with_dtime(&self) -> bool {
+        self.tuning.perf_mode != PerfMode::Comp
+    }
+
+    fn measure(&mut self, chunk: &[u8], c: &Candidate, budget: Budget) -> Option<Figures> {
+        let dt = self.with_dtime();
+        let f = self.trials.measure(chunk, &self.base, c, budget, dt);
+        if self.tuning.trace_trials {
+            match &f {
+                Some(f) => eprintln!(
+                    "  trial {:<46} {:>4}K {:>7.3}x {:>9.1} {:>9.1} score {:.4e}",
+                    c.describe(),
+                    f.nbytes >> 10,
+                    f.ratio(),
+                    f.cspeed() / 1e6,
+                    if dt { f.dspeed() / 1e6 } else { f64::NAN },
+                    f.score(&self.tuning)
+                ),
+                None => eprintln!("  trial {:<46} failed", c.describe()),
+            }
+        }
+        f
+    }
+
+    /// The best of `ranked` (first looks, by [`Figures::beats_above`]) first.
+    fn sort_ranked(&mut self) {
+        let t = self.tuning;
+        self.ranked.sort_by(|a, b| {
+            if a.1.beats_above(&b.1, &t, QUICK_FLOOR) {
+                std::cmp::Ordering::Less
+            } else if b.1.beats_above(&a.1, &t, QUICK_FLOOR) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
+    }
+
+    /// The level a hard readapt starts from: by the tradeoff, 1 at 0, 5 at
+    /// 0.5, 9 at 1 when compression time counts; higher when only
+    /// decompression time does (higher levels rarely decompress slower).
+    fn start_level(&self) -> u8 {
+        let a = self.tuning.tradeoff.clamp(0.0, 1.0);
+        let l = match self.tuning.perf_mode {
+            PerfMode::Comp => 1.0 + 8.0 * a,
+            PerfMode::Balanced => 3.0 + 6.0 * a,
+            PerfMode::Decomp => 5.0 + 4.0 * a,
+        };
+        l.round() as u8
+    }
+
+    fn hard(&mut self, chunk: &[u8]) -> Option<Candidate> {
+        let typesize = self.typesize();
+        let level = self.start_level();
+        let blocksize = if self.tune_blocksize { 0 } else { self.base.blocksize.max(0) as u32 };
+        let at =
+            |codec, pipeline| Candidate { codec, clevel: level, pipeline, split: Split::Auto, blocksize };
+        // 1. every pipeline, with the two codecs that tell pipelines apart best
+        self.ranked.clear();
+        for &pipeline in Pipeline::all(typesize) {
+            for codec in [Codec::Lz4, Codec::Zstd] {
+                let c = at(codec, pipeline);
+                if let Some(f) = self.measure(chunk, &c, QUICK) {
+                    self.ranked.push((c, f));
+                }
+            }
+        }
+        self.sort_ranked();
+        let mut pipes = [None; 3];
+        let mut np = 0;
+        for (c, _) in &self.ranked {
+            if np < pipes.len() && !pipes.contains(&Some(c.pipeline)) {
+                pipes[np] = Some(c.pipeline);
+                np += 1;
+            }
+        }
+        // 2. the other codecs with the two best pipelines
+        for pipeline in pipes.into_iter().take(2).flatten() {
+            for codec in CODECS {
+                if matches!(codec, Codec::Lz4 | Codec::Zstd) {
+                    continue;
+                }
+                let c = at(codec, pipeline);
+                if let Some(f) = self.measure(chunk, &c, QUICK) {
+                    self.ranked.push((c, f));
+                }
+            }
+        }
+        self.sort_ranked();
+        // 3. the levels of the best pairs, on blocks of their real size
+        let mut finalists = [None; FINALISTS];
+        let mut nf = 0;
+        for (c, _) in &self.ranked {
+            if nf == FINALISTS {
+                break;
+            }
+            let pair =
+                |x: &Option<Candidate>| x.is_some_and(|x| (x.codec, x.pipeline) == (c.codec, c.pipeline));
+            if !finalists.iter().any(pair) {
+                finalists[nf] = Some(*c);
+                nf += 1;
+            }
+        }
+        let mut best: Option<(Candidate, Figures)> = None;
+        for c in finalists.into_iter().flatten() {
+            let c = self.explicit_split(c, chunk.len());
+            if let Some((c, f)) = self.climb(chunk, c) {
+                if best.is_none_or(|(_, b)| f.beats(&b, &self.tuning)) {
+                    best = Some((c, f));
+                }
+            }
+        }
+        // 4. the neighbours of the winner: level, split, the other good
+        // pipelines, block sizes
+        let (c, f) = best?;
+        Some(self.polish(chunk, c, f, &pipes, 2).0)
+    }
+
+    /// `c` with the split mode its codec and level give a chunk of `n` bytes
+    /// said explicitly.
+    fn explicit_split(&self, c: Candidate, n: usize) -> Candidate {
+        if c.split != Split::Auto {
+            return c;
+        }
+        if self.typesize() == 1 {
+            return Candidate { split: Split::Never, ..c };
+        }
+        let p = c.params(&self.base);
+        let bs = real_blocksize(&p, n);
+        let splits = crate::chunk::blocksize::split(
+            SplitMode::Auto,
+            p.compcode,
+            p.clevel,
+            crate::chunk::header::flags_from_filters(&p.filters),
+            p.typesize,
+            bs as i32,
+        );
+        Candidate { split: if splits { Split::Always } else { Split::Never }, ..c }
+    }
+
+    /// The best level of `c`'s codec and pipeline: from its level, two
+    /// steps then one each way while that is better.
+    fn climb(&mut self, chunk: &[u8], c: Candidate) -> Option<(Candidate, Figures)> {
+        let mut seen: [Option<Figures>; 10] = [None; 10];
+        let mut at = |this: &mut Self, level: u8| -> Option<Figures> {
+            if let Some(f) = seen[level as usize] {
+                return Some(f);
+            }
+            let f = this.measure(chunk, &Candidate { clevel: level, ..c }, FULL)?;
+            seen[level as usize] = Some(f);
+            Some(f)
+        };
+        let mut level = c.clevel;
+        let mut best = at(self, level)?;
+        for step in [2u8, 1] {
+            loop {
+                let mut moved = false;
+                for next in [level.checked_sub(step), level.checked_add(step)].into_iter().flatten() {
+                    if !(1..=9).contains(&next) || next == level {
+                        continue;
+                    }
+                    if let Some(f) = at(self, next) {
+                        if f.beats(&best, &self.tuning) {
+                            (level, best) = (next, f);
+                            moved = true;
+                            break;
+                        }
+                    }
+                }
+                if !moved || step == 1 {
+                    break;
+                }
+            }
+        }
+        Some((Candidate { clevel: level, ..c }, best))
+    }
+
+    /// Move from `c` to its best neighbour while that beats it, `rounds`
+    /// times at most: a level up or down, the other split mode, the
+    /// pipelines of `pipes`, the other block sizes (when tuned).
+    fn polish(
+        &mut self,
+        chunk: &[u8],
+        mut c: Candidate,
+        mut f: Figures,
+        pipes: &[Option<Pipeline>],
+        rounds: usize,
+    ) -> (Candidate, Figures) {
+        let n = chunk.len();
+        for _ in 0..rounds {
+            let mut next = [None; 12];
+            let mut k = 0;
+            let mut push = |x: Candidate| {
+                if k < next.len() {
+                    next[k] = Some(x);
+                    k += 1;
+                }
+            };
+            if c.clevel > 1 {
+                push(Candidate { clevel: c.clevel - 1, ..c });
+            }
+            if c.clevel < 9 {
+                push(Candidate { clevel: c.clevel + 1, ..c });
+            }
+            if self.typesize() > 1 {
+                let other = if c.split == Split::Always { Split::Never } else { Split::Always };
+                push(Candidate { split: other, ..c });
+            }
+            for p in pipes.iter().flatten() {
+                if *p != c.pipeline {
+                    push(self.explicit_split(Candidate { pipeline: *p, split: Split::Auto, ..c }, n));
+                }
+            }
+            if self.tune_blocksize {
+                let now = real_blocksize(&c.params(&self.base), n);
+                for b in std::iter::once(0).chain(BLOCKSIZES) {
+                    let alt = Candidate { blocksize: b, ..c };
+                    if b != c.blocksize
+                        && (b as usize) < n
+                        && real_blocksize(&alt.params(&self.base), n) != now
+                    {
+                        push(alt);
+                    }
+                }
+            }
+            let mut moved = false;
+            for alt in next.into_iter().flatten() {
+                if let Some(g) = self.measure(chunk, &alt, FULL) {
+                    if g.beats(&f, &self.tuning) {
+                        (c, f) = (alt, g);
+                        moved = true;
+                    }
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+        (c, f)
+    }
+
+    fn soft(&mut self, chunk: &[u8], c: Candidate) -> Option<Candidate> {
+        let c = self.explicit_split(c, chunk.len());
+        let f = self.measure(chunk, &c, FULL)?;
+        Some(self.polish(chunk, c, f, &[], 1).0)
+    }
+
+    fn typesize(&self) -> usize {
+        if self.base.typesize > 255 {
+            1
+        } else {
+            self.base.typesize.max(1) as usize
+        }
+    }
+
+    fn trace(&mut self, d: &Decision) {
+        if !self.printed_header {
+            self.printed_header = true;
+            eprintln!(
+                "b2nd tuner: tradeoff {:.2}, mode {}, bandwidth {} MB/s",
+                self.tuning.tradeoff,
+                self.tuning.perf_mode.name(),
+                self.tuning.bandwidth / 1_000_000
+            );
+            eprintln!(
+                "| {:>6} | {:7} | {:>5} | {:17} | {:6} | {:>5} | {:>8} | {:>9} | {:7} | {:>6} | {:>8} |",
+                "chunk",
+                "codec",
+                "level",
+                "filters",
+                "split",
+                "block",
+                "ratio",
+                "MB/s",
+                "readapt",
+                "trials",
+                "ms"
+            );
+        }
+        let (codec, level, filters, split, block) = match d.choice {
+            Some(c) => {
+                (c.codec.name(), c.clevel, c.pipeline.name(), c.split.name(), space::size_name(c.blocksize))
+            }
+            None => (
+                "(given)",
+                self.base.clevel,
+                "(given)",
+                "-",
+                space::size_name(self.base.blocksize.max(0) as u32),
+            ),
+        };
+        let readapt = match d.readapt {
+            Readapt::None => "-",
+            Readapt::Soft => "soft",
+            Readapt::Hard => "hard",
+        };
+        eprintln!(
+            "| {:>6} | {:7} | {:>5} | {:17} | {:6} | {:>5} | {:>7.2}x | {:>9.1} | {:7} | {:>6} | {:>8.2} |",
+            d.nchunk,
+            codec,
+            level,
+            filters,
+            split,
+            block,
+            d.figures.ratio(),
+            d.figures.cspeed() / 1e6,
+            readapt,
+            d.trials,
+            d.trial_time.as_secs_f64() * 1e3
+        );
+    }
+}
+
+/// The caller's parameters as a candidate, when they are one (Btune's `cparams_hint`).
+fn hint(base: &CParams) -> Option<Candidate> {
+    let codec = Codec::from_compcode(base.compcode)?;
+    let typesize = if base.typesize > 255 { 1 } else { base.typesize.max(1) as usize };
+    let pipeline = Pipeline::all(typesize)
+        .iter()
+        .copied()
+        .find(|p| p.filters(typesize) == (base.filters, base.filters_meta))?;
+    let split = match base.splitmode {
+        SplitMode::Always => Split::Always,
+        SplitMode::Never => Split::Never,
+        SplitMode::Auto | SplitMode::ForwardCompat => Split::Auto,
+    };
+    Some(Candidate {
+        codec,
+        clevel: base.clevel.clamp(1, 9),
+        pipeline,
+        split,
+        blocksize: base.blocksize.max(0) as u32,
+    })
+}
