@@ -238,7 +238,8 @@ fn warm_tuner_compresses_and_readapts_without_allocating() {
     let smooth: Vec<u8> = (0u64..1 << 19)
         .flat_map(|i| ((i as f64 * 1e-3).sin() * 1e3 + (i % 7) as f64 * 1e-9).to_le_bytes())
         .collect();
-    let ramp: Vec<u8> = (0u64..1 << 19).flat_map(|i| (i * 3 + (((i * 7919) >> 5) & 3)).to_le_bytes()).collect();
+    let ramp: Vec<u8> =
+        (0u64..1 << 19).flat_map(|i| (i * 3 + (((i * 7919) >> 5) & 3)).to_le_bytes()).collect();
     let mut dst = vec![0u8; smooth.len() + 64];
     for nthreads in [1i16, 2] {
         let tuning = Tuning {

@@ -781,14 +781,15 @@ fn tune_at_tradeoff_one_gets_near_the_grids_best_ratio() {
 fn tune_matrix_without_grid_and_its_text() {
     let path = scratch("tune_matrix.npy");
     smooth_npy(&path, 32 << 10);
-    let (rc, out, err) =
-        tool(&["tune", "--json", "--matrix", "--no-grid", "--chunk-bytes", "65536", &path]);
+    let (rc, out, err) = tool(&["tune", "--json", "--matrix", "--no-grid", "--chunk-bytes", "65536", &path]);
     assert_eq!(rc, 0, "{err}");
     let v = json_of(&out);
     assert_eq!(v["grid_size"].as_u64(), Some(0));
     let rows = v["rows"].as_array().unwrap();
-    let modes: Vec<(String, f64)> =
-        rows.iter().map(|r| (r["perf_mode"].as_str().unwrap().to_string(), r["tradeoff"].as_f64().unwrap())).collect();
+    let modes: Vec<(String, f64)> = rows
+        .iter()
+        .map(|r| (r["perf_mode"].as_str().unwrap().to_string(), r["tradeoff"].as_f64().unwrap()))
+        .collect();
     assert_eq!(modes.len(), 9);
     assert_eq!(modes[0], ("COMP".to_string(), 0.0));
     assert_eq!(modes[8], ("BALANCED".to_string(), 1.0));
@@ -813,7 +814,8 @@ fn repack_tune_writes_tuned_chunks_with_the_same_values() {
     assert_eq!(rc, 0, "{err}");
     let a = Array::open(&out).unwrap();
     assert_eq!((a.chunkshape(), a.blockshape()), (&[100, 300][..], &[25, 300][..]));
-    let got: Vec<f64> = a.to_vec().unwrap().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    let got: Vec<f64> =
+        a.to_vec().unwrap().chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
     assert_eq!(got, vals);
     // the chunks were recompressed by the tuner (for size: not BloscLZ, the input's codec)
     let formats: Vec<u8> = stored_chunks(&out)
