@@ -7,7 +7,7 @@
 use crate::json::{self, float, obj, Value};
 use crate::source::explain;
 use b2nd::chunk::tune::grid::{self, Point, Series};
-use b2nd::chunk::tune::score::Figures;
+use b2nd::chunk::tune::score::{Figures, MIN_RATIO};
 use b2nd::chunk::tune::space::{self, Candidate};
 use b2nd::chunk::{CParams, PerfMode, SplitMode, Tuning};
 use b2nd::codecs::Codec;
@@ -189,7 +189,7 @@ pub fn run(path: &str, offset: u64, a: &Asked) -> Result<i32, String> {
     }
     let grid_size = points.as_ref().map_or(0, |p| p.len());
     if a.json {
-        print_json(path, &input, threads, k, grid_size, &defaults, &rows);
+        print_json(path, &input, threads, k, grid_size, &defaults, &rows, points.as_deref());
     } else {
         print_text(path, &input, threads, k, grid_size, &defaults, &rows);
     }
@@ -220,6 +220,19 @@ fn figures_json(f: &Figures, t: &Tuning) -> Value {
     ])
 }
 
+/// The grid's highest ratio, and its fastest compressor among the points
+/// that compress (a ratio of at least [`MIN_RATIO`]): the ends of the scale.
+fn extremes(points: &[Point]) -> (Option<f64>, Option<Point>) {
+    let max = points.iter().map(|p| p.figures.ratio()).reduce(f64::max);
+    let fastest = points
+        .iter()
+        .filter(|p| p.figures.ratio() >= MIN_RATIO)
+        .reduce(|a, b| if b.figures.cspeed() > a.figures.cspeed() { b } else { a })
+        .copied();
+    (max, fastest)
+}
+
+#[allow(clippy::too_many_arguments)]
 fn print_json(
     path: &str,
     input: &Input,
@@ -228,7 +241,9 @@ fn print_json(
     grid_size: usize,
     defaults: &[(&str, Figures)],
     rows: &[Row],
+    points: Option<&[Point]>,
 ) {
+    let (grid_max_ratio, grid_fastest) = points.map_or((None, None), extremes);
     let rows: Vec<Value> = rows
         .iter()
         .map(|r| {
@@ -261,6 +276,16 @@ fn print_json(
                     }),
                 ),
                 ("defaults", Value::Array(defs)),
+                ("grid_max_ratio", grid_max_ratio.map_or(Value::Null, float)),
+                (
+                    "grid_fastest_compressing",
+                    grid_fastest.map_or(Value::Null, |p| {
+                        obj([
+                            ("candidate", candidate_json(Some(&p.candidate))),
+                            ("figures", figures_json(&p.figures, t)),
+                        ])
+                    }),
+                ),
                 ("chunks", r.run.totals.chunks.into()),
                 ("explored_chunks", r.run.totals.explored.into()),
                 ("trials", r.run.totals.trials.into()),
