@@ -118,13 +118,30 @@ def fmt_choice(c):
     return f"{c['codec']} {c['clevel']} {c['filters']} {c['split']} {c['blocksize'] // 1024 or 'auto'}{'K' if c['blocksize'] else ''}"
 
 
+BANDWIDTH = 20 << 30  # Btune's default, the tuner's too
+
+
+def run_score(nbytes, cbytes, ctime, dtime, mode, tradeoff):
+    r = cbytes / nbytes
+    work = {"COMP": ctime, "DECOMP": dtime, "BALANCED": ctime + dtime}[mode] / nbytes
+    t = work + r / BANDWIDTH
+    return t ** (1 - tradeoff) * r**tradeoff
+
+
+def describe(nbytes, cbytes, ctime, dtime):
+    return f"{nbytes / cbytes:.2f}x, {nbytes / ctime / 1e6:.0f}, {nbytes / dtime / 1e6:.0f}"
+
+
 def report(d):
     results = {}
     for f in sorted(glob.glob(os.path.join(d, "*.json"))):
         with open(f) as fh:
-            results[os.path.basename(f)[:-5]] = json.load(fh)
-    grid = {k: v for k, v in results.items() if not k.endswith(".cost")}
+            text = fh.read()
+        if text.strip():  # (a run still writing it, or one that failed, left it empty)
+            results[os.path.basename(f)[:-5]] = json.loads(text)
+    grid = {k: v for k, v in results.items() if "." not in k}
     cost = {k[:-5]: v for k, v in results.items() if k.endswith(".cost")}
+    btune = {k[:-6]: v for k, v in results.items() if k.endswith(".btune")}
     print("| dataset | mode | tradeoff | choice | ratio | comp MB/s | dec MB/s | score / grid best | "
           "/ c-blosc2 default | / python-blosc2 default | explored | trials (ms) | run / fixed |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -163,6 +180,30 @@ def report(d):
         fast = lo["grid_fastest_compressing"]
         s0 = lo["figures"]["compress_mb_s"] / fast["figures"]["compress_mb_s"] if fast else float("nan")
         print(f"| {name} | {r1:.3f} | {s0:.3f} ({fmt_choice(fast['candidate']) if fast else '-'}) |")
+    if btune:
+        print()
+        print("Against Btune 1.2.1 without models (python-blosc2 3.6.1, c-blosc2 2.19.1), the whole runs "
+              "(4 MiB chunks, 1 thread; exploration included), score as in PLUGINS.md:")
+        print()
+        print("| dataset | mode | tradeoff | ours: ratio, comp MB/s, dec MB/s | Btune: ratio, comp MB/s, dec MB/s | "
+              "our score / Btune's |")
+        print("|---|---|---|---|---|---|")
+        wins = total = 0
+        for name, v in btune.items():
+            ours = {(r["perf_mode"], r["tradeoff"]): r for r in grid.get(name, {}).get("rows", [])}
+            for b in v["rows"]:
+                o = ours.get((b["perf_mode"], b["tradeoff"]))
+                if not o:
+                    continue
+                mine = (o["run_nbytes"], o["run_cbytes"], o["run_seconds"], o["run_decompress_seconds"])
+                theirs = (b["nbytes"], b["cbytes"], b["ctime"], b["dtime"])
+                rel = run_score(*mine, b["perf_mode"], b["tradeoff"]) / run_score(*theirs, b["perf_mode"], b["tradeoff"])
+                total += 1
+                wins += rel < 1
+                print(f"| {name} | {b['perf_mode']} | {b['tradeoff']:.1f} | {describe(*mine)} | {describe(*theirs)} | "
+                      f"{rel:.3f} |")
+        print()
+        print(f"Ours scores better than Btune in {wins} of {total} rows.")
     if cost:
         print()
         print("Cost of tuning, 1 MiB chunks, COMP, tradeoff 0.5 (the run against the same chunks with its final choice fixed):")

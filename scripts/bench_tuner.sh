@@ -6,13 +6,15 @@
 # `b2nd tune --matrix --json` (COMP, DECOMP, BALANCED x tradeoffs 0, 0.5, 1; 1 thread; 4 MiB
 # chunks; the grid on 2 chunks), then a run in 1 MiB chunks for the cost of tuning; the tables
 # (Markdown) on stdout and in OUT/report.md.
+# With --btune, Btune 1.2.1 without models on the same data and settings (in a venv of
+# python-blosc2 3.6.1, whose c-blosc2 2.19.1 it fits: scripts/bench_tuner_btune.py).
 # usage: scripts/bench_tuner.sh [--prepare-only] [--only NAME,NAME] [--out DIR]
-#                               [--sample-chunks N] [--repeats N]
+#                               [--sample-chunks N] [--repeats N] [--btune] [--report-only]
 # Takes about an hour on 2 cores (the grid: 2160 candidates per dataset); the grids are kept
 # in OUT/NAME.grid and reused by the next run of the same OUT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-only="" out=build/tuner-bench prepare_only=0 sample=2 repeats=1
+only="" out=build/tuner-bench prepare_only=0 sample=2 repeats=1 btune=0 report_only=0
 while (($#)); do
   case $1 in
     --prepare-only) prepare_only=1 ;;
@@ -20,7 +22,9 @@ while (($#)); do
     --out) out=$2; shift ;;
     --sample-chunks) sample=$2; shift ;;
     --repeats) repeats=$2; shift ;;
-    *) echo "usage: $0 [--prepare-only] [--only NAME,..] [--out DIR] [--sample-chunks N] [--repeats N]" >&2; exit 2 ;;
+    --btune) btune=1 ;;
+    --report-only) report_only=1 ;;
+    *) echo "usage: $0 [--prepare-only] [--only NAME,..] [--out DIR] [--sample-chunks N] [--repeats N] [--btune] [--report-only]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -36,13 +40,28 @@ fi
 ((prepare_only)) && exit 0
 cargo build --release -p b2nd-cli >&2
 tool=target/release/b2nd
+names=()
 for f in "$data"/*.npy; do
   name=$(basename "$f" .npy)
-  [[ -z $only || ,$only, == *,$name,* ]] || continue
-  echo "== $name: grid and tuner" >&2
-  "$tool" tune --matrix --json --sample-chunks "$sample" --repeats "$repeats" --grid-file "$out/$name.grid" "$f" \
-    >"$out/$name.json"
-  echo "== $name: the cost of tuning, 1 MiB chunks" >&2
-  "$tool" tune --json --no-grid --chunk-bytes 1048576 --tradeoff 0.5 --perf-mode COMP "$f" >"$out/$name.cost.json"
+  [[ -z $only || ,$only, == *,$name,* ]] && names+=("$name")
 done
+if ((!report_only)); then
+  for name in "${names[@]}"; do
+    f=$data/$name.npy
+    echo "== $name: grid and tuner" >&2
+    "$tool" tune --matrix --json --sample-chunks "$sample" --repeats "$repeats" --grid-file "$out/$name.grid" "$f" \
+      >"$out/$name.json"
+    echo "== $name: the cost of tuning, 1 MiB chunks" >&2
+    "$tool" tune --json --no-grid --chunk-bytes 1048576 --tradeoff 0.5 --perf-mode COMP "$f" >"$out/$name.cost.json"
+  done
+fi
+if ((btune)); then
+  bv=$data/btune-venv
+  if ! PATH="$bv/bin:$PATH" "$bv/bin/python" -c 'import blosc2, blosc2_btune' 2>/dev/null; then
+    python3 -m venv "$bv"
+    "$bv/bin/pip" install --quiet --disable-pip-version-check "blosc2==3.6.1" "blosc2-btune==1.2.1"
+  fi
+  echo "== Btune 1.2.1 (python-blosc2 3.6.1)" >&2
+  PATH="$bv/bin:$PATH" "$bv/bin/python" scripts/bench_tuner_btune.py "$data" "$out" "${names[@]}"
+fi
 "$venv/bin/python" scripts/bench_tuner.py report "$out" | tee "$out/report.md"

@@ -67,9 +67,10 @@ fn tuned_chunks_decompress_to_their_input_whatever_the_data_and_threads() {
         smooth_f64(1000, 4),     // below the size worth tuning
         Vec::new(),
     ];
-    for typesize in [1, 2, 4, 8, 300] {
+    let cases = [(1, 0.0), (1, 1.0), (2, 0.5), (4, 0.5), (8, 0.0), (8, 1.0), (300, 0.5)];
+    for (typesize, tradeoff) in cases {
         for nthreads in [1i16, 3] {
-            for tradeoff in [0.0, 0.5, 1.0] {
+            {
                 let mut c = tuned(tradeoff, typesize, nthreads);
                 for d in &data {
                     if d.is_empty() {

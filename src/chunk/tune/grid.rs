@@ -99,6 +99,8 @@ pub struct Run {
     pub totals: Totals,
     /// The whole run: compressing every chunk, with the trials.
     pub seconds: f64,
+    /// Decompressing every chunk the run wrote (on the same threads).
+    pub dseconds: f64,
     /// The choice the run ended with (`None`: the chunks were too small to tune).
     pub last: Option<Candidate>,
     /// The same chunks compressed with `last` fixed (its parameters, the
@@ -122,25 +124,32 @@ pub struct Series<'a> {
 pub fn run(series: Series<'_>, base: &CParams, tuning: &Tuning, repeats: u32) -> Result<Run> {
     let Series { n, read } = series;
     let mut chunk = Vec::new();
-    let mut out = Vec::new();
+    let (mut out, mut back) = (Vec::new(), Vec::new());
     let mut best: Option<Run> = None;
+    let mut d =
+        Decompressor::new(DParams { nthreads: base.nthreads, typesize: base.typesize, ..DParams::default() });
     for _ in 0..repeats.max(1) {
         let mut c = Compressor::new(CParams { tuner: Some(*tuning), ..base.clone() })?;
         let mut decisions = Vec::with_capacity(n);
-        let (mut cbytes, mut seconds) = (0, 0.0);
+        let (mut cbytes, mut seconds, mut dseconds) = (0, 0.0, 0.0);
         for i in 0..n {
             read(i, &mut chunk)?;
             out.resize(chunk.len() + 64, 0);
             let t = Instant::now();
-            cbytes += c.compress(&chunk, &mut out)? as u64;
+            let len = c.compress(&chunk, &mut out)?;
             seconds += t.elapsed().as_secs_f64();
+            cbytes += len as u64;
+            back.resize(chunk.len(), 0);
+            let t = Instant::now();
+            d.decompress(&out[..len], &mut back)?;
+            dseconds += t.elapsed().as_secs_f64();
             if let Some(d) = c.tuner_decision() {
                 decisions.push(*d);
             }
         }
         let totals = c.tuner_totals().copied().unwrap_or_default();
         let last = decisions.iter().rev().find_map(|d| d.choice);
-        let r = Run { decisions, totals, seconds, last, fixed_seconds: 0.0, cbytes };
+        let r = Run { decisions, totals, seconds, dseconds, last, fixed_seconds: 0.0, cbytes };
         if best.as_ref().is_none_or(|b| r.seconds < b.seconds) {
             best = Some(r);
         }

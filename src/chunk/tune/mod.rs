@@ -5,12 +5,13 @@
 //! with no plugin and no trained model (docs/PLUGINS.md, "The tuner").
 //!
 //! - A **hard readapt** searches the whole space ([`space`]): every filter
-//!   pipeline with LZ4 and Zstd at the level the goal suggests, on small
-//!   blocks; the two best pipelines with the other codecs; then, on blocks
+//!   pipeline with BloscLZ, LZ4 and Zstd at the level the goal suggests, on
+//!   small blocks; the three best pipelines with Zlib and LZ4HC; then, on blocks
 //!   of their real size, the levels of the three best codec and pipeline
 //!   pairs, climbing from that level; then the winner's neighbours (a level
 //!   up or down, the other split mode, the three best pipelines, the other
-//!   block sizes), moving while one is better, twice at most.
+//!   block sizes), moving while one is better, twice at most; last, the
+//!   best three candidates seen are timed again on more of the chunk.
 //! - A **soft readapt** tries the choice's neighbours once, with its pipeline.
 //! - The first chunk gets a hard readapt (unless [`Tuning::hint`]), then the
 //!   [`Schedule`](crate::params::Schedule) says when the next ones come. A
@@ -24,7 +25,8 @@
 //!
 //! Every chunk is compressed once, with the best candidate known when it
 //! comes, on the caller's threads: it is an ordinary chunk. The trials run
-//! on one thread beside it, on whole blocks of the chunk ([`trial`]).
+//! on one thread beside it, on whole blocks of the chunk ([`trial`]); their
+//! times are divided by the threads the chunk's blocks will keep busy.
 
 pub mod grid;
 pub mod score;
@@ -32,7 +34,7 @@ pub mod space;
 pub(crate) mod trial;
 
 use self::score::Figures;
-use self::space::{Candidate, Pipeline, Split, BLOCKSIZES, CODECS};
+use self::space::{Candidate, Pipeline, Split, BLOCKSIZES};
 use self::trial::{real_blocksize, Budget, Trials};
 use super::compress::{Compressor, Input};
 use crate::codecs::Codec;
@@ -43,10 +45,21 @@ use std::time::{Duration, Instant};
 /// Chunks smaller than this are compressed with the choice as it is (a
 /// sample of them says little): the short last chunk of an array, say.
 pub const MIN_TUNED_BYTES: usize = 16 << 10;
-/// The first look at each pipeline and codec: blocks of at most 64 KiB, 128 KiB in all.
-const QUICK: Budget = Budget { bytes: 128 << 10, max_block: 64 << 10 };
-/// Levels, split and block sizes: blocks of their real size, 512 KiB in all (at least one block).
-const FULL: Budget = Budget { bytes: 512 << 10, max_block: 0 };
+/// The first look at each pipeline and codec: blocks of at most 64 KiB, a
+/// sixteenth of the chunk in all, from 32 to 128 KiB.
+fn quick(n: usize) -> Budget {
+    Budget { bytes: (n / 16).clamp(32 << 10, 128 << 10), max_block: 64 << 10 }
+}
+/// Levels, split and block sizes: blocks of their real size, an eighth of
+/// the chunk in all, from 64 to 512 KiB (at least one block).
+fn full(n: usize) -> Budget {
+    Budget { bytes: (n / 8).clamp(64 << 10, 512 << 10), max_block: 0 }
+}
+/// The last word between the best three of a hard readapt: a quarter of the
+/// chunk, from 128 KiB to 1 MiB, each timed twice, interleaved.
+fn verify(n: usize) -> Budget {
+    Budget { bytes: (n / 4).clamp(128 << 10, 1 << 20), max_block: 0 }
+}
 /// Codec and pipeline pairs whose levels a hard readapt climbs.
 const FINALISTS: usize = 3;
 /// Share of the compression time scheduled readapts may spend.
@@ -55,8 +68,6 @@ const SCHEDULED_SHARE: f64 = 0.10;
 const FORWARD_SHARE: f64 = 0.25;
 /// A chunk's ratio this far from the reference counts as a change.
 const DRIFT: f64 = 1.5;
-/// The ratio that counts as compressing in first looks (see [`Figures::beats_above`]).
-const QUICK_FLOOR: f64 = score::MIN_RATIO / 1.05;
 
 /// What the tuner did before a chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,11 +125,15 @@ pub(crate) struct Tuner {
     forward: bool,
     /// The trials' time of the first readapt (outside the budget).
     first_spent: Duration,
+    /// The context's threads, as the last chunk found them.
+    nthreads: usize,
     // the drift watch
     reference: Option<f64>,
     off: u32,
     // working space, kept
     ranked: Vec<(Candidate, Figures)>,
+    /// The best three of the current hard readapt's full-size trials.
+    finals: [Option<(Candidate, Figures)>; 3],
     whole: Vec<u8>,
     printed_header: bool,
     totals: Totals,
@@ -129,6 +144,7 @@ impl Tuner {
     pub fn new(tuning: Tuning, base: &CParams) -> Tuner {
         let base = CParams { tuner: None, use_dict: false, ..base.clone() };
         let choice = if tuning.hint { hint(&base) } else { None };
+        let nthreads = base.nthreads.max(1) as usize;
         Tuner {
             tuning,
             tune_blocksize: base.blocksize == 0,
@@ -143,9 +159,11 @@ impl Tuner {
             stopped: false,
             forward: false,
             first_spent: Duration::ZERO,
+            nthreads,
             reference: None,
             off: 0,
             ranked: Vec::with_capacity(64),
+            finals: [None; 3],
             whole: Vec::new(),
             printed_header: false,
             totals: Totals::default(),
@@ -165,6 +183,7 @@ impl Tuner {
     /// belongs to), choosing its parameters first.
     pub fn compress(&mut self, comp: &mut Compressor, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
         let n = input.len();
+        self.nthreads = comp.params().nthreads.max(1) as usize;
         let readapt = if n >= MIN_TUNED_BYTES { self.plan() } else { Readapt::None };
         let (count0, spent0) = (self.trials.count, self.trials.spent);
         if readapt != Readapt::None {
@@ -307,9 +326,20 @@ impl Tuner {
         self.tuning.perf_mode != PerfMode::Comp
     }
 
+    /// The figures of `c` on a sample of `chunk`, its times as the chunk will
+    /// take them on the context's threads: one thread's time over the threads
+    /// the chunk's blocks can keep busy (a chunk of few large blocks leaves
+    /// threads idle).
     fn measure(&mut self, chunk: &[u8], c: &Candidate, budget: Budget) -> Option<Figures> {
         let dt = self.with_dtime();
-        let f = self.trials.measure(chunk, &self.base, c, budget, dt);
+        let mut f = self.trials.measure(chunk, &self.base, c, budget, dt)?;
+        if self.nthreads > 1 {
+            let blocks = chunk.len().div_ceil(real_blocksize(&c.params(&self.base), chunk.len()));
+            let busy = self.nthreads.min(blocks).max(1) as f64;
+            f.ctime /= busy;
+            f.dtime /= busy;
+        }
+        let f = Some(f);
         if self.tuning.trace_trials {
             match &f {
                 Some(f) => eprintln!(
@@ -327,13 +357,61 @@ impl Tuner {
         f
     }
 
-    /// The best of `ranked` (first looks, by [`Figures::beats_above`]) first.
+    /// [`Tuner::measure`] on blocks of their real size, the result kept
+    /// among the readapt's best three.
+    fn measure_full(&mut self, chunk: &[u8], c: &Candidate) -> Option<Figures> {
+        let f = self.measure(chunk, c, full(chunk.len()))?;
+        let t = self.tuning;
+        if !self.finals.iter().flatten().any(|(x, _)| x == c) {
+            let worst = (0..3)
+                .max_by(|&i, &j| match (&self.finals[i], &self.finals[j]) {
+                    (None, None) => std::cmp::Ordering::Equal,
+                    (None, _) => std::cmp::Ordering::Greater,
+                    (_, None) => std::cmp::Ordering::Less,
+                    (Some(a), Some(b)) => a.1.score(&t).total_cmp(&b.1.score(&t)),
+                })
+                .unwrap_or(0);
+            if self.finals[worst].is_none_or(|(_, w)| f.beats(&w, &t)) {
+                self.finals[worst] = Some((*c, f));
+            }
+        }
+        Some(f)
+    }
+
+    /// The best of the readapt's best three, each timed again twice on a
+    /// larger sample, interleaved (the fastest of each counts).
+    fn final_word(&mut self, chunk: &[u8], fallback: Candidate) -> Candidate {
+        let finals = self.finals;
+        if finals.iter().flatten().count() < 2 {
+            return fallback;
+        }
+        let mut best: [Option<Figures>; 3] = [None; 3];
+        for _ in 0..2 {
+            for (i, (c, _)) in finals.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))) {
+                if let Some(f) = self.measure(chunk, &c, verify(chunk.len())) {
+                    best[i] = Some(match best[i] {
+                        None => f,
+                        Some(o) => Figures { ctime: o.ctime.min(f.ctime), dtime: o.dtime.min(f.dtime), ..o },
+                    });
+                }
+            }
+        }
+        let t = self.tuning;
+        finals
+            .iter()
+            .zip(best)
+            .filter_map(|(c, f)| Some((c.as_ref()?.0, f?)))
+            .reduce(|a, b| if b.1.beats(&a.1, &t) { b } else { a })
+            .map_or(fallback, |(c, _)| c)
+    }
+
+    /// The best of `ranked` (by [`Figures::beats`]) first.
     fn sort_ranked(&mut self) {
         let t = self.tuning;
         self.ranked.sort_by(|a, b| {
-            if a.1.beats_above(&b.1, &t, QUICK_FLOOR) {
+            if a.1.beats(&b.1, &t) {
                 std::cmp::Ordering::Less
-            } else if b.1.beats_above(&a.1, &t, QUICK_FLOOR) {
+            } else if b.1.beats(&a.1, &t) {
                 std::cmp::Ordering::Greater
             } else {
                 std::cmp::Ordering::Equal
@@ -341,17 +419,9 @@ impl Tuner {
         });
     }
 
-    /// The level a hard readapt starts from: by the tradeoff, 1 at 0, 5 at
-    /// 0.5, 9 at 1 when compression time counts; higher when only
-    /// decompression time does (higher levels rarely decompress slower).
+    /// The level a hard readapt starts from: 1 at tradeoff 0, 5 at 0.5, 9 at 1.
     fn start_level(&self) -> u8 {
-        let a = self.tuning.tradeoff.clamp(0.0, 1.0);
-        let l = match self.tuning.perf_mode {
-            PerfMode::Comp => 1.0 + 8.0 * a,
-            PerfMode::Balanced => 3.0 + 6.0 * a,
-            PerfMode::Decomp => 5.0 + 4.0 * a,
-        };
-        l.round() as u8
+        (1.0 + 8.0 * self.tuning.tradeoff.clamp(0.0, 1.0)).round() as u8
     }
 
     fn hard(&mut self, chunk: &[u8]) -> Option<Candidate> {
@@ -360,12 +430,12 @@ impl Tuner {
         let blocksize = if self.tune_blocksize { 0 } else { self.base.blocksize.max(0) as u32 };
         let at =
             |codec, pipeline| Candidate { codec, clevel: level, pipeline, split: Split::Auto, blocksize };
-        // 1. every pipeline, with the two codecs that tell pipelines apart best
+        // 1. every pipeline with the three fast codecs
         self.ranked.clear();
         for &pipeline in Pipeline::all(typesize) {
-            for codec in [Codec::Lz4, Codec::Zstd] {
+            for codec in [Codec::BloscLz, Codec::Lz4, Codec::Zstd] {
                 let c = at(codec, pipeline);
-                if let Some(f) = self.measure(chunk, &c, QUICK) {
+                if let Some(f) = self.measure(chunk, &c, quick(chunk.len())) {
                     self.ranked.push((c, f));
                 }
             }
@@ -379,14 +449,11 @@ impl Tuner {
                 np += 1;
             }
         }
-        // 2. the other codecs with the two best pipelines
-        for pipeline in pipes.into_iter().take(2).flatten() {
-            for codec in CODECS {
-                if matches!(codec, Codec::Lz4 | Codec::Zstd) {
-                    continue;
-                }
+        // 2. the two slow codecs with the three best pipelines
+        for pipeline in pipes.into_iter().flatten() {
+            for codec in [Codec::Zlib, Codec::Lz4hc] {
                 let c = at(codec, pipeline);
-                if let Some(f) = self.measure(chunk, &c, QUICK) {
+                if let Some(f) = self.measure(chunk, &c, quick(chunk.len())) {
                     self.ranked.push((c, f));
                 }
             }
@@ -418,7 +485,9 @@ impl Tuner {
         // 4. the neighbours of the winner: level, split, the other good
         // pipelines, block sizes
         let (c, f) = best?;
-        Some(self.polish(chunk, c, f, &pipes, 2).0)
+        let (c, _) = self.polish(chunk, c, f, &pipes, 2);
+        // 5. the best three seen, again, on more of the chunk
+        Some(self.final_word(chunk, c))
     }
 
     /// `c` with the split mode its codec and level give a chunk of `n` bytes
@@ -451,7 +520,7 @@ impl Tuner {
             if let Some(f) = seen[level as usize] {
                 return Some(f);
             }
-            let f = this.measure(chunk, &Candidate { clevel: level, ..c }, FULL)?;
+            let f = this.measure_full(chunk, &Candidate { clevel: level, ..c })?;
             seen[level as usize] = Some(f);
             Some(f)
         };
@@ -530,7 +599,7 @@ impl Tuner {
             }
             let mut moved = false;
             for alt in next.into_iter().flatten() {
-                if let Some(g) = self.measure(chunk, &alt, FULL) {
+                if let Some(g) = self.measure_full(chunk, &alt) {
                     if g.beats(&f, &self.tuning) {
                         (c, f) = (alt, g);
                         moved = true;
@@ -546,7 +615,7 @@ impl Tuner {
 
     fn soft(&mut self, chunk: &[u8], c: Candidate) -> Option<Candidate> {
         let c = self.explicit_split(c, chunk.len());
-        let f = self.measure(chunk, &c, FULL)?;
+        let f = self.measure(chunk, &c, full(chunk.len()))?;
         Some(self.polish(chunk, c, f, &[], 1).0)
     }
 

@@ -1,7 +1,9 @@
-//! Timing a candidate on a sample of the chunk being compressed: whole
-//! blocks taken evenly across the chunk, compressed (and decompressed when
-//! the mode counts that time) by a one-thread context kept from chunk to
-//! chunk, so that a warm tuner allocates nothing.
+//! Timing a candidate on a sample of the chunk being compressed: two spans
+//! of the chunk, the same bytes for every candidate of a comparison (block
+//! sizes, codecs and levels are weighed on the same data), compressed in
+//! blocks of the candidate's size, at most a span, (and decompressed when the
+//! mode counts that time) by a one-thread context kept from chunk to chunk,
+//! so that a warm tuner allocates nothing.
 
 use super::score::Figures;
 use super::space::Candidate;
@@ -11,11 +13,11 @@ use crate::chunk::{Compressor, DParams, Decompressor};
 use crate::params::CParams;
 use std::time::{Duration, Instant};
 
-/// At most this many blocks make a sample.
-const MAX_SAMPLE_BLOCKS: usize = 4;
+/// The spans a sample is made of, spread over the chunk.
+const SPANS: usize = 2;
 /// A trial faster than this is repeated (up to [`MAX_REPEATS`] runs) and its
 /// fastest run kept, so that one interruption does not decide.
-const REPEAT_BELOW: Duration = Duration::from_micros(200);
+const REPEAT_BELOW: Duration = Duration::from_micros(500);
 const MAX_REPEATS: u32 = 3;
 
 /// How much of the chunk a trial reads.
@@ -33,8 +35,8 @@ pub(crate) struct Trials {
     comp: Compressor,
     decomp: Decompressor,
     sample: Vec<u8>,
-    /// The block size and block count `sample` was cut with, for this chunk.
-    cut: Option<(usize, usize)>,
+    /// The span length `sample` was cut with, for this chunk.
+    cut: Option<usize>,
     out: Vec<u8>,
     back: Vec<u8>,
     /// Time spent in trials since the tuner started.
@@ -95,21 +97,21 @@ impl Trials {
         p.nthreads = 1;
         p.schunk = None;
         let n = chunk.len();
-        let block = real_blocksize(&p, n);
         let typesize = p.typesize.clamp(1, 255) as usize;
-        let mut block = if budget.max_block > 0 && block > budget.max_block {
-            (budget.max_block / typesize).max(1) * typesize
-        } else {
-            block
-        };
-        let sample: &[u8] = if n <= budget.bytes.max(block) {
+        let mut block = real_blocksize(&p, n);
+        if budget.max_block > 0 && block > budget.max_block {
+            block = (budget.max_block / typesize).max(1) * typesize;
+        }
+        let sample: &[u8] = if n <= budget.bytes {
             chunk
         } else {
-            block = block.clamp(1, n);
-            let k = (budget.bytes / block).clamp(1, MAX_SAMPLE_BLOCKS).min(n / block);
-            if self.cut != Some((block, k)) {
-                cut_sample(chunk, block, k, &mut self.sample);
-                self.cut = Some((block, k));
+            let span = ((budget.bytes / SPANS) / typesize).max(1) * typesize;
+            if self.cut != Some(span) {
+                cut_sample(chunk, span, SPANS, &mut self.sample);
+                self.cut = Some(span);
+            }
+            if block > span {
+                block = span;
             }
             p.blocksize = block as i32;
             &self.sample
@@ -167,14 +169,15 @@ pub(crate) fn real_blocksize(p: &CParams, n: usize) -> usize {
     bs.max(1) as usize
 }
 
-/// `k` whole blocks of `block` bytes of `chunk`, spread evenly from its
-/// first block to its last whole one, one after the other in `out`.
-fn cut_sample(chunk: &[u8], block: usize, k: usize, out: &mut Vec<u8>) {
+/// `k` spans of `span` bytes of `chunk` centred at (i + 1/2) / k of it, one
+/// after the other in `out`.
+fn cut_sample(chunk: &[u8], span: usize, k: usize, out: &mut Vec<u8>) {
     out.clear();
-    let whole = chunk.len() / block;
+    let n = chunk.len();
     for i in 0..k {
-        let j = if k == 1 { whole / 2 } else { i * (whole - 1) / (k - 1) };
-        out.extend_from_slice(&chunk[j * block..(j + 1) * block]);
+        let centre = n * (2 * i + 1) / (2 * k);
+        let start = centre.saturating_sub(span / 2).min(n.saturating_sub(span));
+        out.extend_from_slice(&chunk[start..(start + span).min(n)]);
     }
 }
 
@@ -183,13 +186,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_sample_is_whole_blocks_from_the_first_to_the_last() {
+    fn a_sample_is_spans_centred_over_the_chunk() {
         let chunk: Vec<u8> = (0..100u8).collect();
         let mut out = Vec::new();
-        cut_sample(&chunk, 10, 4, &mut out);
-        let starts: Vec<u8> = out.chunks(10).map(|b| b[0]).collect();
-        assert_eq!(starts, [0, 30, 60, 90]);
+        cut_sample(&chunk, 10, 2, &mut out);
+        assert_eq!(out, [&chunk[20..30], &chunk[70..80]].concat());
         cut_sample(&chunk, 30, 1, &mut out);
-        assert_eq!(out, &chunk[30..60]);
+        assert_eq!(out, &chunk[35..65]);
+        // spans longer than the room they have stay inside the chunk
+        cut_sample(&chunk, 60, 2, &mut out);
+        assert_eq!(out, [&chunk[0..60], &chunk[40..100]].concat());
     }
 }
