@@ -25,7 +25,7 @@
 //!
 //! Every chunk is compressed once, with the best candidate known when it
 //! comes, on the caller's threads: it is an ordinary chunk. The trials run
-//! on one thread beside it, on whole blocks of the chunk ([`trial`]); their
+//! on one thread beside it, on spans of the chunk; their
 //! times are divided by the threads the chunk's blocks will keep busy.
 
 pub mod grid;
