@@ -96,6 +96,13 @@ pub fn compute(
     blocksize
 }
 
+/// The block size compression parameters give a chunk of `n` bytes (at least 1).
+pub fn of(p: &crate::params::CParams, n: usize) -> usize {
+    let filter_flags = super::header::flags_from_filters(&p.filters);
+    let nbytes = n.min(i32::MAX as usize) as i32;
+    compute(p.compcode, p.clevel, p.typesize, nbytes, p.blocksize, p.splitmode, filter_flags).max(1) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -188,17 +188,8 @@ impl Compressor {
 
     /// [`Compressor::prefiltered`] with the block size these parameters give `src`.
     fn prefiltered_whole(&mut self, pre: &Arc<dyn Prefilter>, src: &[u8]) -> Result<Option<Vec<u8>>> {
-        let p = &self.params;
-        let bs = blocksize::compute(
-            p.compcode,
-            p.clevel,
-            p.typesize,
-            src.len().min(i32::MAX as usize) as i32,
-            p.blocksize,
-            p.splitmode,
-            flags_from_filters(&p.filters),
-        );
-        self.prefiltered(pre, src, bs.max(1) as usize)
+        let bs = blocksize::of(&self.params, src.len());
+        self.prefiltered(pre, src, bs)
     }
 
     pub fn set_nthreads(&mut self, nthreads: i16) {

@@ -8,7 +8,7 @@
 use super::score::Figures;
 use super::space::Candidate;
 use crate::chunk::blocksize;
-use crate::chunk::header::{flags_from_filters, EXTENDED_HEADER_LENGTH};
+use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::{Compressor, DParams, Decompressor};
 use crate::params::CParams;
 use std::time::{Duration, Instant};
@@ -156,17 +156,7 @@ impl Trials {
 
 /// The block size `p` gives a chunk of `n` bytes.
 pub(crate) fn real_blocksize(p: &CParams, n: usize) -> usize {
-    let nbytes = n.min(i32::MAX as usize) as i32;
-    let bs = blocksize::compute(
-        p.compcode,
-        p.clevel,
-        p.typesize,
-        nbytes,
-        p.blocksize,
-        p.splitmode,
-        flags_from_filters(&p.filters),
-    );
-    bs.max(1) as usize
+    blocksize::of(p, n)
 }
 
 /// `k` spans of `span` bytes of `chunk` centred at (i + 1/2) / k of it, one
