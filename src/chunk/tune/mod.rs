@@ -5,14 +5,16 @@
 //! with no plugin and no trained model (docs/PLUGINS.md, "The tuner").
 //!
 //! - A **hard readapt** searches the whole space ([`space`]): every filter
-//!   pipeline with BloscLZ, LZ4 and Zstd at the level the goal suggests, on
-//!   small blocks; the three best pipelines with Zlib and LZ4HC; then, on blocks
+//!   pipeline with BloscLZ, LZ4 and Zstd at the level the goal suggests (and
+//!   the first two at level 1), on small blocks; the three best pipelines with Zlib and LZ4HC; then, on blocks
 //!   of their real size, the levels of the three best codec and pipeline
 //!   pairs, climbing from that level; then the winner's neighbours (a level
 //!   up or down, the other split mode, the three best pipelines, the other
-//!   block sizes), moving while one is better, twice at most; last, the
-//!   best three candidates seen are timed again on more of the chunk.
-//! - A **soft readapt** tries the choice's neighbours once, with its pipeline.
+//!   block sizes), moving to the best; last, the best three candidates seen
+//!   are timed again on more of the chunk. A trial whose first span cannot
+//!   beat what it competes with stops there ([`OPTIMISM`]).
+//! - A **soft readapt** tries the choice's neighbours once, with its
+//!   pipeline, and moves to one that is clearly better ([`SOFT_MARGIN`]).
 //! - The first chunk gets a hard readapt (unless [`Tuning::hint`]), then the
 //!   [`Schedule`](crate::params::Schedule) says when the next ones come. A
 //!   chunk whose ratio moves away from what the choice gave (by a factor of
@@ -48,17 +50,17 @@ pub const MIN_TUNED_BYTES: usize = 16 << 10;
 /// The first look at each pipeline and codec: blocks of at most 64 KiB, a
 /// sixteenth of the chunk in all, from 32 to 128 KiB.
 fn quick(n: usize) -> Budget {
-    Budget { bytes: (n / 16).clamp(32 << 10, 128 << 10), max_block: 64 << 10 }
+    Budget { bytes: (n / 16).clamp(32 << 10, 128 << 10), max_block: 64 << 10, runs: 2 }
 }
 /// Levels, split and block sizes: blocks of their real size, an eighth of
 /// the chunk in all, from 64 to 512 KiB (at least one block).
 fn full(n: usize) -> Budget {
-    Budget { bytes: (n / 8).clamp(64 << 10, 512 << 10), max_block: 0 }
+    Budget { bytes: (n / 8).clamp(64 << 10, 512 << 10), max_block: 0, runs: 3 }
 }
 /// The last word between the best three of a hard readapt: a quarter of the
 /// chunk, from 128 KiB to 1 MiB, each timed twice, interleaved.
 fn verify(n: usize) -> Budget {
-    Budget { bytes: (n / 4).clamp(128 << 10, 1 << 20), max_block: 0 }
+    Budget { bytes: (n / 4).clamp(128 << 10, 1 << 20), max_block: 0, runs: 3 }
 }
 /// Codec and pipeline pairs whose levels a hard readapt climbs.
 const FINALISTS: usize = 3;
@@ -68,6 +70,13 @@ const SCHEDULED_SHARE: f64 = 0.10;
 const FORWARD_SHARE: f64 = 0.25;
 /// A chunk's ratio this far from the reference counts as a change.
 const DRIFT: f64 = 1.5;
+/// How much better than its first span a trial's whole sample may turn out:
+/// a first span whose times and size, this much smaller, still lose ends
+/// the trial.
+const OPTIMISM: f64 = 0.8;
+/// A soft readapt moves to a neighbour that scores this much better only:
+/// two measurements of the same candidate differ by a few percent.
+const SOFT_MARGIN: f64 = 0.97;
 
 /// What the tuner did before a chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,7 +321,6 @@ impl Tuner {
     }
 
     fn readapt(&mut self, kind: Readapt, chunk: &[u8]) {
-        self.trials.new_chunk();
         let found = match (kind, self.choice) {
             (Readapt::Soft, Some(c)) => self.soft(chunk, c),
             _ => self.hard(chunk),
@@ -330,26 +338,45 @@ impl Tuner {
     /// take them on the context's threads: one thread's time over the threads
     /// the chunk's blocks can keep busy (a chunk of few large blocks leaves
     /// threads idle).
-    fn measure(&mut self, chunk: &[u8], c: &Candidate, budget: Budget) -> Option<Figures> {
+    /// With `beat`, a trial stops after its first span when that cannot
+    /// score below `beat` ([`OPTIMISM`]), and returns the span's figures.
+    fn measure(&mut self, chunk: &[u8], c: &Candidate, budget: Budget, beat: Option<f64>) -> Option<Figures> {
         let dt = self.with_dtime();
-        let mut f = self.trials.measure(chunk, &self.base, c, budget, dt)?;
-        if self.nthreads > 1 {
+        let busy = if self.nthreads > 1 {
             let blocks = chunk.len().div_ceil(real_blocksize(&c.params(&self.base), chunk.len()));
-            let busy = self.nthreads.min(blocks).max(1) as f64;
-            f.ctime /= busy;
-            f.dtime /= busy;
-        }
+            self.nthreads.min(blocks).max(1) as f64
+        } else {
+            1.0
+        };
+        let tuning = self.tuning;
+        let hopeless = move |f: &Figures| {
+            let best_case = Figures {
+                nbytes: f.nbytes,
+                cbytes: ((f.cbytes as f64 * OPTIMISM) as u64).max(1),
+                ctime: f.ctime / busy * OPTIMISM,
+                dtime: f.dtime / busy * OPTIMISM,
+            };
+            beat.is_some_and(|b| best_case.score(&tuning) > b)
+        };
+        let hopeless: Option<&dyn Fn(&Figures) -> bool> = if beat.is_some() { Some(&hopeless) } else { None };
+        let spent0 = self.trials.spent;
+        let f = self.trials.measure(chunk, &self.base, c, budget, dt, hopeless);
+        let took = self.trials.spent - spent0;
+        let mut f = f?;
+        f.ctime /= busy;
+        f.dtime /= busy;
         let f = Some(f);
         if self.tuning.trace_trials {
             match &f {
                 Some(f) => eprintln!(
-                    "  trial {:<46} {:>4}K {:>7.3}x {:>9.1} {:>9.1} score {:.4e}",
+                    "  trial {:<46} {:>4}K {:>7.3}x {:>9.1} {:>9.1} score {:.4e} {:>6}us",
                     c.describe(),
                     f.nbytes >> 10,
                     f.ratio(),
                     f.cspeed() / 1e6,
                     if dt { f.dspeed() / 1e6 } else { f64::NAN },
-                    f.score(&self.tuning)
+                    f.score(&self.tuning),
+                    took.as_micros()
                 ),
                 None => eprintln!("  trial {:<46} failed", c.describe()),
             }
@@ -359,8 +386,8 @@ impl Tuner {
 
     /// [`Tuner::measure`] on blocks of their real size, the result kept
     /// among the readapt's best three.
-    fn measure_full(&mut self, chunk: &[u8], c: &Candidate) -> Option<Figures> {
-        let f = self.measure(chunk, c, full(chunk.len()))?;
+    fn measure_full(&mut self, chunk: &[u8], c: &Candidate, beat: Option<f64>) -> Option<Figures> {
+        let f = self.measure(chunk, c, full(chunk.len()), beat)?;
         let t = self.tuning;
         if !self.finals.iter().flatten().any(|(x, _)| x == c) {
             let worst = (0..3)
@@ -388,7 +415,7 @@ impl Tuner {
         let mut best: [Option<Figures>; 3] = [None; 3];
         for _ in 0..2 {
             for (i, (c, _)) in finals.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))) {
-                if let Some(f) = self.measure(chunk, &c, verify(chunk.len())) {
+                if let Some(f) = self.measure(chunk, &c, verify(chunk.len()), None) {
                     best[i] = Some(match best[i] {
                         None => f,
                         Some(o) => Figures { ctime: o.ctime.min(f.ctime), dtime: o.dtime.min(f.dtime), ..o },
@@ -403,6 +430,30 @@ impl Tuner {
             .filter_map(|(c, f)| Some((c.as_ref()?.0, f?)))
             .reduce(|a, b| if b.1.beats(&a.1, &t) { b } else { a })
             .map_or(fallback, |(c, _)| c)
+    }
+
+    /// The score of the third best pipeline in `ranked` (its best
+    /// candidate's), when three have been tried: what a first look must beat
+    /// to count.
+    fn third_pipeline(&self) -> Option<f64> {
+        // each pipeline's best score (pipelines are fewer than 8)
+        let mut pipes: [Option<(Pipeline, f64)>; 8] = [None; 8];
+        for (c, f) in &self.ranked {
+            let s = f.score(&self.tuning);
+            match pipes.iter_mut().find(|x| x.is_none_or(|(p, _)| p == c.pipeline)) {
+                Some(Some((_, best))) => *best = best.min(s),
+                Some(slot) => *slot = Some((c.pipeline, s)),
+                None => {}
+            }
+        }
+        let mut three = [f64::INFINITY; 3];
+        for (_, s) in pipes.into_iter().flatten() {
+            if s < three[2] {
+                three[2] = s;
+                three.sort_by(f64::total_cmp);
+            }
+        }
+        three[2].is_finite().then_some(three[2])
     }
 
     /// The best of `ranked` (by [`Figures::beats`]) first.
@@ -432,10 +483,16 @@ impl Tuner {
             |codec, pipeline| Candidate { codec, clevel: level, pipeline, split: Split::Auto, blocksize };
         // 1. every pipeline with the three fast codecs
         self.ranked.clear();
-        for &pipeline in Pipeline::all(typesize) {
-            for codec in [Codec::BloscLz, Codec::Lz4, Codec::Zstd] {
-                let c = at(codec, pipeline);
-                if let Some(f) = self.measure(chunk, &c, quick(chunk.len())) {
+        // (the fast codecs first: their figures bound the slower ones'
+        // trials; and at their level 1 too, below a tradeoff of 1: there
+        // they give up early on data that hardly compresses)
+        let low = level > 1 && self.tuning.tradeoff < 1.0;
+        let firsts = [(Codec::BloscLz, 1), (Codec::Lz4, 1), (Codec::BloscLz, level), (Codec::Lz4, level)];
+        for (codec, l) in firsts.into_iter().skip(if low { 0 } else { 2 }).chain([(Codec::Zstd, level)]) {
+            for &pipeline in Pipeline::all(typesize) {
+                let c = Candidate { clevel: l, ..at(codec, pipeline) };
+                let beat = self.third_pipeline();
+                if let Some(f) = self.measure(chunk, &c, quick(chunk.len()), beat) {
                     self.ranked.push((c, f));
                 }
             }
@@ -453,7 +510,8 @@ impl Tuner {
         for pipeline in pipes.into_iter().flatten() {
             for codec in [Codec::Zlib, Codec::Lz4hc] {
                 let c = at(codec, pipeline);
-                if let Some(f) = self.measure(chunk, &c, quick(chunk.len())) {
+                let beat = self.ranked.get(FINALISTS - 1).map(|(_, f)| f.score(&self.tuning));
+                if let Some(f) = self.measure(chunk, &c, quick(chunk.len()), beat) {
                     self.ranked.push((c, f));
                 }
             }
@@ -485,7 +543,7 @@ impl Tuner {
         // 4. the neighbours of the winner: level, split, the other good
         // pipelines, block sizes
         let (c, f) = best?;
-        let (c, _) = self.polish(chunk, c, f, &pipes, 2);
+        let (c, _) = self.polish(chunk, c, f, &pipes, 1, 1.0);
         // 5. the best three seen, again, on more of the chunk
         Some(self.final_word(chunk, c))
     }
@@ -516,16 +574,16 @@ impl Tuner {
     /// steps then one each way while that is better.
     fn climb(&mut self, chunk: &[u8], c: Candidate) -> Option<(Candidate, Figures)> {
         let mut seen: [Option<Figures>; 10] = [None; 10];
-        let mut at = |this: &mut Self, level: u8| -> Option<Figures> {
+        let mut at = |this: &mut Self, level: u8, beat: Option<f64>| -> Option<Figures> {
             if let Some(f) = seen[level as usize] {
                 return Some(f);
             }
-            let f = this.measure_full(chunk, &Candidate { clevel: level, ..c })?;
+            let f = this.measure_full(chunk, &Candidate { clevel: level, ..c }, beat)?;
             seen[level as usize] = Some(f);
             Some(f)
         };
         let mut level = c.clevel;
-        let mut best = at(self, level)?;
+        let mut best = at(self, level, None)?;
         for step in [2u8, 1] {
             loop {
                 let mut moved = false;
@@ -533,7 +591,7 @@ impl Tuner {
                     if !(1..=9).contains(&next) || next == level {
                         continue;
                     }
-                    if let Some(f) = at(self, next) {
+                    if let Some(f) = at(self, next, Some(best.score(&self.tuning))) {
                         if f.beats(&best, &self.tuning) {
                             (level, best) = (next, f);
                             moved = true;
@@ -559,6 +617,7 @@ impl Tuner {
         mut f: Figures,
         pipes: &[Option<Pipeline>],
         rounds: usize,
+        margin: f64,
     ) -> (Candidate, Figures) {
         let n = chunk.len();
         for _ in 0..rounds {
@@ -599,8 +658,9 @@ impl Tuner {
             }
             let mut moved = false;
             for alt in next.into_iter().flatten() {
-                if let Some(g) = self.measure_full(chunk, &alt) {
-                    if g.beats(&f, &self.tuning) {
+                let beat = f.score(&self.tuning) * margin;
+                if let Some(g) = self.measure_full(chunk, &alt, Some(beat)) {
+                    if g.score(&self.tuning) < beat {
                         (c, f) = (alt, g);
                         moved = true;
                     }
@@ -615,8 +675,8 @@ impl Tuner {
 
     fn soft(&mut self, chunk: &[u8], c: Candidate) -> Option<Candidate> {
         let c = self.explicit_split(c, chunk.len());
-        let f = self.measure(chunk, &c, full(chunk.len()))?;
-        Some(self.polish(chunk, c, f, &[], 1).0)
+        let f = self.measure(chunk, &c, full(chunk.len()), None)?;
+        Some(self.polish(chunk, c, f, &[], 1, SOFT_MARGIN).0)
     }
 
     fn typesize(&self) -> usize {

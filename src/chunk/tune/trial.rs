@@ -1,9 +1,12 @@
 //! Timing a candidate on a sample of the chunk being compressed: two spans
-//! of the chunk, the same bytes for every candidate of a comparison (block
-//! sizes, codecs and levels are weighed on the same data), compressed in
-//! blocks of the candidate's size, at most a span, (and decompressed when the
-//! mode counts that time) by a one-thread context kept from chunk to chunk,
-//! so that a warm tuner allocates nothing.
+//! of the chunk, centred at a quarter and three quarters of it, the same
+//! bytes for every candidate of a comparison (codecs and levels are weighed
+//! on the same data). Each span is compressed as a chunk of its own, in
+//! blocks of the candidate's size (a span grows to one block where blocks
+//! are larger: a block size is timed as the chunk will have it), and
+//! decompressed when the mode counts that time, by a one-thread context kept
+//! from chunk to chunk, so that a warm tuner allocates nothing. A trial
+//! whose first span shows it cannot win stops there.
 
 use super::score::Figures;
 use super::space::Candidate;
@@ -15,10 +18,9 @@ use std::time::{Duration, Instant};
 
 /// The spans a sample is made of, spread over the chunk.
 const SPANS: usize = 2;
-/// A trial faster than this is repeated (up to [`MAX_REPEATS`] runs) and its
-/// fastest run kept, so that one interruption does not decide.
+/// A trial faster than this is repeated (up to [`Budget::runs`] runs) and
+/// its fastest run kept, so that one interruption does not decide.
 const REPEAT_BELOW: Duration = Duration::from_micros(500);
-const MAX_REPEATS: u32 = 3;
 
 /// How much of the chunk a trial reads.
 #[derive(Debug, Clone, Copy)]
@@ -26,23 +28,26 @@ pub(crate) struct Budget {
     /// Bytes of sample to aim at (whole blocks; at least one block).
     pub bytes: usize,
     /// Blocks no larger than this in the sample (0: the candidate's own
-    /// block size), for quick first looks at slow candidates.
+    /// block size, the spans grown to hold one block each), for quick first
+    /// looks at slow candidates.
     pub max_block: usize,
+    /// Runs of a fast trial (one under [`REPEAT_BELOW`]), the fastest kept:
+    /// 1 for first looks, more where small differences decide.
+    pub runs: u32,
 }
 
 /// The trial contexts and buffers of one tuner.
 pub(crate) struct Trials {
     comp: Compressor,
     decomp: Decompressor,
-    sample: Vec<u8>,
-    /// The span length `sample` was cut with, for this chunk.
-    cut: Option<usize>,
     out: Vec<u8>,
     back: Vec<u8>,
     /// Time spent in trials since the tuner started.
     pub spent: Duration,
     /// Trials run since the tuner started.
     pub count: u64,
+    /// Whether a trial has run (the buffers and code are warm).
+    warm: bool,
 }
 
 impl Trials {
@@ -54,22 +59,19 @@ impl Trials {
         Trials {
             comp,
             decomp: Decompressor::new(DParams { nthreads: 1, ..DParams::default() }),
-            sample: Vec::new(),
-            cut: None,
             out: Vec::new(),
             back: Vec::new(),
             spent: Duration::ZERO,
             count: 0,
+            warm: false,
         }
-    }
-
-    /// Forget the sample: the next trials are on another chunk.
-    pub fn new_chunk(&mut self) {
-        self.cut = None;
     }
 
     /// The figures of `cand` on a sample of `chunk` (compressed as `base`
     /// says for what is not tuned), or `None` when it fails to compress.
+    /// The sample's spans are compressed one after the other; when
+    /// `hopeless` says the first span's figures cannot win, the trial stops
+    /// there and returns them.
     pub fn measure(
         &mut self,
         chunk: &[u8],
@@ -77,9 +79,10 @@ impl Trials {
         cand: &Candidate,
         budget: Budget,
         with_dtime: bool,
+        hopeless: Option<&dyn Fn(&Figures) -> bool>,
     ) -> Option<Figures> {
         let start = Instant::now();
-        let r = self.run(chunk, base, cand, budget, with_dtime);
+        let r = self.run(chunk, base, cand, budget, with_dtime, hopeless);
         self.spent += start.elapsed();
         self.count += 1;
         r
@@ -92,65 +95,84 @@ impl Trials {
         cand: &Candidate,
         budget: Budget,
         with_dtime: bool,
+        hopeless: Option<&dyn Fn(&Figures) -> bool>,
     ) -> Option<Figures> {
         let mut p = cand.params(base);
         p.nthreads = 1;
         p.schunk = None;
         let n = chunk.len();
         let typesize = p.typesize.clamp(1, 255) as usize;
-        let mut block = real_blocksize(&p, n);
+        let real = real_blocksize(&p, n);
+        let mut block = real;
         if budget.max_block > 0 && block > budget.max_block {
             block = (budget.max_block / typesize).max(1) * typesize;
         }
-        let sample: &[u8] = if n <= budget.bytes {
-            chunk
+        let mut span = ((budget.bytes / SPANS) / typesize).max(1) * typesize;
+        if budget.max_block > 0 {
+            block = block.min(span);
         } else {
-            let span = ((budget.bytes / SPANS) / typesize).max(1) * typesize;
-            if self.cut != Some(span) {
-                cut_sample(chunk, span, SPANS, &mut self.sample);
-                self.cut = Some(span);
-            }
-            if block > span {
-                block = span;
-            }
+            // whole blocks of the candidate's size: a block size is timed
+            // as the chunk will have it
+            span = span.max(block);
+        }
+        let (pieces, span) = if span * SPANS >= n { (1, n) } else { (SPANS, span) };
+        if block != real || span < n {
+            // (said explicitly: a span's own automatic block size would be
+            // that of a smaller chunk)
             p.blocksize = block as i32;
-            &self.sample
-        };
-        let need = sample.len() + EXTENDED_HEADER_LENGTH + 64;
+        }
+        // sized for the whole chunk once: a warm tuner allocates nothing
+        let need = span + EXTENDED_HEADER_LENGTH + 64;
         if self.out.len() < need {
-            self.out.resize(need, 0);
+            self.out.resize(n + EXTENDED_HEADER_LENGTH + 64, 0);
+        }
+        if with_dtime && self.back.len() < span {
+            self.back.resize(n, 0);
         }
         self.comp.retune(p);
-        let (mut ctime, mut dtime, mut cbytes) = (f64::INFINITY, 0.0, 0);
-        let mut runs = 0;
-        let first = Instant::now();
-        while runs == 0 || (runs < MAX_REPEATS && first.elapsed() < REPEAT_BELOW) {
-            let t = Instant::now();
-            cbytes = self.comp.compress(sample, &mut self.out[..need]).ok()?;
-            ctime = ctime.min(t.elapsed().as_secs_f64());
-            runs += 1;
+        if !self.warm {
+            // the first trial of a tuner would time its first touches
+            self.comp.compress(&chunk[span_at(n, span, pieces, 0)], &mut self.out[..need]).ok()?;
+            self.warm = true;
         }
-        if cbytes == 0 {
-            return None;
-        }
-        if with_dtime {
-            if self.back.len() < sample.len() {
-                self.back.resize(sample.len(), 0);
-            }
-            dtime = f64::INFINITY;
+        let below = REPEAT_BELOW / pieces as u32;
+        let mut total = Figures { nbytes: 0, cbytes: 0, ctime: 0.0, dtime: 0.0 };
+        for i in 0..pieces {
+            let piece = &chunk[span_at(n, span, pieces, i)];
+            let (mut ctime, mut cbytes) = (f64::INFINITY, 0);
             let mut runs = 0;
             let first = Instant::now();
-            while runs == 0 || (runs < MAX_REPEATS && first.elapsed() < REPEAT_BELOW) {
+            while runs == 0 || (runs < budget.runs && first.elapsed() < below) {
                 let t = Instant::now();
-                let got = self.decomp.decompress(&self.out[..cbytes], &mut self.back[..sample.len()]).ok()?;
-                dtime = dtime.min(t.elapsed().as_secs_f64());
-                if got != sample.len() {
-                    return None;
-                }
+                cbytes = self.comp.compress(piece, &mut self.out[..need]).ok()?;
+                ctime = ctime.min(t.elapsed().as_secs_f64());
                 runs += 1;
             }
+            if cbytes == 0 {
+                return None;
+            }
+            let mut dtime = 0.0;
+            if with_dtime {
+                dtime = f64::INFINITY;
+                let mut runs = 0;
+                let first = Instant::now();
+                while runs == 0 || (runs < budget.runs && first.elapsed() < below) {
+                    let t = Instant::now();
+                    let got =
+                        self.decomp.decompress(&self.out[..cbytes], &mut self.back[..piece.len()]).ok()?;
+                    dtime = dtime.min(t.elapsed().as_secs_f64());
+                    if got != piece.len() {
+                        return None;
+                    }
+                    runs += 1;
+                }
+            }
+            total = total.add(&Figures { nbytes: piece.len() as u64, cbytes: cbytes as u64, ctime, dtime });
+            if i == 0 && pieces > 1 && hopeless.is_some_and(|h| h(&total)) {
+                break;
+            }
         }
-        Some(Figures { nbytes: sample.len() as u64, cbytes: cbytes as u64, ctime, dtime })
+        Some(total)
     }
 }
 
@@ -159,16 +181,12 @@ pub(crate) fn real_blocksize(p: &CParams, n: usize) -> usize {
     blocksize::of(p, n)
 }
 
-/// `k` spans of `span` bytes of `chunk` centred at (i + 1/2) / k of it, one
-/// after the other in `out`.
-fn cut_sample(chunk: &[u8], span: usize, k: usize, out: &mut Vec<u8>) {
-    out.clear();
-    let n = chunk.len();
-    for i in 0..k {
-        let centre = n * (2 * i + 1) / (2 * k);
-        let start = centre.saturating_sub(span / 2).min(n.saturating_sub(span));
-        out.extend_from_slice(&chunk[start..(start + span).min(n)]);
-    }
+/// Span `i` of `k` spans of `span` bytes over a chunk of `n` bytes: centred
+/// at (i + 1/2) / k of it, inside it.
+fn span_at(n: usize, span: usize, k: usize, i: usize) -> std::ops::Range<usize> {
+    let centre = n * (2 * i + 1) / (2 * k);
+    let start = centre.saturating_sub(span / 2).min(n.saturating_sub(span));
+    start..(start + span).min(n)
 }
 
 #[cfg(test)]
@@ -176,15 +194,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_sample_is_spans_centred_over_the_chunk() {
-        let chunk: Vec<u8> = (0..100u8).collect();
-        let mut out = Vec::new();
-        cut_sample(&chunk, 10, 2, &mut out);
-        assert_eq!(out, [&chunk[20..30], &chunk[70..80]].concat());
-        cut_sample(&chunk, 30, 1, &mut out);
-        assert_eq!(out, &chunk[35..65]);
+    fn spans_are_centred_over_the_chunk_and_inside_it() {
+        assert_eq!([span_at(100, 10, 2, 0), span_at(100, 10, 2, 1)], [20..30, 70..80]);
+        assert_eq!(span_at(100, 30, 1, 0), 35..65);
         // spans longer than the room they have stay inside the chunk
-        cut_sample(&chunk, 60, 2, &mut out);
-        assert_eq!(out, [&chunk[0..60], &chunk[40..100]].concat());
+        assert_eq!([span_at(100, 60, 2, 0), span_at(100, 60, 2, 1)], [0..60, 40..100]);
+        assert_eq!(span_at(100, 100, 1, 0), 0..100);
     }
 }
