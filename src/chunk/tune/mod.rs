@@ -20,9 +20,9 @@
 //!   chunk whose ratio moves away from what the choice gave (by a factor of
 //!   1.5, twice in a row) brings a hard readapt forward: data that changes
 //!   along the array is followed.
-//! - Scheduled readapts wait while the trials have cost more than a tenth
+//! - Scheduled readapts wait while the trials have cost more than a twentieth
 //!   of the time spent compressing chunks (a quarter for the forward ones):
-//!   tuning a long series costs at most about 1.1 times compressing it with
+//!   tuning a long series costs at most about 1.05 times compressing it with
 //!   the final choice fixed, plus the first hard readapt.
 //!
 //! Every chunk is compressed once, with the best candidate known when it
@@ -48,14 +48,14 @@ use std::time::{Duration, Instant};
 /// sample of them says little): the short last chunk of an array, say.
 pub const MIN_TUNED_BYTES: usize = 16 << 10;
 /// The first look at each pipeline and codec: blocks of at most 64 KiB, a
-/// sixteenth of the chunk in all, from 32 to 128 KiB.
+/// thirty-second of the chunk in all, from 32 to 128 KiB.
 fn quick(n: usize) -> Budget {
-    Budget { bytes: (n / 16).clamp(32 << 10, 128 << 10), max_block: 64 << 10, runs: 2 }
+    Budget { bytes: (n / 32).clamp(32 << 10, 128 << 10), max_block: 64 << 10, runs: 2 }
 }
 /// Levels, split and block sizes: blocks of their real size, an eighth of
 /// the chunk in all, from 64 to 512 KiB (at least one block).
 fn full(n: usize) -> Budget {
-    Budget { bytes: (n / 8).clamp(64 << 10, 512 << 10), max_block: 0, runs: 3 }
+    Budget { bytes: (n / 8).clamp(64 << 10, 512 << 10), max_block: 0, runs: 2 }
 }
 /// The last word between the best three of a hard readapt: a quarter of the
 /// chunk, from 128 KiB to 1 MiB, each timed twice, interleaved.
@@ -65,7 +65,7 @@ fn verify(n: usize) -> Budget {
 /// Codec and pipeline pairs whose levels a hard readapt climbs.
 const FINALISTS: usize = 3;
 /// Share of the compression time scheduled readapts may spend.
-const SCHEDULED_SHARE: f64 = 0.10;
+const SCHEDULED_SHARE: f64 = 0.05;
 /// Share of the compression time readapts brought forward by a change may spend.
 const FORWARD_SHARE: f64 = 0.25;
 /// A chunk's ratio this far from the reference counts as a change.
@@ -141,7 +141,8 @@ pub(crate) struct Tuner {
     off: u32,
     // working space, kept
     ranked: Vec<(Candidate, Figures)>,
-    /// The best three of the current hard readapt's full-size trials.
+    /// The current hard readapt's finalists: the best of its full-size
+    /// trials, three pipelines.
     finals: [Option<(Candidate, Figures)>; 3],
     whole: Vec<u8>,
     printed_header: bool,
@@ -385,27 +386,28 @@ impl Tuner {
     }
 
     /// [`Tuner::measure`] on blocks of their real size, the result kept
-    /// among the readapt's best three.
+    /// among the readapt's finalists: the best three of different pipelines.
     fn measure_full(&mut self, chunk: &[u8], c: &Candidate, beat: Option<f64>) -> Option<Figures> {
         let f = self.measure(chunk, c, full(chunk.len()), beat)?;
         let t = self.tuning;
-        if !self.finals.iter().flatten().any(|(x, _)| x == c) {
-            let worst = (0..3)
-                .max_by(|&i, &j| match (&self.finals[i], &self.finals[j]) {
-                    (None, None) => std::cmp::Ordering::Equal,
-                    (None, _) => std::cmp::Ordering::Greater,
-                    (_, None) => std::cmp::Ordering::Less,
-                    (Some(a), Some(b)) => a.1.score(&t).total_cmp(&b.1.score(&t)),
-                })
-                .unwrap_or(0);
-            if self.finals[worst].is_none_or(|(_, w)| f.beats(&w, &t)) {
-                self.finals[worst] = Some((*c, f));
+        let slot = match self.finals.iter().position(|x| x.is_some_and(|(x, _)| x.pipeline == c.pipeline)) {
+            Some(i) => Some(i),
+            None => (0..3).max_by(|&i, &j| match (&self.finals[i], &self.finals[j]) {
+                (None, None) => std::cmp::Ordering::Equal,
+                (None, _) => std::cmp::Ordering::Greater,
+                (_, None) => std::cmp::Ordering::Less,
+                (Some(a), Some(b)) => a.1.score(&t).total_cmp(&b.1.score(&t)),
+            }),
+        };
+        if let Some(i) = slot {
+            if self.finals[i].is_none_or(|(_, w)| f.beats(&w, &t)) {
+                self.finals[i] = Some((*c, f));
             }
         }
         Some(f)
     }
 
-    /// The best of the readapt's best three, each timed again twice on a
+    /// The best of the readapt's finalists, each timed again twice on a
     /// larger sample, interleaved (the fastest of each counts).
     fn final_word(&mut self, chunk: &[u8], fallback: Candidate) -> Candidate {
         let finals = self.finals;
@@ -476,6 +478,7 @@ impl Tuner {
     }
 
     fn hard(&mut self, chunk: &[u8]) -> Option<Candidate> {
+        self.finals = [None; 3];
         let typesize = self.typesize();
         let level = self.start_level();
         let blocksize = if self.tune_blocksize { 0 } else { self.base.blocksize.max(0) as u32 };

@@ -123,11 +123,12 @@ impl Trials {
         }
         // sized for the whole chunk once: a warm tuner allocates nothing
         let need = span + EXTENDED_HEADER_LENGTH + 64;
+        // (fresh zeroed pages: nothing written before the trials touch them)
         if self.out.len() < need {
-            self.out.resize(n + EXTENDED_HEADER_LENGTH + 64, 0);
+            self.out = vec![0; n + EXTENDED_HEADER_LENGTH + 64];
         }
         if with_dtime && self.back.len() < span {
-            self.back.resize(n, 0);
+            self.back = vec![0; n];
         }
         self.comp.retune(p);
         if !self.warm {
@@ -200,5 +201,37 @@ mod tests {
         // spans longer than the room they have stay inside the chunk
         assert_eq!([span_at(100, 60, 2, 0), span_at(100, 60, 2, 1)], [0..60, 40..100]);
         assert_eq!(span_at(100, 100, 1, 0), 0..100);
+    }
+
+    fn lz4(blocksize: u32) -> Candidate {
+        use crate::chunk::tune::space::{Pipeline, Split};
+        let codec = crate::codecs::Codec::Lz4;
+        Candidate { codec, clevel: 5, pipeline: Pipeline::Shuffle, split: Split::Never, blocksize }
+    }
+
+    #[test]
+    fn a_trial_reads_two_spans_of_whole_blocks_or_stops_after_the_first() {
+        let chunk: Vec<u8> = (0u32..1 << 18).flat_map(|i| (i / 5).to_le_bytes()).collect(); // 1 MiB
+        let base = CParams { typesize: 4, ..CParams::default() };
+        let mut t = Trials::new(&base);
+        let budget = Budget { bytes: 64 << 10, max_block: 0, runs: 1 };
+        let f = t.measure(&chunk, &base, &lz4(16 << 10), budget, true, None).unwrap();
+        assert_eq!(f.nbytes, 64 << 10);
+        assert!(f.cbytes < f.nbytes / 2 && f.ctime > 0.0 && f.dtime > 0.0);
+        // a block larger than a span: the spans grow to one block each
+        let f = t.measure(&chunk, &base, &lz4(128 << 10), budget, false, None).unwrap();
+        assert_eq!((f.nbytes, f.dtime), (256 << 10, 0.0));
+        // blocks of half the chunk: the whole chunk
+        let f = t.measure(&chunk, &base, &lz4(512 << 10), budget, false, None).unwrap();
+        assert_eq!(f.nbytes, 1 << 20);
+        // hopeless after the first span
+        let hopeless = |f: &Figures| f.nbytes > 0;
+        let f = t.measure(&chunk, &base, &lz4(16 << 10), budget, false, Some(&hopeless)).unwrap();
+        assert_eq!(f.nbytes, 32 << 10);
+        // blocks capped for a first look
+        let quick = Budget { bytes: 64 << 10, max_block: 8 << 10, runs: 2 };
+        let f = t.measure(&chunk, &base, &lz4(128 << 10), quick, false, None).unwrap();
+        assert_eq!(f.nbytes, 64 << 10);
+        assert_eq!(t.count, 5);
     }
 }
