@@ -6,15 +6,16 @@
 //!
 //! - A **hard readapt** searches the whole space ([`space`]): every filter
 //!   pipeline with BloscLZ, LZ4 and Zstd at the level the goal suggests (and
-//!   the first two at level 1), on small blocks; the three best pipelines with Zlib and LZ4HC; then, on blocks
-//!   of their real size, the levels of the three best codec and pipeline
-//!   pairs, climbing from that level; then the winner's neighbours (a level
-//!   up or down, the other split mode, the three best pipelines, the other
-//!   block sizes), moving to the best; last, the best three candidates seen
-//!   are timed again on more of the chunk. A trial whose first span cannot
-//!   beat what it competes with stops there ([`OPTIMISM`]).
+//!   the first two at level 1), on small blocks; the three best pipelines
+//!   with Zlib and LZ4HC; then, on blocks of their real size, the levels of
+//!   the three best codec and pipeline pairs, climbing from that level; then
+//!   the winner's neighbours (a level up or down, the other split mode, the
+//!   three best pipelines, the other block sizes), moving to the best; last,
+//!   the best candidates of three pipelines are timed again on more of the
+//!   chunk. A trial whose first span cannot beat what it competes with (even
+//!   20% faster and smaller) stops there.
 //! - A **soft readapt** tries the choice's neighbours once, with its
-//!   pipeline, and moves to one that is clearly better ([`SOFT_MARGIN`]).
+//!   pipeline, and moves to one at least 3% better.
 //! - The first chunk gets a hard readapt (unless [`Tuning::hint`]), then the
 //!   [`Schedule`](crate::params::Schedule) says when the next ones come. A
 //!   chunk whose ratio moves away from what the choice gave (by a factor of
@@ -57,7 +58,7 @@ fn quick(n: usize) -> Budget {
 fn full(n: usize) -> Budget {
     Budget { bytes: (n / 8).clamp(64 << 10, 512 << 10), max_block: 0, runs: 2 }
 }
-/// The last word between the best three of a hard readapt: a quarter of the
+/// The last word between the finalists of a hard readapt: a quarter of the
 /// chunk, from 128 KiB to 1 MiB, each timed twice, interleaved.
 fn verify(n: usize) -> Budget {
     Budget { bytes: (n / 4).clamp(128 << 10, 1 << 20), max_block: 0, runs: 3 }
