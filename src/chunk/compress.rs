@@ -156,6 +156,14 @@ impl Compressor {
         self.params = params;
     }
 
+    /// Size every thread's scratch for blocks of up to `blocksize` bytes now
+    /// (fresh zeroed pages: the memory counts only once touched), so that
+    /// later chunks with blocks that large allocate nothing.
+    pub(crate) fn reserve_blocks(&mut self, blocksize: usize) {
+        let typesize = self.params.typesize.clamp(1, 255) as usize;
+        self.workers.reserve_all(blocksize + 4 * typesize + 8);
+    }
+
     /// The bytes the tuner should sample for `input`: the input itself, or
     /// made contiguous in `whole`, or the prefilter's output in `whole`
     /// (`None` when that output is thrown away: the chunk is zeros).

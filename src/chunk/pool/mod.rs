@@ -374,6 +374,13 @@ impl Workers {
         }
     }
 
+    /// Make every thread's scratch buffers at least `n` bytes long.
+    pub fn reserve_all(&self, n: usize) {
+        for s in &self.scratch {
+            s.lock().unwrap_or_else(|e| e.into_inner()).reserve(n);
+        }
+    }
+
     /// The scratch of the calling thread.
     pub fn scratch(&self) -> MutexGuard<'_, Scratch> {
         self.scratch[0].lock().unwrap_or_else(|e| e.into_inner())

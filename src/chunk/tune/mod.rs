@@ -146,6 +146,9 @@ pub(crate) struct Tuner {
     /// trials, three pipelines.
     finals: [Option<(Candidate, Figures)>; 3],
     whole: Vec<u8>,
+    /// The chunk size and threads the context's scratch holds blocks for.
+    blocks_for: usize,
+    blocks_threads: usize,
     printed_header: bool,
     totals: Totals,
     last: Option<Decision>,
@@ -176,6 +179,8 @@ impl Tuner {
             ranked: Vec::with_capacity(64),
             finals: [None; 3],
             whole: Vec::new(),
+            blocks_for: 0,
+            blocks_threads: 0,
             printed_header: false,
             totals: Totals::default(),
             last: None,
@@ -213,6 +218,12 @@ impl Tuner {
             None => self.base_now(comp),
         };
         comp.retune(params);
+        if self.blocks_for < n || self.blocks_threads != self.nthreads {
+            // (a choice may bring larger blocks than any before it: their
+            // scratch is there from the start, on every thread)
+            comp.reserve_blocks(n);
+            (self.blocks_for, self.blocks_threads) = (n, self.nthreads);
+        }
         let start = Instant::now();
         let mut used = self.choice;
         let mut r = comp.compress_untuned(input, dst);
@@ -364,10 +375,7 @@ impl Tuner {
         let spent0 = self.trials.spent;
         let f = self.trials.measure(chunk, &self.base, c, budget, dt, hopeless);
         let took = self.trials.spent - spent0;
-        let mut f = f?;
-        f.ctime /= busy;
-        f.dtime /= busy;
-        let f = Some(f);
+        let f = f.map(|f| Figures { ctime: f.ctime / busy, dtime: f.dtime / busy, ..f });
         if self.tuning.trace_trials {
             match &f {
                 Some(f) => eprintln!(

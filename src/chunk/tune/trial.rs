@@ -32,7 +32,7 @@ pub(crate) struct Budget {
     /// looks at slow candidates.
     pub max_block: usize,
     /// Runs of a fast trial (one under [`REPEAT_BELOW`]), the fastest kept:
-    /// 1 for first looks, more where small differences decide.
+    /// fewer for first looks, more where small differences decide.
     pub runs: u32,
 }
 
@@ -48,6 +48,8 @@ pub(crate) struct Trials {
     pub count: u64,
     /// Whether a trial has run (the buffers and code are warm).
     warm: bool,
+    /// The largest chunk the trial context's scratch holds blocks for.
+    blocks_for: usize,
 }
 
 impl Trials {
@@ -64,6 +66,7 @@ impl Trials {
             spent: Duration::ZERO,
             count: 0,
             warm: false,
+            blocks_for: 0,
         }
     }
 
@@ -121,11 +124,16 @@ impl Trials {
             // that of a smaller chunk)
             p.blocksize = block as i32;
         }
-        // sized for the whole chunk once: a warm tuner allocates nothing
+        // sized for the whole chunk once (its blocks too): a warm tuner
+        // allocates nothing
         let need = span + EXTENDED_HEADER_LENGTH + 64;
         // (fresh zeroed pages: nothing written before the trials touch them)
         if self.out.len() < need {
             self.out = vec![0; n + EXTENDED_HEADER_LENGTH + 64];
+        }
+        if self.blocks_for < n {
+            self.comp.reserve_blocks(n);
+            self.blocks_for = n;
         }
         if with_dtime && self.back.len() < span {
             self.back = vec![0; n];
@@ -140,32 +148,19 @@ impl Trials {
         let mut total = Figures { nbytes: 0, cbytes: 0, ctime: 0.0, dtime: 0.0 };
         for i in 0..pieces {
             let piece = &chunk[span_at(n, span, pieces, i)];
-            let (mut ctime, mut cbytes) = (f64::INFINITY, 0);
-            let mut runs = 0;
-            let first = Instant::now();
-            while runs == 0 || (runs < budget.runs && first.elapsed() < below) {
-                let t = Instant::now();
-                cbytes = self.comp.compress(piece, &mut self.out[..need]).ok()?;
-                ctime = ctime.min(t.elapsed().as_secs_f64());
-                runs += 1;
-            }
+            let (ctime, cbytes) =
+                fastest(budget.runs, below, || self.comp.compress(piece, &mut self.out[..need]).ok())?;
             if cbytes == 0 {
                 return None;
             }
             let mut dtime = 0.0;
             if with_dtime {
-                dtime = f64::INFINITY;
-                let mut runs = 0;
-                let first = Instant::now();
-                while runs == 0 || (runs < budget.runs && first.elapsed() < below) {
-                    let t = Instant::now();
-                    let got =
-                        self.decomp.decompress(&self.out[..cbytes], &mut self.back[..piece.len()]).ok()?;
-                    dtime = dtime.min(t.elapsed().as_secs_f64());
-                    if got != piece.len() {
-                        return None;
-                    }
-                    runs += 1;
+                let (out, back) = (&self.out[..cbytes], &mut self.back[..piece.len()]);
+                let decomp = &mut self.decomp;
+                let got;
+                (dtime, got) = fastest(budget.runs, below, || decomp.decompress(out, back).ok())?;
+                if got != piece.len() {
+                    return None;
                 }
             }
             total = total.add(&Figures { nbytes: piece.len() as u64, cbytes: cbytes as u64, ctime, dtime });
@@ -175,6 +170,21 @@ impl Trials {
         }
         Some(total)
     }
+}
+
+/// The fastest of runs of `f` (at least one, more up to `runs` while they
+/// have taken less than `below` in all), in seconds, and what the last run
+/// returned; `None` when a run fails.
+fn fastest(runs: u32, below: Duration, mut f: impl FnMut() -> Option<usize>) -> Option<(f64, usize)> {
+    let (mut best, mut got, mut done) = (f64::INFINITY, 0, 0);
+    let first = Instant::now();
+    while done == 0 || (done < runs && first.elapsed() < below) {
+        let t = Instant::now();
+        got = f()?;
+        best = best.min(t.elapsed().as_secs_f64());
+        done += 1;
+    }
+    Some((best, got))
 }
 
 /// The block size `p` gives a chunk of `n` bytes.
