@@ -157,11 +157,18 @@ impl Compressor {
     }
 
     /// Size every thread's scratch for blocks of up to `blocksize` bytes now
-    /// (fresh zeroed pages: the memory counts only once touched), so that
-    /// later chunks with blocks that large allocate nothing.
+    /// (fresh zeroed pages: the memory counts only once touched), and create
+    /// every thread's codec contexts (the tuner's choices move between
+    /// codecs), so that later chunks, whatever their codec and however large
+    /// their blocks, allocate nothing on whichever threads take part.
     pub(crate) fn reserve_blocks(&mut self, blocksize: usize) {
         let typesize = self.params.typesize.clamp(1, 255) as usize;
-        self.workers.reserve_all(blocksize + 4 * typesize + 8);
+        self.workers.prepare_all(&|s| {
+            s.reserve(blocksize + 4 * typesize + 8);
+            for codec in [Codec::Lz4, Codec::Lz4hc, Codec::Zlib, Codec::Zstd] {
+                s.codec.prepare_compress(codec, 1, false);
+            }
+        });
     }
 
     /// The bytes the tuner should sample for `input`: the input itself, or

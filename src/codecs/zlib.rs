@@ -25,6 +25,7 @@ mod ffi {
     pub const Z_STREAM_END: c_int = 1;
     pub const Z_BUF_ERROR: c_int = -5;
     pub const Z_FINISH: c_int = 4;
+    pub const Z_DEFAULT_STRATEGY: c_int = 0;
 
     pub type AllocFunc = extern "C" fn(*mut c_void, c_uint, c_uint) -> *mut c_void;
     pub type FreeFunc = extern "C" fn(*mut c_void, *mut c_void);
@@ -52,6 +53,7 @@ mod ffi {
         pub fn zlibng_version() -> *const c_char;
         pub fn zng_deflateInit(strm: *mut Stream, level: i32) -> i32;
         pub fn zng_deflateReset(strm: *mut Stream) -> i32;
+        pub fn zng_deflateParams(strm: *mut Stream, level: i32, strategy: i32) -> i32;
         pub fn zng_deflate(strm: *mut Stream, flush: i32) -> i32;
         pub fn zng_deflateEnd(strm: *mut Stream) -> i32;
         pub fn zng_inflateInit(strm: *mut Stream) -> i32;
@@ -145,8 +147,22 @@ pub struct State {
 
 impl State {
     fn deflater(&mut self, level: c_int) -> Option<&mut z::Stream> {
-        if self.deflate.as_ref().is_some_and(|s| s.level != level) {
-            self.deflate = None;
+        if let Some(s) = self.deflate.as_mut().filter(|s| s.level != level) {
+            // Another level on the same stream (its buffers do not depend on
+            // the level): reset, then deflateParams, which leaves the state
+            // deflateInit at that level would (no flush: nothing is pending
+            // after a reset), so the bytes are the same, without freeing and
+            // allocating the stream's memory (a tuner moves between levels).
+            // SAFETY: an initialized stream, not in use.
+            let ok = unsafe {
+                z::zng_deflateReset(&mut *s.strm) == z::Z_OK
+                    && z::zng_deflateParams(&mut *s.strm, level, z::Z_DEFAULT_STRATEGY) == z::Z_OK
+            };
+            if ok {
+                s.level = level;
+            } else {
+                self.deflate = None;
+            }
         }
         if self.deflate.is_none() {
             let mut strm = new_stream();
@@ -334,6 +350,26 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// A stream moved from level to level (and back) writes the bytes a
+    /// fresh stream at each level writes, and keeps its memory.
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri: calls the C codec zlib-ng")]
+    fn a_stream_moved_between_levels_writes_what_a_fresh_one_does() {
+        let src = sample(200_000, 9);
+        let mut moved = State::default();
+        let state = |st: &State| st.deflate.as_ref().map(|s| s.strm.state);
+        moved.prepare_deflate(1);
+        let first = state(&moved);
+        for level in [1, 9, 5, 1, 6, 2, 9, 9, 3] {
+            let mut fresh = State::default();
+            let (mut a, mut b) = (vec![0u8; src.len() + 1000], vec![0u8; src.len() + 1000]);
+            let (na, nb) = (moved.compress(&src, &mut a, level), fresh.compress(&src, &mut b, level));
+            assert!(na > 0 && na < src.len(), "level {level}");
+            assert_eq!(a[..na], b[..nb], "level {level}");
+            assert_eq!(state(&moved), first, "level {level}: the stream was made anew");
         }
     }
 }

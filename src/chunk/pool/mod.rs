@@ -374,10 +374,11 @@ impl Workers {
         }
     }
 
-    /// Make every thread's scratch buffers at least `n` bytes long.
-    pub fn reserve_all(&self, n: usize) {
+    /// Run `f` on every thread's scratch (on the calling thread): buffers
+    /// and codec state made ready ahead of the calls that will use them.
+    pub fn prepare_all(&self, f: &dyn Fn(&mut Scratch)) {
         for s in &self.scratch {
-            s.lock().unwrap_or_else(|e| e.into_inner()).reserve(n);
+            f(&mut s.lock().unwrap_or_else(|e| e.into_inner()));
         }
     }
 
