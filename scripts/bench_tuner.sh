@@ -52,7 +52,9 @@ if ((!report_only)); then
     "$tool" tune --matrix --json --sample-chunks "$sample" --repeats "$repeats" --grid-file "$out/$name.grid" "$f" \
       >"$out/$name.json"
     echo "== $name: the cost of tuning, 1 MiB chunks" >&2
-    "$tool" tune --json --no-grid --chunk-bytes 1048576 --tradeoff 0.5 --perf-mode COMP "$f" >"$out/$name.cost.json"
+    # (best of 5 runs each way: a busy machine slows single runs by as much as tuning costs)
+    "$tool" tune --json --no-grid --repeats 5 --chunk-bytes 1048576 --tradeoff 0.5 --perf-mode COMP "$f" \
+      >"$out/$name.cost.json"
   done
 fi
 if ((btune)); then

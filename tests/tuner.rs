@@ -59,10 +59,10 @@ fn round_trip(c: &mut Compressor, data: &[u8]) -> usize {
 #[test]
 fn tuned_chunks_decompress_to_their_input_whatever_the_data_and_threads() {
     let data: Vec<Vec<u8>> = vec![
-        smooth_f64(300_000, 1),
-        random_bytes(500_000, 2),
+        smooth_f64(40_000, 1),
+        random_bytes(200_000, 2),
         vec![0u8; 1 << 20],
-        (0..400_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect(),
+        (0..100_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect(),
         random_bytes(70_001, 3), // not a whole number of items
         smooth_f64(1000, 4),     // below the size worth tuning
         Vec::new(),
@@ -102,7 +102,7 @@ fn the_tradeoff_moves_the_choice_towards_the_ratio() {
 
 #[test]
 fn at_tradeoff_one_the_choice_is_the_best_ratio_of_the_codecs_at_their_top_level() {
-    let data = smooth_f64(256 << 10, 9);
+    let data = smooth_f64(64 << 10, 9);
     let mut c = tuned(1.0, 8, 1);
     let ours = data.len() as f64 / round_trip(&mut c, &data) as f64;
     // the best of a few strong fixed choices
@@ -141,7 +141,8 @@ fn a_change_in_the_data_brings_a_hard_readapt_forward() {
         readapts.push(c.tuner_decision().unwrap().readapt);
     }
     assert_eq!(readapts[0], Readapt::Hard);
-    assert!(readapts[1..7].iter().all(|r| *r == Readapt::None), "{readapts:?}");
+    // (the first search may go on over the next chunks)
+    assert!(readapts[1..7].iter().all(|r| matches!(r, Readapt::None | Readapt::Continued)), "{readapts:?}");
     // the noise differs twice in a row (chunks 6 and 7): chunk 8 is explored
     assert_eq!(readapts[8], Readapt::Hard, "{readapts:?}");
     let totals = c.tuner_totals().unwrap();
@@ -172,9 +173,10 @@ fn readapts_follow_the_schedule() {
             Readapt::None => '-',
             Readapt::Soft => 's',
             Readapt::Hard => 'H',
+            Readapt::Continued => '+',
         });
     }
-    let order: String = seen.chars().filter(|&c| c != '-').collect();
+    let order: String = seen.chars().filter(|&c| c != '-' && c != '+').collect();
     assert!(["H", "Hs", "Hss", "HssH"].contains(&order.as_str()), "{seen}");
 }
 

@@ -13,7 +13,9 @@
 //!   three best pipelines, the other block sizes), moving to the best; last,
 //!   the best candidates of three pipelines are timed again on more of the
 //!   chunk. A trial whose first span cannot beat what it competes with (even
-//!   20% faster and smaller) stops there.
+//!   20% faster and smaller) stops there. The search runs a trial at a time
+//!   (`search`): what the budget does not let one chunk run goes on over the
+//!   next ones, the choice meanwhile the best found.
 //! - A **soft readapt** tries the choice's neighbours once, with its
 //!   pipeline, and moves to one at least 3% better.
 //! - The first chunk gets a hard readapt (unless [`Tuning::hint`]), then the
@@ -21,10 +23,14 @@
 //!   chunk whose ratio moves away from what the choice gave (by a factor of
 //!   1.5, twice in a row) brings a hard readapt forward: data that changes
 //!   along the array is followed.
-//! - Scheduled readapts wait while the trials have cost more than a twentieth
-//!   of the time spent compressing chunks (a quarter for the forward ones):
-//!   tuning a long series costs at most about 1.05 times compressing it with
-//!   the final choice fixed, plus the first hard readapt.
+//! - The budget: the first search runs its first looks on the first chunk
+//!   (the fast codecs at level 1 on every pipeline: enough to choose), then
+//!   goes on while its trials have cost less than eight chunks' compression
+//!   (at the speed of the best candidate found) and a tenth of the time
+//!   spent compressing chunks; later readapts wait, and their searches
+//!   pause, while the trials since the first search have cost more than a
+//!   twentieth of that time (a quarter for the forward ones). Tuning a long
+//!   series costs about 1.2 times compressing it with the final choice fixed.
 //!
 //! Every chunk is compressed once, with the best candidate known when it
 //! comes, on the caller's threads: it is an ordinary chunk. The trials run
@@ -33,10 +39,12 @@
 
 pub mod grid;
 pub mod score;
+mod search;
 pub mod space;
 pub(crate) mod trial;
 
 use self::score::Figures;
+use self::search::{Search, MAX_NEIGHBOURS};
 use self::space::{Candidate, Pipeline, Split, BLOCKSIZES};
 use self::trial::{real_blocksize, Budget, Trials};
 use super::compress::{Compressor, Input};
@@ -49,9 +57,9 @@ use std::time::{Duration, Instant};
 /// sample of them says little): the short last chunk of an array, say.
 pub const MIN_TUNED_BYTES: usize = 16 << 10;
 /// The first look at each pipeline and codec: blocks of at most 64 KiB, a
-/// thirty-second of the chunk in all, from 32 to 128 KiB.
+/// thirty-second of the chunk in all, from 32 to 128 KiB, timed once.
 fn quick(n: usize) -> Budget {
-    Budget { bytes: (n / 32).clamp(32 << 10, 128 << 10), max_block: 64 << 10, runs: 2 }
+    Budget { bytes: (n / 32).clamp(32 << 10, 128 << 10), max_block: 64 << 10, runs: 1 }
 }
 /// Levels, split and block sizes: blocks of their real size, an eighth of
 /// the chunk in all, from 64 to 512 KiB (at least one block).
@@ -65,6 +73,11 @@ fn verify(n: usize) -> Budget {
 }
 /// Codec and pipeline pairs whose levels a hard readapt climbs.
 const FINALISTS: usize = 3;
+/// The first search's trials may cost this many chunks' compression (at the
+/// speed of the best candidate found) beyond its first looks...
+const FIRST_CHUNKS: f64 = 4.0;
+/// ...and this share of the time spent compressing chunks.
+const SEARCH_SHARE: f64 = 0.10;
 /// Share of the compression time scheduled readapts may spend.
 const SCHEDULED_SHARE: f64 = 0.05;
 /// Share of the compression time readapts brought forward by a change may spend.
@@ -85,7 +98,10 @@ pub enum Readapt {
     /// Nothing: the chunk was compressed with the choice as it was.
     None,
     Soft,
+    /// A hard readapt began: the first trials of a search.
     Hard,
+    /// More trials of a hard readapt begun on an earlier chunk.
+    Continued,
 }
 
 /// What the tuner did for the last chunk.
@@ -109,7 +125,7 @@ pub struct Decision {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Totals {
     pub chunks: u64,
-    /// Chunks that had a readapt before them.
+    /// Chunks that had a readapt begin before them.
     pub explored: u64,
     pub trials: u64,
     pub trial_time: Duration,
@@ -133,7 +149,8 @@ pub(crate) struct Tuner {
     stopped: bool,
     hard_next: bool,
     forward: bool,
-    /// The trials' time of the first readapt (outside the budget).
+    /// The trials' time of the first search (outside the later readapts'
+    /// budget).
     first_spent: Duration,
     /// The context's threads, as the last chunk found them.
     nthreads: usize,
@@ -145,6 +162,8 @@ pub(crate) struct Tuner {
     /// The current hard readapt's finalists: the best of its full-size
     /// trials, three pipelines.
     finals: [Option<(Candidate, Figures)>; 3],
+    /// The hard readapt under way.
+    search: Option<Search>,
     whole: Vec<u8>,
     /// The chunk size and threads the context's scratch holds blocks for.
     blocks_for: usize,
@@ -178,6 +197,7 @@ impl Tuner {
             off: 0,
             ranked: Vec::with_capacity(64),
             finals: [None; 3],
+            search: None,
             whole: Vec::new(),
             blocks_for: 0,
             blocks_threads: 0,
@@ -200,17 +220,21 @@ impl Tuner {
     pub fn compress(&mut self, comp: &mut Compressor, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
         let n = input.len();
         self.nthreads = comp.params().nthreads.max(1) as usize;
-        let readapt = if n >= MIN_TUNED_BYTES { self.plan() } else { Readapt::None };
+        let mut readapt = if n >= MIN_TUNED_BYTES { self.plan() } else { Readapt::None };
         let (count0, spent0) = (self.trials.count, self.trials.spent);
+        if readapt == Readapt::None
+            && n >= MIN_TUNED_BYTES
+            && self.search.is_some_and(|s| self.may_search(&s, n))
+        {
+            readapt = Readapt::Continued;
+        }
         if readapt != Readapt::None {
+            let forward = readapt == Readapt::Hard && std::mem::take(&mut self.forward);
             let mut whole = std::mem::take(&mut self.whole);
             if let Some(chunk) = comp.tuning_bytes(input, &mut whole)? {
-                self.readapt(readapt, chunk);
+                self.readapt(readapt, forward, chunk);
             }
             self.whole = whole;
-            if self.totals.explored == 0 {
-                self.first_spent = self.trials.spent;
-            }
         }
         // the chunk itself, with the choice (or the caller's parameters)
         let params = match &self.choice {
@@ -239,7 +263,7 @@ impl Tuner {
             Figures { nbytes: n as u64, cbytes: cbytes as u64, ctime: elapsed.as_secs_f64(), dtime: 0.0 };
         self.totals.chunks += 1;
         self.totals.compress_time += elapsed;
-        self.totals.explored += u64::from(readapt != Readapt::None);
+        self.totals.explored += u64::from(matches!(readapt, Readapt::Soft | Readapt::Hard));
         self.totals.trials = self.trials.count;
         self.totals.trial_time = self.trials.spent;
         let decision = Decision {
@@ -251,7 +275,7 @@ impl Tuner {
             figures,
         };
         if n >= MIN_TUNED_BYTES && cbytes > 0 {
-            self.watch(figures.ratio(), readapt != Readapt::None);
+            self.watch(figures.ratio(), used != self.last.and_then(|d| d.choice));
         }
         if self.tuning.trace {
             self.trace(&decision);
@@ -272,13 +296,15 @@ impl Tuner {
         let real = self.totals.compress_time.as_secs_f64();
         let spent = (self.trials.spent - self.first_spent).as_secs_f64();
         if self.hard_next {
-            let first = self.choice.is_none();
+            let first = self.choice.is_none() && self.search.is_none();
             if first || !self.forward || spent <= FORWARD_SHARE * real {
                 self.hard_next = false;
-                self.forward = false;
                 return Readapt::Hard;
             }
             return Readapt::None;
+        }
+        if self.search.is_some() {
+            return Readapt::None; // (the search under way goes on first)
         }
         if self.stopped {
             return Readapt::None;
@@ -333,14 +359,67 @@ impl Tuner {
         }
     }
 
-    fn readapt(&mut self, kind: Readapt, chunk: &[u8]) {
-        let found = match (kind, self.choice) {
-            (Readapt::Soft, Some(c)) => self.soft(chunk, c),
-            _ => self.hard(chunk),
-        };
-        if let Some(c) = found {
-            self.choice = Some(c);
+    fn readapt(&mut self, kind: Readapt, forward: bool, chunk: &[u8]) {
+        match (kind, self.choice) {
+            (Readapt::Soft, Some(c)) => {
+                if let Some(c) = self.soft(chunk, c) {
+                    self.choice = Some(c);
+                }
+                return;
+            }
+            (Readapt::Continued, _) if self.search.is_some() => {}
+            _ => {
+                // (one brought forward while the first search is under way
+                // keeps the first's budget)
+                let first = self.choice.is_none() || self.search.is_some_and(|s| s.first);
+                self.search = Some(self.new_search(first, forward));
+                self.ranked.clear();
+                self.finals = [None; 3];
+            }
         }
+        // the search's trials, while the budget allows (the first search's
+        // first looks and their neighbours whatever it says)
+        let n = chunk.len();
+        while let Some(mut s) = self.search.take() {
+            if !s.owed() && !self.may_search(&s, n) {
+                self.search = Some(s);
+                break;
+            }
+            let spent = self.trials.spent;
+            self.advance(&mut s, chunk);
+            if s.first {
+                self.first_spent += self.trials.spent - spent;
+            }
+            if !s.done() {
+                self.search = Some(s);
+            }
+        }
+    }
+
+    /// Whether the search `s` may run another trial now (on chunks of `n`
+    /// bytes): the first one while its trials have cost less than
+    /// [`FIRST_CHUNKS`] chunks at the best candidate's speed and
+    /// [`SEARCH_SHARE`] of the compression time; the others while the
+    /// trials since the first have cost less than their share of it.
+    fn may_search(&self, s: &Search, n: usize) -> bool {
+        let real = self.totals.compress_time.as_secs_f64();
+        if s.first {
+            let est = self.best_time(s, n);
+            self.trials.spent.as_secs_f64() <= FIRST_CHUNKS * est + SEARCH_SHARE * real
+        } else {
+            let share = if s.forward { FORWARD_SHARE } else { SCHEDULED_SHARE };
+            (self.trials.spent - self.first_spent).as_secs_f64() <= share * real
+        }
+    }
+
+    /// The time a chunk of `n` bytes takes to compress with the best
+    /// candidate the search `s` has found (0 before any).
+    fn best_time(&self, s: &Search, n: usize) -> f64 {
+        let t = self.tuning;
+        let f = s.best().map(|(_, f)| f).or_else(|| {
+            self.ranked.iter().map(|(_, f)| *f).reduce(|a, b| if b.beats(&a, &t) { b } else { a })
+        });
+        f.map_or(0.0, |f| f.ctime / f.nbytes.max(1) as f64 * n as f64)
     }
 
     fn with_dtime(&self) -> bool {
@@ -416,33 +495,6 @@ impl Tuner {
         Some(f)
     }
 
-    /// The best of the readapt's finalists, each timed again twice on a
-    /// larger sample, interleaved (the fastest of each counts).
-    fn final_word(&mut self, chunk: &[u8], fallback: Candidate) -> Candidate {
-        let finals = self.finals;
-        if finals.iter().flatten().count() < 2 {
-            return fallback;
-        }
-        let mut best: [Option<Figures>; 3] = [None; 3];
-        for _ in 0..2 {
-            for (i, (c, _)) in finals.iter().enumerate().filter_map(|(i, x)| x.map(|x| (i, x))) {
-                if let Some(f) = self.measure(chunk, &c, verify(chunk.len()), None) {
-                    best[i] = Some(match best[i] {
-                        None => f,
-                        Some(o) => Figures { ctime: o.ctime.min(f.ctime), dtime: o.dtime.min(f.dtime), ..o },
-                    });
-                }
-            }
-        }
-        let t = self.tuning;
-        finals
-            .iter()
-            .zip(best)
-            .filter_map(|(c, f)| Some((c.as_ref()?.0, f?)))
-            .reduce(|a, b| if b.1.beats(&a.1, &t) { b } else { a })
-            .map_or(fallback, |(c, _)| c)
-    }
-
     /// The score of the third best pipeline in `ranked` (its best
     /// candidate's), when three have been tried: what a first look must beat
     /// to count.
@@ -467,6 +519,19 @@ impl Tuner {
         three[2].is_finite().then_some(three[2])
     }
 
+    /// The three best pipelines of `ranked` (sorted), best first.
+    fn top_pipes(&self) -> [Option<Pipeline>; 3] {
+        let mut pipes = [None; 3];
+        let mut np = 0;
+        for (c, _) in &self.ranked {
+            if np < pipes.len() && !pipes.contains(&Some(c.pipeline)) {
+                pipes[np] = Some(c.pipeline);
+                np += 1;
+            }
+        }
+        pipes
+    }
+
     /// The best of `ranked` (by [`Figures::beats`]) first.
     fn sort_ranked(&mut self) {
         let t = self.tuning;
@@ -484,80 +549,6 @@ impl Tuner {
     /// The level a hard readapt starts from: 1 at tradeoff 0, 5 at 0.5, 9 at 1.
     fn start_level(&self) -> u8 {
         (1.0 + 8.0 * self.tuning.tradeoff.clamp(0.0, 1.0)).round() as u8
-    }
-
-    fn hard(&mut self, chunk: &[u8]) -> Option<Candidate> {
-        self.finals = [None; 3];
-        let typesize = self.typesize();
-        let level = self.start_level();
-        let blocksize = if self.tune_blocksize { 0 } else { self.base.blocksize.max(0) as u32 };
-        let at =
-            |codec, pipeline| Candidate { codec, clevel: level, pipeline, split: Split::Auto, blocksize };
-        // 1. every pipeline with the three fast codecs
-        self.ranked.clear();
-        // (the fast codecs first: their figures bound the slower ones'
-        // trials; and at their level 1 too, below a tradeoff of 1: there
-        // they give up early on data that hardly compresses)
-        let low = level > 1 && self.tuning.tradeoff < 1.0;
-        let firsts = [(Codec::BloscLz, 1), (Codec::Lz4, 1), (Codec::BloscLz, level), (Codec::Lz4, level)];
-        for (codec, l) in firsts.into_iter().skip(if low { 0 } else { 2 }).chain([(Codec::Zstd, level)]) {
-            for &pipeline in Pipeline::all(typesize) {
-                let c = Candidate { clevel: l, ..at(codec, pipeline) };
-                let beat = self.third_pipeline();
-                if let Some(f) = self.measure(chunk, &c, quick(chunk.len()), beat) {
-                    self.ranked.push((c, f));
-                }
-            }
-        }
-        self.sort_ranked();
-        let mut pipes = [None; 3];
-        let mut np = 0;
-        for (c, _) in &self.ranked {
-            if np < pipes.len() && !pipes.contains(&Some(c.pipeline)) {
-                pipes[np] = Some(c.pipeline);
-                np += 1;
-            }
-        }
-        // 2. the two slow codecs with the three best pipelines
-        for pipeline in pipes.into_iter().flatten() {
-            for codec in [Codec::Zlib, Codec::Lz4hc] {
-                let c = at(codec, pipeline);
-                let beat = self.ranked.get(FINALISTS - 1).map(|(_, f)| f.score(&self.tuning));
-                if let Some(f) = self.measure(chunk, &c, quick(chunk.len()), beat) {
-                    self.ranked.push((c, f));
-                }
-            }
-        }
-        self.sort_ranked();
-        // 3. the levels of the best pairs, on blocks of their real size
-        let mut finalists = [None; FINALISTS];
-        let mut nf = 0;
-        for (c, _) in &self.ranked {
-            if nf == FINALISTS {
-                break;
-            }
-            let pair =
-                |x: &Option<Candidate>| x.is_some_and(|x| (x.codec, x.pipeline) == (c.codec, c.pipeline));
-            if !finalists.iter().any(pair) {
-                finalists[nf] = Some(*c);
-                nf += 1;
-            }
-        }
-        let mut best: Option<(Candidate, Figures)> = None;
-        for c in finalists.into_iter().flatten() {
-            let c = self.explicit_split(c, chunk.len());
-            if let Some((c, f)) = self.climb(chunk, c) {
-                if best.is_none_or(|(_, b)| f.beats(&b, &self.tuning)) {
-                    best = Some((c, f));
-                }
-            }
-        }
-        // 4. the neighbours of the winner: level, split, the other good
-        // pipelines, block sizes
-        let (c, f) = best?;
-        let (c, _) = self.polish(chunk, c, f, &pipes, 1, 1.0);
-        // 5. the best three seen, again, on more of the chunk
-        Some(self.final_word(chunk, c))
     }
 
     /// `c` with the split mode its codec and level give a chunk of `n` bytes
@@ -582,113 +573,81 @@ impl Tuner {
         Candidate { split: if splits { Split::Always } else { Split::Never }, ..c }
     }
 
-    /// The best level of `c`'s codec and pipeline: from its level, two
-    /// steps then one each way while that is better.
-    fn climb(&mut self, chunk: &[u8], c: Candidate) -> Option<(Candidate, Figures)> {
-        let mut seen: [Option<Figures>; 10] = [None; 10];
-        let mut at = |this: &mut Self, level: u8, beat: Option<f64>| -> Option<Figures> {
-            if let Some(f) = seen[level as usize] {
-                return Some(f);
-            }
-            let f = this.measure_full(chunk, &Candidate { clevel: level, ..c }, beat)?;
-            seen[level as usize] = Some(f);
-            Some(f)
-        };
-        let mut level = c.clevel;
-        let mut best = at(self, level, None)?;
-        for step in [2u8, 1] {
-            loop {
-                let mut moved = false;
-                for next in [level.checked_sub(step), level.checked_add(step)].into_iter().flatten() {
-                    if !(1..=9).contains(&next) || next == level {
-                        continue;
-                    }
-                    if let Some(f) = at(self, next, Some(best.score(&self.tuning))) {
-                        if f.beats(&best, &self.tuning) {
-                            (level, best) = (next, f);
-                            moved = true;
-                            break;
-                        }
-                    }
-                }
-                if !moved || step == 1 {
-                    break;
-                }
-            }
-        }
-        Some((Candidate { clevel: level, ..c }, best))
-    }
-
-    /// Move from `c` to its best neighbour while that beats it, `rounds`
-    /// times at most: a level up or down, the other split mode, the
-    /// pipelines of `pipes`, the other block sizes (when tuned).
-    fn polish(
-        &mut self,
-        chunk: &[u8],
-        mut c: Candidate,
-        mut f: Figures,
+    /// The neighbours of `c` on chunks of `n` bytes: a level up and down,
+    /// the other fast codec (BloscLZ and LZ4), the other split mode, the pipelines of `pipes`, the other block sizes
+    /// (when tuned).
+    fn neighbours(
+        &self,
+        c: Candidate,
         pipes: &[Option<Pipeline>],
-        rounds: usize,
-        margin: f64,
-    ) -> (Candidate, Figures) {
-        let n = chunk.len();
-        for _ in 0..rounds {
-            let mut next = [None; 12];
-            let mut k = 0;
-            let mut push = |x: Candidate| {
-                if k < next.len() {
-                    next[k] = Some(x);
-                    k += 1;
-                }
-            };
-            if c.clevel > 1 {
-                push(Candidate { clevel: c.clevel - 1, ..c });
+        n: usize,
+    ) -> [Option<Candidate>; MAX_NEIGHBOURS] {
+        let mut next = [None; MAX_NEIGHBOURS];
+        let mut k = 0;
+        let mut push = |x: Candidate| {
+            if k < next.len() {
+                next[k] = Some(x);
+                k += 1;
             }
-            if c.clevel < 9 {
-                push(Candidate { clevel: c.clevel + 1, ..c });
-            }
-            if self.typesize() > 1 {
-                let other = if c.split == Split::Always { Split::Never } else { Split::Always };
-                push(Candidate { split: other, ..c });
-            }
-            for p in pipes.iter().flatten() {
-                if *p != c.pipeline {
-                    push(self.explicit_split(Candidate { pipeline: *p, split: Split::Auto, ..c }, n));
-                }
-            }
-            if self.tune_blocksize {
-                let now = real_blocksize(&c.params(&self.base), n);
-                for b in std::iter::once(0).chain(BLOCKSIZES) {
-                    let alt = Candidate { blocksize: b, ..c };
-                    if b != c.blocksize
-                        && (b as usize) < n
-                        && real_blocksize(&alt.params(&self.base), n) != now
-                    {
-                        push(alt);
-                    }
-                }
-            }
-            let mut moved = false;
-            for alt in next.into_iter().flatten() {
-                let beat = f.score(&self.tuning) * margin;
-                if let Some(g) = self.measure_full(chunk, &alt, Some(beat)) {
-                    if g.score(&self.tuning) < beat {
-                        (c, f) = (alt, g);
-                        moved = true;
-                    }
-                }
-            }
-            if !moved {
-                break;
+        };
+        if c.clevel > 1 {
+            push(Candidate { clevel: c.clevel - 1, ..c });
+        }
+        if c.clevel < 9 {
+            push(Candidate { clevel: c.clevel + 1, ..c });
+        }
+        match c.codec {
+            Codec::BloscLz => push(Candidate { codec: Codec::Lz4, ..c }),
+            Codec::Lz4 => push(Candidate { codec: Codec::BloscLz, ..c }),
+            _ => {}
+        }
+        if self.typesize() > 1 && c.pipeline != Pipeline::None {
+            // (split streams of bytes left in place rarely help: not tried)
+            let other = if c.split == Split::Always { Split::Never } else { Split::Always };
+            push(Candidate { split: other, ..c });
+        }
+        for p in pipes.iter().flatten() {
+            if *p != c.pipeline {
+                push(self.explicit_split(Candidate { pipeline: *p, split: Split::Auto, ..c }, n));
             }
         }
-        (c, f)
+        if self.tune_blocksize {
+            let now = real_blocksize(&c.params(&self.base), n);
+            for b in std::iter::once(0).chain(BLOCKSIZES) {
+                let alt = Candidate { blocksize: b, ..c };
+                if b != c.blocksize && (b as usize) < n && real_blocksize(&alt.params(&self.base), n) != now {
+                    push(alt);
+                }
+            }
+        }
+        next
     }
 
+    /// A soft readapt: `c`'s neighbours (not its pipelines), moving to one
+    /// that scores [`SOFT_MARGIN`] of `c`'s or better.
     fn soft(&mut self, chunk: &[u8], c: Candidate) -> Option<Candidate> {
-        let c = self.explicit_split(c, chunk.len());
-        let f = self.measure(chunk, &c, full(chunk.len()), None)?;
-        Some(self.polish(chunk, c, f, &[], 1, SOFT_MARGIN).0)
+        let n = chunk.len();
+        let mut c = self.explicit_split(c, n);
+        let mut f = self.measure(chunk, &c, full(n), None)?;
+        for alt in self.neighbours(c, &[], n).into_iter().flatten() {
+            let beat = f.score(&self.tuning) * SOFT_MARGIN;
+            if let Some(g) = self.measure_full(chunk, &alt, Some(beat)) {
+                if g.score(&self.tuning) < beat {
+                    (c, f) = (alt, g);
+                }
+            }
+        }
+        Some(c)
+    }
+
+    /// The block size candidates start from: the library's (0) when the
+    /// caller leaves it to the library, else the caller's.
+    fn tuned_blocksize(&self) -> u32 {
+        if self.tune_blocksize {
+            0
+        } else {
+            self.base.blocksize.max(0) as u32
+        }
     }
 
     fn typesize(&self) -> usize {
@@ -739,6 +698,7 @@ impl Tuner {
             Readapt::None => "-",
             Readapt::Soft => "soft",
             Readapt::Hard => "hard",
+            Readapt::Continued => "hard+",
         };
         eprintln!(
             "| {:>6} | {:7} | {:>5} | {:17} | {:6} | {:>5} | {:>7.2}x | {:>9.1} | {:7} | {:>6} | {:>8.2} |",

@@ -6,7 +6,8 @@
 //! are larger: a block size is timed as the chunk will have it), and
 //! decompressed when the mode counts that time, by a one-thread context kept
 //! from chunk to chunk, so that a warm tuner allocates nothing. A trial
-//! whose first span shows it cannot win stops there.
+//! whose first span shows it cannot win stops there (a first look, on a
+//! small piece of it first).
 
 use super::score::Figures;
 use super::space::Candidate;
@@ -18,9 +19,11 @@ use std::time::{Duration, Instant};
 
 /// The spans a sample is made of, spread over the chunk.
 const SPANS: usize = 2;
+/// The piece a first look that may be hopeless is timed on first.
+const PROBE: usize = 16 << 10;
 /// A trial faster than this is repeated (up to [`Budget::runs`] runs) and
 /// its fastest run kept, so that one interruption does not decide.
-const REPEAT_BELOW: Duration = Duration::from_micros(500);
+const REPEAT_BELOW: Duration = Duration::from_micros(300);
 
 /// How much of the chunk a trial reads.
 #[derive(Debug, Clone, Copy)]
@@ -50,6 +53,8 @@ pub(crate) struct Trials {
     warm: bool,
     /// The largest chunk the trial context's scratch holds blocks for.
     blocks_for: usize,
+    /// The largest span and block a trial has run on (their pages touched).
+    touched: (usize, usize),
 }
 
 impl Trials {
@@ -67,6 +72,7 @@ impl Trials {
             count: 0,
             warm: false,
             blocks_for: 0,
+            touched: (0, 0),
         }
     }
 
@@ -125,9 +131,9 @@ impl Trials {
             p.blocksize = block as i32;
         }
         // sized for the whole chunk once (its blocks too): a warm tuner
-        // allocates nothing
+        // allocates nothing (fresh zeroed pages: mapped as the trials first
+        // touch them; a trial larger than any before runs once untimed)
         let need = span + EXTENDED_HEADER_LENGTH + 64;
-        // (fresh zeroed pages: nothing written before the trials touch them)
         if self.out.len() < need {
             self.out = vec![0; n + EXTENDED_HEADER_LENGTH + 64];
         }
@@ -138,11 +144,29 @@ impl Trials {
         if with_dtime && self.back.len() < span {
             self.back = vec![0; n];
         }
+        if let (Some(h), true) = (hopeless, budget.max_block > 0 && pieces > 1 && span > 2 * PROBE) {
+            // a first look that cannot win shows it on a small piece, timed
+            // once: a slow codec costs little where a fast one is better
+            let len = (PROBE / typesize).max(1) * typesize;
+            let piece = &chunk[span_at(n, span, pieces, 0)][..len];
+            self.comp.retune(CParams { blocksize: block.min(len) as i32, ..p.clone() });
+            let f = self.once(piece, need, with_dtime)?;
+            if h(&f) {
+                return Some(f);
+            }
+        }
         self.comp.retune(p);
-        if !self.warm {
-            // the first trial of a tuner would time its first touches
-            self.comp.compress(&chunk[span_at(n, span, pieces, 0)], &mut self.out[..need]).ok()?;
+        if !self.warm || span > self.touched.0 || block > self.touched.1 {
+            // the first trial of a tuner, or one with a larger span or larger
+            // blocks than any before, would time the first touches of its
+            // buffers' pages (costly on some virtual machines)
+            let piece = &chunk[span_at(n, span, pieces, 0)];
+            let cbytes = self.comp.compress(piece, &mut self.out[..need]).ok()?;
+            if with_dtime && cbytes > 0 {
+                self.decomp.decompress(&self.out[..cbytes], &mut self.back[..piece.len()]).ok()?;
+            }
             self.warm = true;
+            self.touched = (self.touched.0.max(span), self.touched.1.max(block));
         }
         let below = REPEAT_BELOW / pieces as u32;
         let mut total = Figures { nbytes: 0, cbytes: 0, ctime: 0.0, dtime: 0.0 };
@@ -169,6 +193,33 @@ impl Trials {
             }
         }
         Some(total)
+    }
+}
+
+impl Trials {
+    /// The figures of one compression of `piece` with the context's
+    /// parameters (and one decompression, `with_dtime`).
+    fn once(&mut self, piece: &[u8], need: usize, with_dtime: bool) -> Option<Figures> {
+        if !self.warm {
+            self.comp.compress(piece, &mut self.out[..need]).ok()?;
+            self.warm = true;
+        }
+        let t = Instant::now();
+        let cbytes = self.comp.compress(piece, &mut self.out[..need]).ok()?;
+        let ctime = t.elapsed().as_secs_f64();
+        if cbytes == 0 {
+            return None;
+        }
+        let mut dtime = 0.0;
+        if with_dtime {
+            let t = Instant::now();
+            let got = self.decomp.decompress(&self.out[..cbytes], &mut self.back[..piece.len()]).ok()?;
+            dtime = t.elapsed().as_secs_f64();
+            if got != piece.len() {
+                return None;
+            }
+        }
+        Some(Figures { nbytes: piece.len() as u64, cbytes: cbytes as u64, ctime, dtime })
     }
 }
 
