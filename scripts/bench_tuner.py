@@ -188,12 +188,16 @@ def report(d):
         print("| dataset | mode | tradeoff | ours: ratio, comp MB/s, dec MB/s | Btune: ratio, comp MB/s, dec MB/s | "
               "our score / Btune's |")
         print("|---|---|---|---|---|---|")
-        wins = total = 0
+        wins = total = stopped = 0
         for name, v in btune.items():
             ours = {(r["perf_mode"], r["tradeoff"]): r for r in grid.get(name, {}).get("rows", [])}
             for b in v["rows"]:
                 o = ours.get((b["perf_mode"], b["tradeoff"]))
                 if not o:
+                    continue
+                if "timeout" in b:
+                    stopped += 1
+                    print(f"| {name} | {b['perf_mode']} | {b['tradeoff']:.1f} | - | stopped after {b['timeout']:.0f} s | - |")
                     continue
                 mine = (o["run_nbytes"], o["run_cbytes"], o["run_seconds"], o["run_decompress_seconds"])
                 theirs = (b["nbytes"], b["cbytes"], b["ctime"], b["dtime"])
@@ -203,7 +207,8 @@ def report(d):
                 print(f"| {name} | {b['perf_mode']} | {b['tradeoff']:.1f} | {describe(*mine)} | {describe(*theirs)} | "
                       f"{rel:.3f} |")
         print()
-        print(f"Ours scores better than Btune in {wins} of {total} rows.")
+        print(f"Ours scores better than Btune in {wins} of {total} rows"
+              + (f" ({stopped} more where Btune was stopped)." if stopped else "."))
     if cost:
         print()
         print("Cost of tuning, 1 MiB chunks, COMP, tradeoff 0.5 (the run against the same chunks with its final choice fixed):")

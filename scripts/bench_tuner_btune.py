@@ -7,12 +7,15 @@ Btune 1.2.1 was built for) and blosc2-btune 1.2.1, with that venv's bin/ first i
 that c-blosc2 finds the plugin). For each dataset, perf mode and tradeoff 0, 0.5 and 1: a
 super-chunk of 4 MiB chunks, 1 thread, tuned by Btune (BTUNE_TRADEOFF, BTUNE_PERF_MODE; no
 BTUNE_MODELS_DIR), every chunk appended (timed: Btune's exploration included), then every
-chunk decompressed (timed). Writes OUT_DIR/NAME.btune.json.
+chunk decompressed (timed). Writes OUT_DIR/NAME.btune.json. Each row runs in a process of
+its own, stopped after BTUNE_ROW_TIMEOUT seconds (default 600); BTUNE_MODES (default
+COMP,DECOMP,BALANCED) picks the perf modes.
 """
 
 import glob
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -53,22 +56,40 @@ def run(data, typesize, mode, tradeoff):
 
 
 def main(data_dir, out_dir, names):
+    """Each row in a process of its own, stopped after BTUNE_ROW_TIMEOUT seconds (default
+    600): some of Btune's runs explore for many minutes. A stopped row is written with
+    "timeout" and no figures. The JSON is rewritten after each row."""
+    limit = float(os.environ.get("BTUNE_ROW_TIMEOUT", "600"))
+    modes = os.environ.get("BTUNE_MODES", "COMP,DECOMP,BALANCED").split(",")
     for path in sorted(glob.glob(os.path.join(data_dir, "*.npy"))):
         name = os.path.basename(path)[:-4]
         if names and name not in names:
             continue
-        a = np.load(path, mmap_mode="r")
-        data = memoryview(np.ascontiguousarray(a).reshape(-1).view(np.uint8))
         rows = []
-        for mode in ["COMP", "DECOMP", "BALANCED"]:
+        for mode in modes:
             for tradeoff in [0.0, 0.5, 1.0]:
-                r = run(data, a.dtype.itemsize, mode, tradeoff)
-                print(f"{name} {mode} {tradeoff}: ratio {r['nbytes'] / r['cbytes']:.2f}, "
-                      f"{r['nbytes'] / r['ctime'] / 1e6:.0f} MB/s, last {r['last']}", file=sys.stderr)
+                try:
+                    out = subprocess.run([sys.executable, __file__, "--row", path, mode, str(tradeoff)],
+                                         check=True, capture_output=True, text=True, timeout=limit)
+                    r = json.loads(out.stdout)
+                    print(f"{name} {mode} {tradeoff}: ratio {r['nbytes'] / r['cbytes']:.2f}, "
+                          f"{r['nbytes'] / r['ctime'] / 1e6:.0f} MB/s, last {r['last']}", file=sys.stderr)
+                except subprocess.TimeoutExpired:
+                    r = {"perf_mode": mode, "tradeoff": tradeoff, "timeout": limit}
+                    print(f"{name} {mode} {tradeoff}: stopped after {limit:.0f} s", file=sys.stderr)
                 rows.append(r)
-        with open(os.path.join(out_dir, name + ".btune.json"), "w") as f:
-            json.dump({"dataset": name, "blosc2": blosc2.__version__, "rows": rows}, f)
+                with open(os.path.join(out_dir, name + ".btune.json"), "w") as f:
+                    json.dump({"dataset": name, "blosc2": blosc2.__version__, "rows": rows}, f)
+
+
+def row(path, mode, tradeoff):
+    a = np.load(path, mmap_mode="r")
+    data = memoryview(np.ascontiguousarray(a).reshape(-1).view(np.uint8))
+    print(json.dumps(run(data, a.dtype.itemsize, mode, float(tradeoff))))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], set(sys.argv[3:]))
+    if sys.argv[1] == "--row":
+        row(*sys.argv[2:5])
+    else:
+        main(sys.argv[1], sys.argv[2], set(sys.argv[3:]))

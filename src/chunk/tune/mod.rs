@@ -4,18 +4,14 @@
 //! reaches as the Btune plugin (`tuner_id = BLOSC_BTUNE`, `BTUNE_TRADEOFF`),
 //! with no plugin and no trained model (docs/PLUGINS.md, "The tuner").
 //!
-//! - A **hard readapt** searches the whole space ([`space`]): every filter
-//!   pipeline with BloscLZ, LZ4 and Zstd at the level the goal suggests (and
-//!   the first two at level 1), on small blocks; the three best pipelines
-//!   with Zlib and LZ4HC; then, on blocks of their real size, the levels of
-//!   the three best codec and pipeline pairs, climbing from that level; then
-//!   the winner's neighbours (a level up or down, the other split mode, the
-//!   three best pipelines, the other block sizes), moving to the best; last,
-//!   the best candidates of three pipelines are timed again on more of the
-//!   chunk. A trial whose first span cannot beat what it competes with (even
-//!   20% faster and smaller) stops there. The search runs a trial at a time
-//!   (`search`): what the budget does not let one chunk run goes on over the
-//!   next ones, the choice meanwhile the best found.
+//! - A **hard readapt** searches the whole space ([`space`]), a trial at a
+//!   time (`search`: its stages): the fast codecs on every pipeline, Zstd,
+//!   the best one's neighbours, Zlib and LZ4HC, the levels of the best codec
+//!   and pipeline pairs, the winner's neighbours, a last word between the
+//!   best of three pipelines. A trial whose first span cannot beat what it
+//!   competes with (even 20% faster and smaller) stops there. What the
+//!   budget does not let one chunk run goes on over the next ones, the
+//!   choice meanwhile the best found.
 //! - A **soft readapt** tries the choice's neighbours once, with its
 //!   pipeline, and moves to one at least 3% better.
 //! - The first chunk gets a hard readapt (unless [`Tuning::hint`]), then the
@@ -23,14 +19,15 @@
 //!   chunk whose ratio moves away from what the choice gave (by a factor of
 //!   1.5, twice in a row) brings a hard readapt forward: data that changes
 //!   along the array is followed.
-//! - The budget: the first search runs its first looks on the first chunk
-//!   (the fast codecs at level 1 on every pipeline: enough to choose), then
-//!   goes on while its trials have cost less than eight chunks' compression
-//!   (at the speed of the best candidate found) and a tenth of the time
-//!   spent compressing chunks; later readapts wait, and their searches
-//!   pause, while the trials since the first search have cost more than a
-//!   twentieth of that time (a quarter for the forward ones). Tuning a long
-//!   series costs about 1.2 times compressing it with the final choice fixed.
+//! - The budget: the first chunk runs what its choice needs (the looks that
+//!   choose and their best one's neighbours), then the first search goes on
+//!   while its trials have cost less than four chunks'
+//!   compression (at the speed of the best candidate found) and a tenth of
+//!   the time spent compressing chunks; later readapts wait, and their
+//!   searches pause, while the trials since the first search have cost more
+//!   than a twentieth of that time (a quarter for the forward ones). Tuning a
+//!   long series costs about 1.2 times compressing it with the final choice
+//!   fixed.
 //!
 //! Every chunk is compressed once, with the best candidate known when it
 //! comes, on the caller's threads: it is an ordinary chunk. The trials run
@@ -164,6 +161,17 @@ pub(crate) struct Tuner {
     finals: [Option<(Candidate, Figures)>; 3],
     /// The hard readapt under way.
     search: Option<Search>,
+    /// The candidate whose figures set the terms the search's figures are
+    /// in, those figures, and the chunk they were timed on; the factors
+    /// that bring the current chunk's figures into them (time, decompression
+    /// time, size), and the chunk they are for.
+    frame: Option<(Candidate, Figures, u64)>,
+    scale: [f64; 3],
+    scale_at: Option<u64>,
+    /// Seconds per byte a chunk's bytes take to move (read or written)
+    /// where they lie, measured when a search starts: the least time a
+    /// candidate's bytes take, however fast it runs on a sample in a cache.
+    floor: f64,
     whole: Vec<u8>,
     /// The chunk size and threads the context's scratch holds blocks for.
     blocks_for: usize,
@@ -198,6 +206,10 @@ impl Tuner {
             ranked: Vec::with_capacity(64),
             finals: [None; 3],
             search: None,
+            floor: 0.0,
+            frame: None,
+            scale: [1.0; 3],
+            scale_at: None,
             whole: Vec::new(),
             blocks_for: 0,
             blocks_threads: 0,
@@ -372,6 +384,12 @@ impl Tuner {
                 // (one brought forward while the first search is under way
                 // keeps the first's budget)
                 let first = self.choice.is_none() || self.search.is_some_and(|s| s.first);
+                let spent = self.trials.spent;
+                self.floor = self.trials.copy_floor(chunk);
+                if first {
+                    self.first_spent += self.trials.spent - spent;
+                }
+                (self.frame, self.scale) = (None, [1.0; 3]);
                 self.search = Some(self.new_search(first, forward));
                 self.ranked.clear();
                 self.finals = [None; 3];
@@ -386,13 +404,42 @@ impl Tuner {
                 break;
             }
             let spent = self.trials.spent;
+            self.rescale(chunk);
             self.advance(&mut s, chunk);
+            if self.frame.is_none() {
+                // the first candidate timed on blocks of their real size
+                // anchors the search's terms
+                self.frame = s.best().map(|(c, f)| (c, f, self.totals.chunks));
+            }
             if s.first {
                 self.first_spent += self.trials.spent - spent;
             }
             if !s.done() {
                 self.search = Some(s);
             }
+        }
+    }
+
+    /// On a chunk other than the one the search's terms were set on, the
+    /// anchor timed again: the factors that bring this chunk's figures into
+    /// those terms (chunks differ: a candidate timed on an easy chunk must
+    /// not beat one timed on a hard one for that).
+    fn rescale(&mut self, chunk: &[u8]) {
+        let now = self.totals.chunks;
+        let Some((c, f0, at)) = self.frame else { return };
+        if at == now || self.scale_at == Some(now) {
+            return;
+        }
+        self.scale_at = Some(now);
+        self.scale = [1.0; 3];
+        if let Some(fk) = self.measure(chunk, &c, full(chunk.len()), None) {
+            let per = |x: f64, f: &Figures| x / f.nbytes.max(1) as f64;
+            let ratio = |a: f64, b: f64| if a > 0.0 && b > 0.0 { a / b } else { 1.0 };
+            self.scale = [
+                ratio(per(f0.ctime, &f0), per(fk.ctime, &fk)),
+                ratio(per(f0.dtime, &f0), per(fk.dtime, &fk)),
+                ratio(per(f0.cbytes as f64, &f0), per(fk.cbytes as f64, &fk)),
+            ];
         }
     }
 
@@ -440,21 +487,25 @@ impl Tuner {
         } else {
             1.0
         };
-        let tuning = self.tuning;
+        let (tuning, floor, [sc, sd, sr]) = (self.tuning, self.floor, self.scale);
+        // the chunk's time: one thread's over the threads kept busy, and no
+        // less than moving its bytes takes where the chunk lies; in the
+        // terms of the chunk the search began on
+        let as_chunk = move |f: &Figures, k: f64| {
+            let moved = floor * (f.nbytes + f.cbytes) as f64;
+            let dtime = if f.dtime > 0.0 { (f.dtime / busy * k).max(moved) * sd } else { 0.0 };
+            let cbytes = ((f.cbytes as f64 * sr) as u64).max(1);
+            Figures { ctime: (f.ctime / busy * k).max(moved) * sc, dtime, cbytes, ..*f }
+        };
         let hopeless = move |f: &Figures| {
-            let best_case = Figures {
-                nbytes: f.nbytes,
-                cbytes: ((f.cbytes as f64 * OPTIMISM) as u64).max(1),
-                ctime: f.ctime / busy * OPTIMISM,
-                dtime: f.dtime / busy * OPTIMISM,
-            };
-            beat.is_some_and(|b| best_case.score(&tuning) > b)
+            let small = Figures { cbytes: ((f.cbytes as f64 * OPTIMISM) as u64).max(1), ..*f };
+            beat.is_some_and(|b| as_chunk(&small, OPTIMISM).score(&tuning) > b)
         };
         let hopeless: Option<&dyn Fn(&Figures) -> bool> = if beat.is_some() { Some(&hopeless) } else { None };
         let spent0 = self.trials.spent;
         let f = self.trials.measure(chunk, &self.base, c, budget, dt, hopeless);
         let took = self.trials.spent - spent0;
-        let f = f.map(|f| Figures { ctime: f.ctime / busy, dtime: f.dtime / busy, ..f });
+        let f = f.map(|f| as_chunk(&f, 1.0));
         if self.tuning.trace_trials {
             match &f {
                 Some(f) => eprintln!(
