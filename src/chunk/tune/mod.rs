@@ -32,7 +32,11 @@
 //! Every chunk is compressed once, with the best candidate known when it
 //! comes, on the caller's threads: it is an ordinary chunk. The trials run
 //! on one thread beside it, on spans of the chunk; their
-//! times are divided by the threads the chunk's blocks will keep busy.
+//! times are divided by the threads the chunk's blocks will keep busy, and
+//! are no less than moving their bytes takes where the chunk lies (a copy
+//! of the chunk, timed when a search starts). A search that goes on over
+//! later chunks brings their figures into the terms of the chunk it began
+//! on (its first full-size candidate, timed again on each).
 
 pub mod grid;
 pub mod score;
