@@ -195,9 +195,11 @@ def report(d):
                 o = ours.get((b["perf_mode"], b["tradeoff"]))
                 if not o:
                     continue
-                if "timeout" in b:
+                if "timeout" in b or "failed" in b:
                     stopped += 1
-                    print(f"| {name} | {b['perf_mode']} | {b['tradeoff']:.1f} | - | stopped after {b['timeout']:.0f} s | - |")
+                    what = (f"stopped after {b['timeout']:.0f} s" if "timeout" in b
+                            else f"failed (exit status {b['failed']}; negative: the signal)")
+                    print(f"| {name} | {b['perf_mode']} | {b['tradeoff']:.1f} | - | {what} | - |")
                     continue
                 mine = (o["run_nbytes"], o["run_cbytes"], o["run_seconds"], o["run_decompress_seconds"])
                 theirs = (b["nbytes"], b["cbytes"], b["ctime"], b["dtime"])
@@ -208,7 +210,7 @@ def report(d):
                       f"{rel:.3f} |")
         print()
         print(f"Ours scores better than Btune in {wins} of {total} rows"
-              + (f" ({stopped} more where Btune was stopped)." if stopped else "."))
+              + (f" ({stopped} more where Btune was stopped or failed)." if stopped else "."))
     if cost:
         print()
         print("Cost of tuning, 1 MiB chunks, COMP, tradeoff 0.5 (the run against the same chunks with its final choice fixed):")

@@ -8,8 +8,9 @@ that c-blosc2 finds the plugin). For each dataset, perf mode and tradeoff 0, 0.5
 super-chunk of 4 MiB chunks, 1 thread, tuned by Btune (BTUNE_TRADEOFF, BTUNE_PERF_MODE; no
 BTUNE_MODELS_DIR), every chunk appended (timed: Btune's exploration included), then every
 chunk decompressed (timed). Writes OUT_DIR/NAME.btune.json. Each row runs in a process of
-its own, stopped after BTUNE_ROW_TIMEOUT seconds (default 600); BTUNE_MODES (default
-COMP,DECOMP,BALANCED) picks the perf modes.
+its own, stopped after BTUNE_ROW_TIMEOUT seconds (default 600), and written with
+"timeout" (or "failed" and the exit status: a negative one is the signal that killed it)
+and no figures; BTUNE_MODES (default COMP,DECOMP,BALANCED) picks the perf modes.
 """
 
 import glob
@@ -57,8 +58,8 @@ def run(data, typesize, mode, tradeoff):
 
 def main(data_dir, out_dir, names):
     """Each row in a process of its own, stopped after BTUNE_ROW_TIMEOUT seconds (default
-    600): some of Btune's runs explore for many minutes. A stopped row is written with
-    "timeout" and no figures. The JSON is rewritten after each row."""
+    600): some of Btune's runs explore for many minutes (and some crash). The JSON is
+    rewritten after each row."""
     limit = float(os.environ.get("BTUNE_ROW_TIMEOUT", "600"))
     modes = os.environ.get("BTUNE_MODES", "COMP,DECOMP,BALANCED").split(",")
     for path in sorted(glob.glob(os.path.join(data_dir, "*.npy"))):
@@ -77,6 +78,9 @@ def main(data_dir, out_dir, names):
                 except subprocess.TimeoutExpired:
                     r = {"perf_mode": mode, "tradeoff": tradeoff, "timeout": limit}
                     print(f"{name} {mode} {tradeoff}: stopped after {limit:.0f} s", file=sys.stderr)
+                except subprocess.CalledProcessError as e:
+                    r = {"perf_mode": mode, "tradeoff": tradeoff, "failed": e.returncode}
+                    print(f"{name} {mode} {tradeoff}: failed ({e.returncode})", file=sys.stderr)
                 rows.append(r)
                 with open(os.path.join(out_dir, name + ".btune.json"), "w") as f:
                     json.dump({"dataset": name, "blosc2": blosc2.__version__, "rows": rows}, f)
