@@ -418,7 +418,10 @@ impl Tuner {
             if s.first {
                 self.first_spent += self.trials.spent - spent;
             }
-            if !s.done() {
+            if s.done() {
+                // (what follows, a soft readapt, weighs one chunk's figures)
+                (self.frame, self.scale) = (None, [1.0; 3]);
+            } else {
                 self.search = Some(s);
             }
         }
