@@ -318,10 +318,18 @@ mod tests {
         let hopeless = |f: &Figures| f.nbytes > 0;
         let f = t.measure(&chunk, &base, &lz4(16 << 10), budget, false, Some(&hopeless)).unwrap();
         assert_eq!(f.nbytes, 32 << 10);
+        // a hopeless first look with spans larger than two probes: the probe alone
+        let look = Budget { bytes: 128 << 10, max_block: 64 << 10, runs: 1 };
+        let f = t.measure(&chunk, &base, &lz4(0), look, true, Some(&hopeless)).unwrap();
+        assert_eq!(f.nbytes, PROBE as u64);
+        assert!(f.ctime > 0.0 && f.dtime > 0.0);
         // blocks capped for a first look
         let quick = Budget { bytes: 64 << 10, max_block: 8 << 10, runs: 2 };
         let f = t.measure(&chunk, &base, &lz4(128 << 10), quick, false, None).unwrap();
         assert_eq!(f.nbytes, 64 << 10);
-        assert_eq!(t.count, 5);
+        assert_eq!(t.count, 6);
+        // moving the chunk's bytes takes some time, and not forever
+        let floor = t.copy_floor(&chunk);
+        assert!(floor > 0.0 && floor < 1e-6, "{floor} s per byte");
     }
 }
