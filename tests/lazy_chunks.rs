@@ -204,4 +204,5 @@ fn a_frame_file_gives_each_lazy_block_its_stored_size_in_any_order() {
             }
         }
     }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -130,8 +130,12 @@ fn warm_contexts_compress_decompress_and_getitem_without_allocating() {
     }
 }
 
+fn scratch_dir() -> std::path::PathBuf {
+    b2nd::os::temp_dir().join(format!("b2nd-no-alloc-{}", b2nd::os::process_id()))
+}
+
 fn scratch(name: &str) -> String {
-    let dir = b2nd::os::temp_dir().join(format!("b2nd-no-alloc-{}", b2nd::os::process_id()));
+    let dir = scratch_dir();
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     let _ = std::fs::remove_file(&p);
@@ -309,4 +313,6 @@ fn main() {
             println!("test {name} ... ok");
         }
     }
+    // (the scratch files of the checks that passed; a failure keeps them)
+    let _ = std::fs::remove_dir_all(scratch_dir());
 }

@@ -89,6 +89,17 @@ const DRIFT: f64 = 1.5;
 /// a first span whose times and size, this much smaller, still lose ends
 /// the trial.
 const OPTIMISM: f64 = 0.8;
+/// What a time measured below the floor (the time the chunk's bytes take to
+/// move) still counts, on top of the floor: enough to order candidates that
+/// all run at the speed of memory, too little to make them look slow.
+const BELOW_FLOOR: f64 = 0.1;
+/// A time `t` measured on a sample, as the chunk will take it: no less than
+/// `moved` (its bytes' moving), plus [`BELOW_FLOOR`] of what was measured
+/// below that.
+fn floored(t: f64, moved: f64) -> f64 {
+    t.max(moved) + BELOW_FLOOR * t.min(moved)
+}
+
 /// A soft readapt moves to a neighbour that scores this much better only:
 /// two measurements of the same candidate differ by a few percent.
 const SOFT_MARGIN: f64 = 0.97;
@@ -496,13 +507,16 @@ impl Tuner {
         };
         let (tuning, floor, [sc, sd, sr]) = (self.tuning, self.floor, self.scale);
         // the chunk's time: one thread's over the threads kept busy, and no
-        // less than moving its bytes takes where the chunk lies; in the
-        // terms of the chunk the search began on
+        // less than moving its bytes takes where the chunk lies (plus a
+        // little of the time measured, so that candidates below that floor
+        // keep their order: the one that gives up sooner on bytes that do
+        // not compress still wins); in the terms of the chunk the search
+        // began on
         let as_chunk = move |f: &Figures, k: f64| {
             let moved = floor * (f.nbytes + f.cbytes) as f64;
-            let dtime = if f.dtime > 0.0 { (f.dtime / busy * k).max(moved) * sd } else { 0.0 };
+            let dtime = if f.dtime > 0.0 { floored(f.dtime / busy * k, moved) * sd } else { 0.0 };
             let cbytes = ((f.cbytes as f64 * sr) as u64).max(1);
-            Figures { ctime: (f.ctime / busy * k).max(moved) * sc, dtime, cbytes, ..*f }
+            Figures { ctime: floored(f.ctime / busy * k, moved) * sc, dtime, cbytes, ..*f }
         };
         let hopeless = move |f: &Figures| {
             let small = Figures { cbytes: ((f.cbytes as f64 * OPTIMISM) as u64).max(1), ..*f };
@@ -795,4 +809,20 @@ fn hint(base: &CParams) -> Option<Candidate> {
         split,
         blocksize: base.blocksize.max(0) as u32,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_below_the_floor_keep_their_order_and_stay_near_it() {
+        let moved = 1e-3;
+        // above the floor: the time, and a tenth of the floor
+        assert_eq!(floored(3e-3, moved), 3e-3 + BELOW_FLOOR * moved);
+        // below it: near the floor, and still in the order measured
+        let (quick, quicker) = (floored(6e-4, moved), floored(2e-4, moved));
+        assert!(quicker < quick && quick < floored(moved, moved));
+        assert!(quicker >= moved && quick <= moved * (1.0 + BELOW_FLOOR));
+    }
 }
