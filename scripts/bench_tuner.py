@@ -143,9 +143,10 @@ def report(d):
     cost = {k[:-5]: v for k, v in results.items() if k.endswith(".cost")}
     btune = {k[:-6]: v for k, v in results.items() if k.endswith(".btune")}
     print("| dataset | mode | tradeoff | choice | ratio | comp MB/s | dec MB/s | score / grid best | "
-          "/ c-blosc2 default | / python-blosc2 default | explored | trials (ms) | run / fixed |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    n = within = not_worse = 0
+          "/ c-blosc2 default | / python-blosc2 default | own chunks / grid best | explored | trials (ms) | "
+          "run / fixed |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    n = within = not_worse = own_n = own_within = 0
     worst = []
     for name, v in grid.items():
         for r in v["rows"]:
@@ -157,15 +158,27 @@ def report(d):
             not_worse += all(x <= 1.05 for x in defs)
             if best > 1.10 or any(x > 1.05 for x in defs):
                 worst.append(f"{name} {r['perf_mode']} {r['tradeoff']}")
+            # the sample chunks as the run compressed them, each with its own choice ("=": the
+            # last choice on both; "-": a run from before `b2nd tune` measured it)
+            own, own_text = None, "-"
+            if "per_chunk" in r:
+                pc = r["per_chunk"]
+                own = pc["grid_best_vs"] if pc and pc["grid_best_vs"] is not None else best
+                own_text = f"{own:.3f}" if pc else "="
+                own_n += 1
+                own_within += own <= 1.10
             print(f"| {name} | {r['perf_mode']} | {r['tradeoff']:.1f} | {fmt_choice(r['choice'])} | {f['ratio']:.2f} | "
                   f"{f['compress_mb_s']:.0f} | {f['decompress_mb_s']:.0f} | {best:.3f} | {defs[0]:.3f} | {defs[1]:.3f} | "
-                  f"{r['explored_chunks']}/{r['chunks']} | {r['trials']} ({r['trial_seconds'] * 1e3:.0f}) | "
+                  f"{own_text} | {r['explored_chunks']}/{r['chunks']} | {r['trials']} ({r['trial_seconds'] * 1e3:.0f}) | "
                   f"{r['run_vs_fixed']:.2f} |")
     print()
     print(f"Rows within 10% of the grid's best score: {within} of {n} ({100 * within / max(n, 1):.0f}%); "
           f"no worse than both defaults by more than 5%: {not_worse} of {n}.")
     if worst:
         print("Rows outside either: " + "; ".join(worst) + ".")
+    if own_n:
+        print(f"With each sample chunk judged with the choice the run compressed it with: {own_within} of "
+              f"{own_n} rows within 10% of the grid's best (the rows whose runs recorded it).")
     print()
     print("Ends of the scale (COMP, 1 thread, 4 MiB chunks):")
     print()

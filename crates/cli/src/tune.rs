@@ -104,6 +104,12 @@ struct Row {
     best: Option<Point>,
     /// The defaults' figures, timed with the choice's.
     defaults: Vec<(&'static str, Figures)>,
+    /// The grid's fastest point that compresses, timed with the choice.
+    fastest: Option<Point>,
+    /// Where the run compressed the sample chunks with other parameters
+    /// than its last choice: those, and their figures on them (each chunk
+    /// with its own), timed with the choice.
+    per_chunk: Option<(Vec<Option<Candidate>>, Figures)>,
 }
 
 pub fn run(path: &str, offset: u64, a: &Asked) -> Result<i32, String> {
@@ -132,8 +138,10 @@ pub fn run(path: &str, offset: u64, a: &Asked) -> Result<i32, String> {
     // the sample chunks: evenly spread
     let k = a.sample_chunks.clamp(1, input.nchunks);
     let mut sample = Vec::with_capacity(k);
+    let mut sample_at = Vec::with_capacity(k);
     for j in 0..k {
         let i = if k == 1 { input.nchunks / 2 } else { j * (input.nchunks - 1) / (k - 1) };
+        sample_at.push(i as u64);
         let mut buf = Vec::new();
         input.read(i, &mut buf).map_err(|e| format!("{path}: chunk {i}: {}", explain(e)))?;
         sample.push(buf);
@@ -180,21 +188,40 @@ pub fn run(path: &str, offset: u64, a: &Asked) -> Result<i32, String> {
         let run = grid::run(Series { n, read: &mut read }, &base, &tuning, a.repeats)
             .map_err(|e| format!("{path}: the tuned run: {}", explain(e)))?;
         let choice = run.last;
-        let mut set: Vec<CParams> = vec![choice.map_or_else(|| base.clone(), |c| c.params(&base))];
-        set.extend(default_params.iter().map(|(_, p)| p.clone()));
+        let params = |c: Option<Candidate>| c.map_or_else(|| base.clone(), |c| c.params(&base));
+        let mut set: Vec<Vec<CParams>> = vec![vec![params(choice)]];
+        set.extend(default_params.iter().map(|(_, p)| vec![p.clone()]));
         let top: Vec<Candidate> = points.as_deref().map_or_else(Vec::new, |p| top_points(p, &tuning, 5));
-        set.extend(top.iter().map(|c| c.params(&base)));
+        set.extend(top.iter().map(|c| vec![c.params(&base)]));
+        // (the end of the scale a tradeoff of 0 is judged against)
+        let fastest = points.as_deref().and_then(|p| extremes(p).1).filter(|_| tuning.tradeoff == 0.0);
+        set.extend(fastest.map(|p| vec![p.candidate.params(&base)]));
+        // what the run did to the sample chunks themselves, where it differs
+        // from its last choice (data that changes along the array)
+        let used: Vec<Option<Candidate>> = sample_at
+            .iter()
+            .map(|&i| run.decisions.iter().find(|d| d.nchunk == i).and_then(|d| d.choice))
+            .collect();
+        let differs = used.iter().any(|c| *c != choice);
+        if differs {
+            set.push(used.iter().map(|c| params(*c)).collect());
+        }
         let figs = measure_together(&sample, &set, rounds).map_err(|e| format!("{path}: {}", explain(e)))?;
+        let fastest = fastest.map(|p| Point { figures: figs[3 + top.len()], ..p });
+        let per_chunk = if differs { Some((used, figs[figs.len() - 1])) } else { None };
         let ours = figs[0];
         let defaults: Vec<(&str, Figures)> =
             default_params.iter().map(|(name, _)| *name).zip(figs[1..3].iter().copied()).collect();
-        let mut contenders: Vec<Point> =
-            top.iter().zip(&figs[3..]).map(|(c, f)| Point { candidate: *c, figures: *f }).collect();
+        let mut contenders: Vec<Point> = top
+            .iter()
+            .zip(&figs[3..3 + top.len()])
+            .map(|(c, f)| Point { candidate: *c, figures: *f })
+            .collect();
         if let Some(c) = choice {
             contenders.push(Point { candidate: c, figures: ours });
         }
         let best = if points.is_some() { grid::best(&contenders, &tuning).copied() } else { None };
-        rows.push(Row { tuning, run, choice, ours, best, defaults });
+        rows.push(Row { tuning, run, choice, ours, best, defaults, fastest, per_chunk });
     }
     let grid_size = points.as_ref().map_or(0, |p| p.len());
     if a.json {
@@ -222,15 +249,25 @@ fn top_points(points: &[Point], tuning: &Tuning, k: usize) -> Vec<Candidate> {
 
 /// Each of `set` timed on `sample` in `rounds` interleaved rounds (one
 /// measurement of each per round; one taking over a second is not timed
-/// after the second round): the fastest times of each.
-fn measure_together(sample: &[&[u8]], set: &[CParams], rounds: u32) -> b2nd::Result<Vec<Figures>> {
+/// after the second round): the fastest times of each. An entry is the
+/// parameters of every chunk, or of each chunk in turn.
+fn measure_together(sample: &[&[u8]], set: &[Vec<CParams>], rounds: u32) -> b2nd::Result<Vec<Figures>> {
     let mut best: Vec<Option<Figures>> = vec![None; set.len()];
     for round in 0..rounds.max(1) {
         for (p, b) in set.iter().zip(best.iter_mut()) {
             if round >= 2 && b.is_some_and(|f| f.ctime + f.dtime > 1.0) {
                 continue;
             }
-            let f = grid::measure(sample, p, 1)?;
+            let f = match &p[..] {
+                [all] => grid::measure(sample, all, 1)?,
+                each => {
+                    let mut f = Figures { nbytes: 0, cbytes: 0, ctime: 0.0, dtime: 0.0 };
+                    for (chunk, p) in sample.iter().zip(each) {
+                        f = f.add(&grid::measure(std::slice::from_ref(chunk), p, 1)?);
+                    }
+                    f
+                }
+            };
             *b = Some(match *b {
                 None => f,
                 Some(o) => Figures { ctime: o.ctime.min(f.ctime), dtime: o.dtime.min(f.dtime), ..o },
@@ -285,7 +322,7 @@ fn print_json(
     rows: &[Row],
     points: Option<&[Point]>,
 ) {
-    let (grid_max_ratio, grid_fastest) = points.map_or((None, None), extremes);
+    let grid_max_ratio = points.and_then(|p| extremes(p).0);
     let rows: Vec<Value> = rows
         .iter()
         .map(|r| {
@@ -319,10 +356,30 @@ fn print_json(
                     }),
                 ),
                 ("defaults", Value::Array(defs)),
+                (
+                    "per_chunk",
+                    r.per_chunk.as_ref().map_or(Value::Null, |(used, f)| {
+                        let pc = f.score(t);
+                        obj([
+                            (
+                                "choices",
+                                Value::Array(used.iter().map(|c| candidate_json(c.as_ref())).collect()),
+                            ),
+                            ("figures", figures_json(f, t)),
+                            ("grid_best_vs", r.best.map_or(Value::Null, |b| float(pc / b.figures.score(t)))),
+                            (
+                                "defaults_vs",
+                                Value::Array(
+                                    r.defaults.iter().map(|(_, d)| float(pc / d.score(t))).collect(),
+                                ),
+                            ),
+                        ])
+                    }),
+                ),
                 ("grid_max_ratio", grid_max_ratio.map_or(Value::Null, float)),
                 (
                     "grid_fastest_compressing",
-                    grid_fastest.map_or(Value::Null, |p| {
+                    r.fastest.map_or(Value::Null, |p| {
                         obj([
                             ("candidate", candidate_json(Some(&p.candidate))),
                             ("figures", figures_json(&p.figures, t)),
@@ -403,6 +460,10 @@ fn print_text(path: &str, input: &Input, threads: usize, k: usize, grid_size: us
         );
         let best = r.best.map(|b| b.figures.score(t));
         line("tuner's choice", r.choice.as_ref(), &r.ours, t, best);
+        if let Some((_, f)) = &r.per_chunk {
+            // (the sample chunks as the run compressed them, each with its own choice)
+            line("the run's own chunks", None, f, t, best);
+        }
         if let Some(b) = &r.best {
             line("grid's best", Some(&b.candidate), &b.figures, t, best);
         }

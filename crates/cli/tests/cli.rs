@@ -775,6 +775,13 @@ fn tune_at_tradeoff_one_gets_near_the_grids_best_ratio() {
     let defaults = row["defaults"].as_array().unwrap();
     assert_eq!(defaults.len(), 2);
     assert!(defaults.iter().all(|d| d["figures"]["ratio"].as_f64().unwrap() <= best + 1e-9));
+    // the sample chunk as the run compressed it: given where that was not the last choice
+    let own = &row["per_chunk"];
+    assert!(row.as_object().unwrap().contains_key("per_chunk"));
+    assert!(
+        own.is_null()
+            || (own["choices"].as_array().unwrap().len() == 1 && own["choices"][0] != row["choice"])
+    );
 }
 
 #[test]
