@@ -252,6 +252,7 @@ fn warm_tuner_compresses_and_readapts_without_allocating() {
                 hards_before_stop: 1000,
                 repeat: Repeat::All,
             },
+            trace: std::env::var_os("B2ND_NO_ALLOC_TRACE").is_some(),
             ..Tuning::default()
         };
         let p = CParams { typesize: 8, nthreads, tuner: Some(tuning), ..CParams::default() };

@@ -171,6 +171,15 @@ impl Compressor {
         });
     }
 
+    /// The input's bytes when they are at hand as they will be compressed:
+    /// one buffer and no prefilter.
+    pub(crate) fn plain_bytes<'a>(&self, input: Input<'a>) -> Option<&'a [u8]> {
+        match input {
+            Input::Slice(s) if self.prefilter.is_none() => Some(s),
+            _ => None,
+        }
+    }
+
     /// The bytes the tuner should sample for `input`: the input itself, or
     /// made contiguous in `whole`, or the prefilter's output in `whole`
     /// (`None` when that output is thrown away: the chunk is zeros).

@@ -16,9 +16,11 @@
 //!   pipeline, and moves to one at least 3% better.
 //! - The first chunk gets a hard readapt (unless [`Tuning::hint`]), then the
 //!   [`Schedule`](crate::params::Schedule) says when the next ones come. A
-//!   chunk whose ratio moves away from what the choice gave (by a factor of
-//!   1.5, twice in a row) brings a hard readapt forward: data that changes
-//!   along the array is followed.
+//!   chunk whose signature (what LZ4 makes of a few pieces of it, whatever
+//!   the choice) moves away from the data the choice was made for by a
+//!   factor of 1.5 brings a hard readapt forward, on that chunk; so does,
+//!   for the chunk after, a chunk whose ratio moves from what the choice
+//!   gave, twice in a row: data that changes along the array is followed.
 //! - The budget: the first chunk runs what its choice needs (the looks that
 //!   choose and their best one's neighbours), then the first search goes on
 //!   while its trials have cost less than four chunks'
@@ -85,6 +87,9 @@ const SCHEDULED_SHARE: f64 = 0.05;
 const FORWARD_SHARE: f64 = 0.25;
 /// A chunk's ratio this far from the reference counts as a change.
 const DRIFT: f64 = 1.5;
+/// Share of the compression time the signatures that look at each chunk
+/// before it is compressed may take.
+const PROBE_SHARE: f64 = 0.02;
 /// How much better than its first span a trial's whole sample may turn out:
 /// a first span whose times and size, this much smaller, still lose ends
 /// the trial.
@@ -169,6 +174,9 @@ pub(crate) struct Tuner {
     // the drift watch
     reference: Option<f64>,
     off: u32,
+    /// The signature of the data the choice was made for (and of the
+    /// chunks since, that did not move from it).
+    signature: Option<f64>,
     // working space, kept
     ranked: Vec<(Candidate, Figures)>,
     /// The current hard readapt's finalists: the best of its full-size
@@ -218,6 +226,7 @@ impl Tuner {
             nthreads,
             reference: None,
             off: 0,
+            signature: None,
             ranked: Vec::with_capacity(64),
             finals: [None; 3],
             search: None,
@@ -247,8 +256,11 @@ impl Tuner {
     pub fn compress(&mut self, comp: &mut Compressor, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
         let n = input.len();
         self.nthreads = comp.params().nthreads.max(1) as usize;
+        if let Some(chunk) = comp.plain_bytes(input).filter(|_| n >= MIN_TUNED_BYTES) {
+            self.look_ahead(chunk);
+        }
         let mut readapt = if n >= MIN_TUNED_BYTES { self.plan() } else { Readapt::None };
-        let (count0, spent0) = (self.trials.count, self.trials.spent);
+        let (count0, spent0) = (self.trials.count, self.trials.spent + self.trials.probed);
         if readapt == Readapt::None
             && n >= MIN_TUNED_BYTES
             && self.search.is_some_and(|s| self.may_search(&s, n))
@@ -260,6 +272,10 @@ impl Tuner {
             let mut whole = std::mem::take(&mut self.whole);
             if let Some(chunk) = comp.tuning_bytes(input, &mut whole)? {
                 self.readapt(readapt, forward, chunk);
+                if self.signature.is_none() {
+                    // (the reference the next chunks' signatures are held to)
+                    self.probe(chunk);
+                }
             }
             self.whole = whole;
         }
@@ -292,13 +308,13 @@ impl Tuner {
         self.totals.compress_time += elapsed;
         self.totals.explored += u64::from(matches!(readapt, Readapt::Soft | Readapt::Hard));
         self.totals.trials = self.trials.count;
-        self.totals.trial_time = self.trials.spent;
+        self.totals.trial_time = self.trials.spent + self.trials.probed;
         let decision = Decision {
             nchunk: self.totals.chunks - 1,
             choice: used,
             readapt,
             trials: (self.trials.count - count0) as u32,
-            trial_time: self.trials.spent - spent0,
+            trial_time: self.trials.spent + self.trials.probed - spent0,
             figures,
         };
         if n >= MIN_TUNED_BYTES && cbytes > 0 {
@@ -386,6 +402,58 @@ impl Tuner {
         }
     }
 
+    /// Before a chunk is compressed, while their budget ([`PROBE_SHARE`])
+    /// allows: its signature against the choice's; one that moved by
+    /// [`DRIFT`] brings a hard readapt forward, on this chunk. (A chunk's
+    /// ratio with the choice says nothing where the choice stores the bytes
+    /// as they are; a signature still sees the data change, and sees it
+    /// before the chunk is written.)
+    fn look_ahead(&mut self, chunk: &[u8]) {
+        // (also while a search is paused: what it found was for other data
+        // when that changed)
+        if self.choice.is_none() || self.hard_next {
+            return;
+        }
+        if self.trials.probed.as_secs_f64() > PROBE_SHARE * self.totals.compress_time.as_secs_f64() {
+            return;
+        }
+        if self.probe(chunk) {
+            (self.hard_next, self.forward) = (true, true);
+            (self.reference, self.off) = (None, 0);
+        }
+    }
+
+    /// `chunk`'s signature (the ratio LZ4 at level 1 gets on pieces of it,
+    /// shuffled where items have more than one byte: whatever the choice,
+    /// so that a choice that stores the bytes as they are, or a pipeline
+    /// blind to what the data became, does not hide a change): whether it
+    /// moved by [`DRIFT`] from the reference, which it then replaces;
+    /// otherwise the reference follows it a little (set when there is none).
+    fn probe(&mut self, chunk: &[u8]) -> bool {
+        let pipeline = if self.typesize() > 1 { Pipeline::Shuffle } else { Pipeline::None };
+        let sig = Candidate { codec: Codec::Lz4, clevel: 1, pipeline, split: Split::Never, blocksize: 0 };
+        let probed = self.trials.probed;
+        let Some(now) = self.trials.signature(chunk, &self.base, &sig) else { return false };
+        let (moved, next) = match self.signature {
+            Some(r) => {
+                let moved = now > r * DRIFT || now * DRIFT < r;
+                (moved, if moved { now } else { 0.8 * r + 0.2 * now })
+            }
+            None => (false, now),
+        };
+        if self.tuning.trace_trials {
+            eprintln!(
+                "  signature {:>7.3}x (reference {:.3}x) {:>6}us{}",
+                now,
+                next,
+                (self.trials.probed - probed).as_micros(),
+                if moved { " moved" } else { "" }
+            );
+        }
+        self.signature = Some(next);
+        moved
+    }
+
     fn readapt(&mut self, kind: Readapt, forward: bool, chunk: &[u8]) {
         match (kind, self.choice) {
             (Readapt::Soft, Some(c)) => {
@@ -396,9 +464,10 @@ impl Tuner {
             }
             (Readapt::Continued, _) if self.search.is_some() => {}
             _ => {
-                // (one brought forward while the first search is under way
-                // keeps the first's budget)
-                let first = self.choice.is_none() || self.search.is_some_and(|s| s.first);
+                // (one brought forward before the first search has chosen
+                // keeps the first's budget; after, its own, even when it
+                // replaces the first search, paused)
+                let first = self.choice.is_none() || self.search.is_some_and(|s| s.first && s.owed());
                 let spent = self.trials.spent;
                 self.floor = self.trials.copy_floor(chunk);
                 if first {
@@ -824,5 +893,29 @@ mod tests {
         let (quick, quicker) = (floored(6e-4, moved), floored(2e-4, moved));
         assert!(quicker < quick && quick < floored(moved, moved));
         assert!(quicker >= moved && quick <= moved * (1.0 + BELOW_FLOOR));
+    }
+
+    #[test]
+    fn a_signature_sees_the_data_change_whatever_the_choice() {
+        // noise, then a ramp: with a choice that stores noise as it is, the
+        // chunks' ratio is 1 on both; their signatures differ
+        let base = CParams { typesize: 4, ..CParams::default() };
+        let mut t = Tuner::new(Tuning::default(), &base);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let noise: Vec<u8> = (0..1 << 18)
+            .flat_map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x as u32).to_le_bytes()
+            })
+            .collect();
+        let ramp: Vec<u8> = (0u32..1 << 18).flat_map(|i| (i / 3).to_le_bytes()).collect();
+        assert!(!t.probe(&noise), "the first sets the reference");
+        assert!(!t.probe(&noise[4096..]), "the same kind of data");
+        assert!(t.probe(&ramp), "noise to a ramp");
+        assert!(!t.probe(&ramp), "the reference follows");
+        assert!(t.probe(&noise), "and back");
+        assert!(t.trials.probed > Duration::ZERO && t.trials.count == 0, "not trials");
     }
 }

@@ -103,16 +103,19 @@ impl Search {
         self.stage == Stage::Done
     }
 
-    /// Whether the first search has yet to run its looks that choose (and
-    /// Zstd's, when the tradeoff weighs the size) and their best one's
-    /// neighbours: what the first chunk runs whatever the budget says.
+    /// Whether the search has yet to run what its chunk runs whatever the
+    /// budget says: the first search, its looks that choose (and Zstd's,
+    /// when the tradeoff weighs the size) and their best one's neighbours;
+    /// one a change in the data brought forward (a budget let it begin), its
+    /// looks that choose and Zstd's, so that the chunk that changed has a
+    /// choice made on it.
     pub fn owed(&self) -> bool {
-        self.first
-            && match self.stage {
-                Stage::Looks | Stage::Early => true,
-                Stage::Zstd => self.zstd_first,
-                _ => false,
-            }
+        match self.stage {
+            Stage::Looks => self.first || self.forward,
+            Stage::Zstd => (self.first || self.forward) && self.zstd_first,
+            Stage::Early => self.first,
+            _ => false,
+        }
     }
 
     /// The best candidate of the climbs and neighbours so far.

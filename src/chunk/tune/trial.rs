@@ -21,6 +21,9 @@ use std::time::{Duration, Instant};
 const SPANS: usize = 2;
 /// The piece a first look that may be hopeless is timed on first.
 const PROBE: usize = 16 << 10;
+/// A signature's pieces: this many, of this size, spread over the chunk.
+const SIG_PIECES: usize = 4;
+const SIG_PIECE: usize = 4 << 10;
 /// A trial faster than this is repeated (up to [`Budget::runs`] runs) and
 /// its fastest run kept, so that one interruption does not decide.
 const REPEAT_BELOW: Duration = Duration::from_micros(300);
@@ -49,6 +52,8 @@ pub(crate) struct Trials {
     pub spent: Duration,
     /// Trials run since the tuner started.
     pub count: u64,
+    /// Time spent taking signatures (not trials: outside their budget).
+    pub probed: Duration,
     /// Whether a trial has run (the buffers and code are warm).
     warm: bool,
     /// The largest chunk the trial context's scratch holds blocks for.
@@ -70,6 +75,7 @@ impl Trials {
             back: Vec::new(),
             spent: Duration::ZERO,
             count: 0,
+            probed: Duration::ZERO,
             warm: false,
             blocks_for: 0,
             touched: (0, 0),
@@ -197,6 +203,44 @@ impl Trials {
 }
 
 impl Trials {
+    /// A cheap look at what `chunk` holds: the ratio `cand` gets on
+    /// [`SIG_PIECES`] pieces of [`SIG_PIECE`] bytes spread over it, each
+    /// compressed alone, as one block (`None` when the chunk is too small or
+    /// a piece fails). Untimed as a trial: its time goes to
+    /// [`Trials::probed`].
+    pub fn signature(&mut self, chunk: &[u8], base: &CParams, cand: &Candidate) -> Option<f64> {
+        let start = Instant::now();
+        let r = self.sign(chunk, base, cand);
+        self.probed += start.elapsed();
+        r
+    }
+
+    fn sign(&mut self, chunk: &[u8], base: &CParams, cand: &Candidate) -> Option<f64> {
+        let n = chunk.len();
+        let mut p = cand.params(base);
+        let typesize = p.typesize.clamp(1, 255) as usize;
+        let piece = (SIG_PIECE / typesize).max(1) * typesize;
+        if n < 2 * SIG_PIECES * piece {
+            return None;
+        }
+        (p.nthreads, p.schunk, p.blocksize) = (1, None, piece as i32);
+        let need = piece + EXTENDED_HEADER_LENGTH + 64;
+        if self.out.len() < need {
+            self.out = vec![0; n + EXTENDED_HEADER_LENGTH + 64];
+        }
+        self.comp.retune(p);
+        let (mut nbytes, mut cbytes) = (0, 0);
+        for i in 0..SIG_PIECES {
+            let c =
+                self.comp.compress(&chunk[span_at(n, piece, SIG_PIECES, i)], &mut self.out[..need]).ok()?;
+            if c == 0 {
+                return None;
+            }
+            (nbytes, cbytes) = (nbytes + piece, cbytes + c);
+        }
+        Some(nbytes as f64 / cbytes as f64)
+    }
+
     /// Seconds per byte moved (read or written) when `chunk` is copied,
     /// as it lies (in memory, or in a cache a sample's span fits far
     /// better): no candidate reads the chunk and writes its output faster.
