@@ -146,8 +146,8 @@ def report(d):
           "/ c-blosc2 default | / python-blosc2 default | own chunks / grid best | explored | trials (ms) | "
           "run / fixed |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    n = within = not_worse = own_n = own_within = 0
-    worst = []
+    n = within = not_worse = own_n = own_within = own_not_worse = 0
+    worst, own_worst = [], []
     for name, v in grid.items():
         for r in v["rows"]:
             f = r["figures"]
@@ -164,9 +164,13 @@ def report(d):
             if "per_chunk" in r:
                 pc = r["per_chunk"]
                 own = pc["grid_best_vs"] if pc and pc["grid_best_vs"] is not None else best
+                own_defs = pc["defaults_vs"] if pc else defs
                 own_text = f"{own:.3f}" if pc else "="
                 own_n += 1
                 own_within += own <= 1.10
+                own_not_worse += all(x <= 1.05 for x in own_defs)
+                if own > 1.10 or any(x > 1.05 for x in own_defs):
+                    own_worst.append(f"{name} {r['perf_mode']} {r['tradeoff']}")
             print(f"| {name} | {r['perf_mode']} | {r['tradeoff']:.1f} | {fmt_choice(r['choice'])} | {f['ratio']:.2f} | "
                   f"{f['compress_mb_s']:.0f} | {f['decompress_mb_s']:.0f} | {best:.3f} | {defs[0]:.3f} | {defs[1]:.3f} | "
                   f"{own_text} | {r['explored_chunks']}/{r['chunks']} | {r['trials']} ({r['trial_seconds'] * 1e3:.0f}) | "
@@ -177,8 +181,12 @@ def report(d):
     if worst:
         print("Rows outside either: " + "; ".join(worst) + ".")
     if own_n:
-        print(f"With each sample chunk judged with the choice the run compressed it with: {own_within} of "
-              f"{own_n} rows within 10% of the grid's best (the rows whose runs recorded it).")
+        print(f"With each sample chunk judged with the choice the run compressed it with (the rows whose "
+              f"runs recorded it): {own_within} of {own_n} rows within 10% of the grid's best "
+              f"({100 * own_within / own_n:.0f}%); no worse than both defaults by more than 5%: "
+              f"{own_not_worse} of {own_n}.")
+        if own_worst:
+            print("Rows outside either, so judged: " + "; ".join(own_worst) + ".")
     print()
     print("Ends of the scale (COMP, 1 thread, 4 MiB chunks):")
     print()

@@ -104,7 +104,8 @@ pub struct Run {
     /// The choice the run ended with (`None`: the chunks were too small to tune).
     pub last: Option<Candidate>,
     /// The same chunks compressed with `last` fixed (its parameters, the
-    /// same threads), in seconds: what the run is weighed against.
+    /// same threads, a fresh context as the run's), in seconds: what the
+    /// run is weighed against.
     pub fixed_seconds: f64,
     /// The chunk bytes the run wrote.
     pub cbytes: u64,
@@ -159,9 +160,11 @@ pub fn run(series: Series<'_>, base: &CParams, tuning: &Tuning, repeats: u32) ->
         Some(c) => c.params(base),
         None => CParams { tuner: None, ..base.clone() },
     };
-    let mut c = Compressor::new(fixed)?;
     let mut fastest = f64::INFINITY;
     for _ in 0..repeats.max(1) {
+        // (a fresh context each time, as each tuned run has: both pay for
+        // their first chunk's warming up)
+        let mut c = Compressor::new(fixed.clone())?;
         let mut seconds = 0.0;
         for i in 0..n {
             read(i, &mut chunk)?;

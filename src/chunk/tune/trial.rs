@@ -7,20 +7,23 @@
 //! decompressed when the mode counts that time, by a one-thread context kept
 //! from chunk to chunk, so that a warm tuner allocates nothing. A trial
 //! whose first span shows it cannot win stops there (a first look, on a
-//! small piece of it first).
+//! small piece of it first; a slow codec's, on a smaller piece before).
 
 use super::score::Figures;
 use super::space::Candidate;
 use crate::chunk::blocksize;
 use crate::chunk::header::EXTENDED_HEADER_LENGTH;
 use crate::chunk::{Compressor, DParams, Decompressor};
+use crate::codecs::Codec;
 use crate::params::CParams;
 use std::time::{Duration, Instant};
 
 /// The spans a sample is made of, spread over the chunk.
 const SPANS: usize = 2;
-/// The piece a first look that may be hopeless is timed on first.
+/// The piece a first look that may be hopeless is timed on first...
 const PROBE: usize = 16 << 10;
+/// ...and before it, with a slow codec, this one.
+const SMALL_PROBE: usize = 4 << 10;
 /// A signature's pieces: this many, of this size, spread over the chunk.
 const SIG_PIECES: usize = 4;
 const SIG_PIECE: usize = 4 << 10;
@@ -130,7 +133,9 @@ impl Trials {
             // as the chunk will have it
             span = span.max(block);
         }
-        let (pieces, span) = if span * SPANS >= n { (1, n) } else { (SPANS, span) };
+        // (spans that cover the chunk: one, the whole chunk, or one block
+        // where spans grew to blocks of half the chunk or more)
+        let (pieces, span) = if span * SPANS >= n { (1, span.min(n)) } else { (SPANS, span) };
         if block != real || span < n {
             // (said explicitly: a span's own automatic block size would be
             // that of a smaller chunk)
@@ -150,15 +155,36 @@ impl Trials {
         if with_dtime && self.back.len() < span {
             self.back = vec![0; n];
         }
-        if let (Some(h), true) = (hopeless, budget.max_block > 0 && pieces > 1 && span > 2 * PROBE) {
+        if let (Some(h), true) = (hopeless, budget.max_block > 0 && pieces > 1) {
             // a first look that cannot win shows it on a small piece, timed
             // once: a slow codec costs little where a fast one is better
-            let len = (PROBE / typesize).max(1) * typesize;
-            let piece = &chunk[span_at(n, span, pieces, 0)][..len];
-            self.comp.retune(CParams { blocksize: block.min(len) as i32, ..p.clone() });
-            let f = self.once(piece, need, with_dtime)?;
-            if h(&f) {
-                return Some(f);
+            let at = span_at(n, span, pieces, 0);
+            if matches!(cand.codec, Codec::Zstd | Codec::Zlib | Codec::Lz4hc) && span > 2 * SMALL_PROBE {
+                // a slow codec shows a hopeless case on a smaller piece
+                // still, judged as if it took half the time and half the
+                // size it did there (a small piece compresses worse)
+                let len = (SMALL_PROBE / typesize).max(1) * typesize;
+                let piece = &chunk[at.start..at.start + len];
+                self.comp.retune(CParams { blocksize: block.min(len) as i32, ..p.clone() });
+                let f = self.once(piece, need, with_dtime)?;
+                let halved = Figures {
+                    cbytes: (f.cbytes / 2).max(1),
+                    ctime: f.ctime / 2.0,
+                    dtime: f.dtime / 2.0,
+                    ..f
+                };
+                if h(&halved) {
+                    return Some(f);
+                }
+            }
+            if span > 2 * PROBE {
+                let len = (PROBE / typesize).max(1) * typesize;
+                let piece = &chunk[at][..len];
+                self.comp.retune(CParams { blocksize: block.min(len) as i32, ..p.clone() });
+                let f = self.once(piece, need, with_dtime)?;
+                if h(&f) {
+                    return Some(f);
+                }
             }
         }
         self.comp.retune(p);
@@ -355,8 +381,11 @@ mod tests {
         // a block larger than a span: the spans grow to one block each
         let f = t.measure(&chunk, &base, &lz4(128 << 10), budget, false, None).unwrap();
         assert_eq!((f.nbytes, f.dtime), (256 << 10, 0.0));
-        // blocks of half the chunk: the whole chunk
+        // blocks of half the chunk: one block
         let f = t.measure(&chunk, &base, &lz4(512 << 10), budget, false, None).unwrap();
+        assert_eq!(f.nbytes, 512 << 10);
+        // blocks of the chunk: the chunk
+        let f = t.measure(&chunk, &base, &lz4(1 << 20), budget, false, None).unwrap();
         assert_eq!(f.nbytes, 1 << 20);
         // hopeless after the first span
         let hopeless = |f: &Figures| f.nbytes > 0;
@@ -371,7 +400,7 @@ mod tests {
         let quick = Budget { bytes: 64 << 10, max_block: 8 << 10, runs: 2 };
         let f = t.measure(&chunk, &base, &lz4(128 << 10), quick, false, None).unwrap();
         assert_eq!(f.nbytes, 64 << 10);
-        assert_eq!(t.count, 6);
+        assert_eq!(t.count, 7);
         // moving the chunk's bytes takes some time, and not forever
         let floor = t.copy_floor(&chunk);
         assert!(floor > 0.0 && floor < 1e-6, "{floor} s per byte");
