@@ -17,7 +17,7 @@
 //! times the choice it may replace first.
 
 use super::score::Figures;
-use super::space::{Candidate, Pipeline, Split};
+use super::space::{Candidate, Pipeline, Split, BLOCKSIZES};
 use super::{quick, verify, Tuner, FINALISTS};
 use crate::codecs::Codec;
 
@@ -370,10 +370,36 @@ impl Tuner {
                     self.choice = Some(c);
                 }
                 s.neighbours = self.neighbours(c, &[], n);
+                // and the quickest way to store bytes that do not compress
+                // (the looks time small blocks, where giving up costs more)
+                let bare = self.bare(n);
+                if bare != c && !s.neighbours.contains(&Some(bare)) {
+                    if let Some(slot) = s.neighbours.iter_mut().find(|x| x.is_none()) {
+                        *slot = Some(bare);
+                    }
+                }
                 s.center = Some(c);
                 (s.stage, s.k) = (Stage::Early, 0);
             }
             None => self.end_early(s),
+        }
+    }
+
+    /// BloscLZ at level 1 with no filter, in the largest blocks tuned below
+    /// a chunk of `n` bytes: what gives up soonest on bytes that do not
+    /// compress, and stores them nearly at the speed of a copy.
+    fn bare(&self, n: usize) -> Candidate {
+        let blocksize = if self.tune_blocksize {
+            BLOCKSIZES.iter().copied().filter(|&b| (b as usize) < n).max().unwrap_or(0)
+        } else {
+            self.tuned_blocksize()
+        };
+        Candidate {
+            codec: Codec::BloscLz,
+            clevel: 1,
+            pipeline: Pipeline::None,
+            split: Split::Never,
+            blocksize,
         }
     }
 
