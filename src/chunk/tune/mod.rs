@@ -403,8 +403,9 @@ impl Tuner {
     }
 
     /// Before a chunk is compressed, while their budget ([`PROBE_SHARE`])
-    /// allows: its signature against the choice's; one that moved by
-    /// [`DRIFT`] brings a hard readapt forward, on this chunk. (A chunk's
+    /// allows: its signature against the reference (that of the data the
+    /// choice was made for); one that moved by [`DRIFT`] brings a hard
+    /// readapt forward, on this chunk. (A chunk's
     /// ratio with the choice says nothing where the choice stores the bytes
     /// as they are; a signature still sees the data change, and sees it
     /// before the chunk is written.)
