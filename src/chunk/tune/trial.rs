@@ -133,9 +133,15 @@ impl Trials {
             // as the chunk will have it
             span = span.max(block);
         }
-        // (spans that cover the chunk: one, the whole chunk, or one block
-        // where spans grew to blocks of half the chunk or more)
-        let (pieces, span) = if span * SPANS >= n { (1, span.min(n)) } else { (SPANS, span) };
+        // (spans that would cover the chunk: the whole chunk, or one block
+        // where they grew to blocks of half the chunk or more)
+        let (pieces, span) = if span * SPANS < n {
+            (SPANS, span)
+        } else if budget.max_block == 0 && block * SPANS >= n {
+            (1, block.min(n))
+        } else {
+            (1, n)
+        };
         if block != real || span < n {
             // (said explicitly: a span's own automatic block size would be
             // that of a smaller chunk)
