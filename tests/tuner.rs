@@ -142,7 +142,7 @@ fn a_change_in_the_data_brings_a_hard_readapt_forward() {
     }
     assert_eq!(readapts[0], Readapt::Hard);
     // (the first search may go on over the next chunks)
-    assert!(readapts[1..7].iter().all(|r| matches!(r, Readapt::None | Readapt::Continued)), "{readapts:?}");
+    assert!(readapts[1..6].iter().all(|r| matches!(r, Readapt::None | Readapt::Continued)), "{readapts:?}");
     // the noise is explored on the first of its chunks whose signature the
     // budget let the tuner take before compressing it, and at the latest
     // on chunk 8, its ratio having differed twice in a row (chunks 6 and 7)

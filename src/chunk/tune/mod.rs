@@ -273,7 +273,8 @@ impl Tuner {
             if let Some(chunk) = comp.tuning_bytes(input, &mut whole)? {
                 self.readapt(readapt, forward, chunk);
                 if self.signature.is_none() {
-                    // (the reference the next chunks' signatures are held to)
+                    // (the reference the next chunks' signatures are held
+                    // to: set on the chunk a hard readapt began on)
                     self.probe(chunk);
                 }
             }
@@ -475,6 +476,9 @@ impl Tuner {
                     self.first_spent += self.trials.spent - spent;
                 }
                 (self.frame, self.scale) = (None, [1.0; 3]);
+                // (the signatures are held to this chunk's from now: the
+                // data the choice is made for)
+                self.signature = None;
                 self.search = Some(self.new_search(first, forward));
                 self.ranked.clear();
                 self.finals = [None; 3];
