@@ -320,6 +320,22 @@ impl Compressor {
 
     /// Compress `input` with the parameters as they are.
     pub(crate) fn compress_untuned(&mut self, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
+        self.compress_as(input, dst, None)
+    }
+
+    /// `src` compressed as later blocks of a chunk whose block 0 was
+    /// `reference`: every block, its first too, goes through the delta
+    /// filter against `reference` (the rest of the pipeline is the same).
+    /// For the tuner's trials on a piece of a chunk, timed and sized as the
+    /// chunk's blocks will be; where a delta filter runs, the result's first
+    /// block does not decompress to `src`'s (its length and time do).
+    pub(crate) fn compress_later(&mut self, src: &[u8], reference: &[u8], dst: &mut [u8]) -> Result<usize> {
+        self.compress_as(Input::Slice(src), dst, Some(reference))
+    }
+
+    /// [`Compressor::compress_untuned`], or with `later`,
+    /// [`Compressor::compress_later`].
+    fn compress_as(&mut self, input: Input<'_>, dst: &mut [u8], later: Option<&[u8]>) -> Result<usize> {
         let params = self.params.clone();
         let p = &params;
         let codec = check_params(p, input.len(), dst.len())?;
@@ -339,7 +355,7 @@ impl Compressor {
             if !self.streams_blocks(source, bs) {
                 let mut whole = std::mem::take(&mut self.gathered);
                 let r = blocks::materialize(source, &mut whole)
-                    .and_then(|()| self.compress_untuned(Input::Slice(&whole), dst));
+                    .and_then(|()| self.compress_as(Input::Slice(&whole), dst, later));
                 self.gathered = whole;
                 return r;
             }
@@ -387,7 +403,7 @@ impl Compressor {
         let mut ntbytes = 0;
         if !memcpyed {
             header.flags |= filter_flags;
-            ntbytes = self.encode(codec, &layout, input, dst, &mut header)?;
+            ntbytes = self.encode(codec, &layout, input, dst, &mut header, later)?;
             memcpyed = ntbytes == 0;
         }
         if memcpyed {
@@ -414,6 +430,7 @@ impl Compressor {
         input: Input<'_>,
         dst: &mut [u8],
         header: &mut Header,
+        later: Option<&[u8]>,
     ) -> Result<usize> {
         let (use_dict, compcode) = (self.params.use_dict && !self.blosc1_header, self.params.compcode);
         if !layout.split {
@@ -429,10 +446,10 @@ impl Compressor {
         header.write(dst);
         let bstarts_end = layout.header_len + 4 * layout.nblocks;
         let (ntbytes, dict_used) = match (use_dict, &codec, input) {
-            (true, CodecChoice::Builtin(codec), Input::Slice(src)) => {
+            (true, CodecChoice::Builtin(codec), Input::Slice(src)) if later.is_none() => {
                 self.compress_with_dict(*codec, layout, src, dst)?
             }
-            _ => (self.compress_blocks(codec, layout, input, dst, bstarts_end, None)?, false),
+            _ => (self.compress_blocks(codec, layout, input, dst, bstarts_end, None, later)?, false),
         };
         if !dict_used {
             // Too little data for a dictionary: plain blocks, and no flag saying otherwise.
@@ -453,6 +470,7 @@ impl Compressor {
 
     /// Compress every block after the bstarts (and dictionary) section that ends
     /// at `start`; returns the total chunk length, or 0 if it does not fit.
+    #[allow(clippy::too_many_arguments)] // the dictionary and delta's reference beside the chunk's place
     fn compress_blocks(
         &mut self,
         codec: CodecChoice,
@@ -461,14 +479,17 @@ impl Compressor {
         dst: &mut [u8],
         start: usize,
         dict: Option<&Dict>,
+        later: Option<&[u8]>,
     ) -> Result<usize> {
         let clevel = self.params.clevel;
         let (filters, meta) = (self.params.filters, self.params.filters_meta);
         // Delta's reference block (block sources are not used with delta).
         let whole = src.whole();
-        let reference = &whole[..layout.blocksize.min(whole.len())];
+        let reference = later.unwrap_or(&whole[..layout.blocksize.min(whole.len())]);
         let params = &self.params;
-        let job = BlockJob { codec, params, clevel, filters, meta, layout: *layout, src, reference, dict };
+        let first = if later.is_some() { usize::MAX } else { 0 };
+        let job =
+            BlockJob { codec, params, clevel, filters, meta, layout: *layout, src, reference, first, dict };
         let nblocks = layout.nblocks;
         let ebsize = layout.blocksize + 4 * layout.typesize + 8;
         let hl = layout.header_len;
@@ -552,7 +573,7 @@ impl Compressor {
         let plain = CodecChoice::Builtin(codec);
         if dict_max < MIN_USEFUL_DICT || sample_size == 0 {
             return Ok((
-                self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None)?,
+                self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None, None)?,
                 false,
             ));
         }
@@ -564,7 +585,7 @@ impl Compressor {
                 Some(n) => n,
                 None => {
                     return Ok((
-                        self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None)?,
+                        self.compress_blocks(plain, layout, Input::Slice(src), dst, bstarts_end, None, None)?,
                         false,
                     ))
                 }
@@ -605,12 +626,21 @@ impl Compressor {
                         dst,
                         start,
                         Some(&Dict::Zstd(&cdict)),
+                        None,
                     )?,
                     true,
                 ))
             }
             _ => Ok((
-                self.compress_blocks(plain, layout, Input::Slice(src), dst, start, Some(&Dict::Lz4(dict)))?,
+                self.compress_blocks(
+                    plain,
+                    layout,
+                    Input::Slice(src),
+                    dst,
+                    start,
+                    Some(&Dict::Lz4(dict)),
+                    None,
+                )?,
                 true,
             )),
         }
@@ -724,6 +754,8 @@ struct BlockJob<'a> {
     layout: Layout,
     src: Input<'a>,
     reference: &'a [u8],
+    /// The block that is its own reference for delta (none: `usize::MAX`).
+    first: usize,
     dict: Option<&'a Dict<'a>>,
 }
 
@@ -761,7 +793,7 @@ impl BlockJob<'_> {
             &self.filters,
             &self.meta,
             l.typesize,
-            j == 0,
+            j == self.first,
             self.reference,
             block,
             tmp1,
@@ -1051,6 +1083,42 @@ fn store_plain(input: Input<'_>, dst: &mut [u8], header_len: usize) -> Result<us
 #[cfg(test)]
 mod tests {
     use super::is_run;
+    use super::Compressor;
+    use crate::params::{filter, CParams};
+
+    /// Bytes that no codec shrinks (an LCG's high bytes).
+    fn noise(n: usize, seed: u32) -> Vec<u8> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 24) as u8
+            })
+            .collect()
+    }
+
+    #[test]
+    fn later_blocks_go_through_delta_against_the_reference_given() {
+        let bs = 16 << 10;
+        let (r, other) = (noise(bs, 1), noise(bs, 2));
+        let mut filters = [filter::NOFILTER; 6];
+        filters[5] = filter::DELTA;
+        let p = CParams { typesize: 1, clevel: 5, blocksize: bs as i32, filters, ..CParams::default() };
+        let mut c = Compressor::new(p).unwrap();
+        let mut out = vec![0u8; 4 * bs + 256];
+        // blocks equal to the reference become zeros; as a chunk of their
+        // own, the first of them is its own reference, and stays noise
+        let piece: Vec<u8> = [&r[..], &r[..]].concat();
+        let later = c.compress_later(&piece, &r, &mut out).unwrap();
+        let alone = c.compress(&piece, &mut out).unwrap();
+        assert!(later < 1024, "{later} bytes");
+        assert!(alone > bs, "{alone} bytes");
+        // against another reference, noise again; without delta, the reference is not used
+        assert!(c.compress_later(&piece, &other, &mut out).unwrap() > bs);
+        c.retune(CParams { typesize: 1, clevel: 5, blocksize: bs as i32, ..CParams::default() });
+        let plain = c.compress(&piece, &mut out).unwrap();
+        assert_eq!(c.compress_later(&piece, &r, &mut out).unwrap(), plain);
+    }
 
     #[test]
     fn runs_are_detected_at_every_length_and_position() {

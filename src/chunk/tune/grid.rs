@@ -103,9 +103,10 @@ pub struct Run {
     pub dseconds: f64,
     /// The choice the run ended with (`None`: the chunks were too small to tune).
     pub last: Option<Candidate>,
-    /// The same chunks compressed with `last` fixed (its parameters, the
-    /// same threads, a fresh context as the run's), in seconds: what the
-    /// run is weighed against.
+    /// The same chunks compressed with the first run's final choice fixed
+    /// (its parameters, the same threads, a fresh context as the run's;
+    /// the runs' final choices rarely differ), in seconds: what the run is
+    /// weighed against.
     pub fixed_seconds: f64,
     /// The chunk bytes the run wrote.
     pub cbytes: u64,
@@ -119,9 +120,12 @@ pub struct Series<'a> {
 }
 
 /// Compress the chunks of `series` one after the other with a tuner for
-/// `tuning` (on `base`'s threads and typesize), then the same chunks with
-/// the final choice fixed, `repeats` times each way (the fastest counts).
-/// Only the compressions are timed (reading the chunks is not).
+/// `tuning` (on `base`'s threads and typesize), and the same chunks with
+/// the first run's final choice fixed, in `repeats` interleaved rounds of a
+/// run each way (the fastest of each counts: a busy machine slows single
+/// runs by as much as tuning costs). Both ways do the same between their
+/// chunks (each is read, then decompressed): only the compressions are
+/// timed.
 pub fn run(series: Series<'_>, base: &CParams, tuning: &Tuning, repeats: u32) -> Result<Run> {
     let Series { n, read } = series;
     let mut chunk = Vec::new();
@@ -129,9 +133,10 @@ pub fn run(series: Series<'_>, base: &CParams, tuning: &Tuning, repeats: u32) ->
     let mut best: Option<Run> = None;
     let mut d =
         Decompressor::new(DParams { nthreads: base.nthreads, typesize: base.typesize, ..DParams::default() });
-    for _ in 0..repeats.max(1) {
-        let mut c = Compressor::new(CParams { tuner: Some(*tuning), ..base.clone() })?;
-        let mut decisions = Vec::with_capacity(n);
+    // one run over the chunks with `c` (a fresh context, each way: both pay
+    // for their first chunk's warming up): its seconds compressing and
+    // decompressing, chunk bytes and the tuner's decisions
+    let mut pass = |c: &mut Compressor, decisions: &mut Vec<Decision>| -> Result<(f64, f64, u64)> {
         let (mut cbytes, mut seconds, mut dseconds) = (0, 0.0, 0.0);
         for i in 0..n {
             read(i, &mut chunk)?;
@@ -148,33 +153,29 @@ pub fn run(series: Series<'_>, base: &CParams, tuning: &Tuning, repeats: u32) ->
                 decisions.push(*d);
             }
         }
+        Ok((seconds, dseconds, cbytes))
+    };
+    let mut fixed: Option<CParams> = None;
+    let mut fastest = f64::INFINITY;
+    for _ in 0..repeats.max(1) {
+        let mut c = Compressor::new(CParams { tuner: Some(*tuning), ..base.clone() })?;
+        let mut decisions = Vec::with_capacity(n);
+        let (seconds, dseconds, cbytes) = pass(&mut c, &mut decisions)?;
         let totals = c.tuner_totals().copied().unwrap_or_default();
         let last = decisions.iter().rev().find_map(|d| d.choice);
+        let fixed = fixed.get_or_insert_with(|| match last {
+            Some(c) => c.params(base),
+            None => CParams { tuner: None, ..base.clone() },
+        });
         let r = Run { decisions, totals, seconds, dseconds, last, fixed_seconds: 0.0, cbytes };
         if best.as_ref().is_none_or(|b| r.seconds < b.seconds) {
             best = Some(r);
         }
-    }
-    let mut run = best.ok_or(Error::Failure)?;
-    let fixed = match run.last {
-        Some(c) => c.params(base),
-        None => CParams { tuner: None, ..base.clone() },
-    };
-    let mut fastest = f64::INFINITY;
-    for _ in 0..repeats.max(1) {
-        // (a fresh context each time, as each tuned run has: both pay for
-        // their first chunk's warming up)
         let mut c = Compressor::new(fixed.clone())?;
-        let mut seconds = 0.0;
-        for i in 0..n {
-            read(i, &mut chunk)?;
-            out.resize(chunk.len() + 64, 0);
-            let t = Instant::now();
-            c.compress(&chunk, &mut out)?;
-            seconds += t.elapsed().as_secs_f64();
-        }
+        let (seconds, _, _) = pass(&mut c, &mut Vec::new())?;
         fastest = fastest.min(seconds);
     }
+    let mut run = best.ok_or(Error::Failure)?;
     run.fixed_seconds = fastest;
     Ok(run)
 }

@@ -147,6 +147,22 @@ impl Trials {
             // that of a smaller chunk)
             p.blocksize = block as i32;
         }
+        // With delta, a piece is compressed as the chunk's later blocks
+        // are: against the chunk's block 0, from a block boundary (as a
+        // chunk of its own, its first block would be its own reference,
+        // which suits data alike nearby far better than the chunk's blocks
+        // get: the samples would rank delta above what the chunk gives it)
+        let delta = p.filters.contains(&crate::params::filter::DELTA);
+        let reference = &chunk[..if delta { block.min(n) } else { 0 }];
+        let at = |i: usize| {
+            let r = span_at(n, span, pieces, i);
+            if delta {
+                let start = r.start / block * block;
+                start..start + r.len()
+            } else {
+                r
+            }
+        };
         // sized for the whole chunk once (its blocks too): a warm tuner
         // allocates nothing (fresh zeroed pages: mapped as the trials first
         // touch them; a trial larger than any before runs once untimed)
@@ -164,15 +180,15 @@ impl Trials {
         if let (Some(h), true) = (hopeless, budget.max_block > 0 && pieces > 1) {
             // a first look that cannot win shows it on a small piece, timed
             // once: a slow codec costs little where a fast one is better
-            let at = span_at(n, span, pieces, 0);
+            let first = at(0);
             if matches!(cand.codec, Codec::Zstd | Codec::Zlib | Codec::Lz4hc) && span > 2 * SMALL_PROBE {
                 // a slow codec shows a hopeless case on a smaller piece
                 // still, judged as if it took half the time and half the
                 // size it did there (a small piece compresses worse)
                 let len = (SMALL_PROBE / typesize).max(1) * typesize;
-                let piece = &chunk[at.start..at.start + len];
+                let piece = (first.start, len);
                 self.comp.retune(CParams { blocksize: block.min(len) as i32, ..p.clone() });
-                let f = self.once(piece, need, with_dtime)?;
+                let f = self.once(chunk, piece, reference, need, with_dtime)?;
                 let halved = Figures {
                     cbytes: (f.cbytes / 2).max(1),
                     ctime: f.ctime / 2.0,
@@ -185,9 +201,8 @@ impl Trials {
             }
             if span > 2 * PROBE {
                 let len = (PROBE / typesize).max(1) * typesize;
-                let piece = &chunk[at][..len];
                 self.comp.retune(CParams { blocksize: block.min(len) as i32, ..p.clone() });
-                let f = self.once(piece, need, with_dtime)?;
+                let f = self.once(chunk, (first.start, len), reference, need, with_dtime)?;
                 if h(&f) {
                     return Some(f);
                 }
@@ -198,8 +213,9 @@ impl Trials {
             // the first trial of a tuner, or one with a larger span or larger
             // blocks than any before, would time the first touches of its
             // buffers' pages (costly on some virtual machines)
-            let piece = &chunk[span_at(n, span, pieces, 0)];
-            let cbytes = self.comp.compress(piece, &mut self.out[..need]).ok()?;
+            let r = at(0);
+            let piece = &chunk[r.clone()];
+            let cbytes = compress(&mut self.comp, piece, r.start, reference, &mut self.out[..need])?;
             if with_dtime && cbytes > 0 {
                 self.decomp.decompress(&self.out[..cbytes], &mut self.back[..piece.len()]).ok()?;
             }
@@ -209,9 +225,11 @@ impl Trials {
         let below = REPEAT_BELOW / pieces as u32;
         let mut total = Figures { nbytes: 0, cbytes: 0, ctime: 0.0, dtime: 0.0 };
         for i in 0..pieces {
-            let piece = &chunk[span_at(n, span, pieces, i)];
+            let r = at(i);
+            let piece = &chunk[r.clone()];
+            let (comp, out) = (&mut self.comp, &mut self.out[..need]);
             let (ctime, cbytes) =
-                fastest(budget.runs, below, || self.comp.compress(piece, &mut self.out[..need]).ok())?;
+                fastest(budget.runs, below, || compress(comp, piece, r.start, reference, out))?;
             if cbytes == 0 {
                 return None;
             }
@@ -302,15 +320,24 @@ impl Trials {
         best / (2 * n) as f64
     }
 
-    /// The figures of one compression of `piece` with the context's
-    /// parameters (and one decompression, `with_dtime`).
-    fn once(&mut self, piece: &[u8], need: usize, with_dtime: bool) -> Option<Figures> {
+    /// The figures of one compression of `chunk`'s `len` bytes at `at`
+    /// with the context's parameters (and one decompression, `with_dtime`),
+    /// `reference` as in [`compress`].
+    fn once(
+        &mut self,
+        chunk: &[u8],
+        (at, len): (usize, usize),
+        reference: &[u8],
+        need: usize,
+        with_dtime: bool,
+    ) -> Option<Figures> {
+        let piece = &chunk[at..at + len];
         if !self.warm {
-            self.comp.compress(piece, &mut self.out[..need]).ok()?;
+            compress(&mut self.comp, piece, at, reference, &mut self.out[..need])?;
             self.warm = true;
         }
         let t = Instant::now();
-        let cbytes = self.comp.compress(piece, &mut self.out[..need]).ok()?;
+        let cbytes = compress(&mut self.comp, piece, at, reference, &mut self.out[..need])?;
         let ctime = t.elapsed().as_secs_f64();
         if cbytes == 0 {
             return None;
@@ -325,6 +352,23 @@ impl Trials {
             }
         }
         Some(Figures { nbytes: piece.len() as u64, cbytes: cbytes as u64, ctime, dtime })
+    }
+}
+
+/// `piece` of a chunk, starting at `at`, compressed by `comp` into `out`:
+/// where `reference` is not empty (the chunk's block 0, for delta) and the
+/// piece starts past it, as the chunk's later blocks; else as a chunk.
+fn compress(
+    comp: &mut Compressor,
+    piece: &[u8],
+    at: usize,
+    reference: &[u8],
+    out: &mut [u8],
+) -> Option<usize> {
+    if reference.is_empty() || at == 0 {
+        comp.compress(piece, out).ok()
+    } else {
+        comp.compress_later(piece, reference, out).ok()
     }
 }
 
@@ -359,6 +403,49 @@ fn span_at(n: usize, span: usize, k: usize, i: usize) -> std::ops::Range<usize> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sample_with_delta_is_compressed_against_the_chunks_first_block() {
+        use crate::chunk::tune::space::{Pipeline, Split};
+        // half a block of noise, repeated: each later block of the chunk
+        // (or of a sample's smaller blocks) is its first one again, which
+        // delta turns into zeros; a piece of it compressed as a chunk of
+        // its own would keep its first block noise
+        let bs = 32 << 10;
+        let mut x = 7u32;
+        let block: Vec<u8> = (0..bs / 2)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 24) as u8
+            })
+            .collect();
+        let chunk = block.repeat(64); // 1 MiB
+        let base = CParams { typesize: 1, ..CParams::default() };
+        let mut t = Trials::new(&base);
+        let cand = |pipeline| Candidate {
+            codec: crate::codecs::Codec::Lz4,
+            clevel: 1,
+            pipeline,
+            split: Split::Never,
+            blocksize: bs as u32,
+        };
+        for budget in [
+            Budget { bytes: 64 << 10, max_block: 0, runs: 1 },
+            Budget { bytes: 128 << 10, max_block: 16 << 10, runs: 1 },
+        ] {
+            let f = t.measure(&chunk, &base, &cand(Pipeline::Delta), budget, true, None).unwrap();
+            assert!(f.ratio() > 20.0, "{budget:?}: {:.2}x", f.ratio());
+            // (without delta, LZ4 finds each half block's repeat, no more)
+            let f = t.measure(&chunk, &base, &cand(Pipeline::None), budget, true, None).unwrap();
+            assert!(f.ratio() < 2.5, "{budget:?}: {:.2}x", f.ratio());
+        }
+        // a first look's probe too
+        let hopeless = |_: &Figures| true;
+        let look = Budget { bytes: 128 << 10, max_block: 64 << 10, runs: 1 };
+        let f = t.measure(&chunk, &base, &cand(Pipeline::Delta), look, false, Some(&hopeless)).unwrap();
+        assert_eq!(f.nbytes, PROBE as u64);
+        assert!(f.ratio() > 20.0, "{:.2}x", f.ratio());
+    }
 
     #[test]
     fn spans_are_centred_over_the_chunk_and_inside_it() {
@@ -407,6 +494,7 @@ mod tests {
         let f = t.measure(&chunk, &base, &lz4(128 << 10), quick, false, None).unwrap();
         assert_eq!(f.nbytes, 64 << 10);
         assert_eq!(t.count, 7);
+        // (the figures of the trials with delta below are not counted above)
         // moving the chunk's bytes takes some time, and not forever
         let floor = t.copy_floor(&chunk);
         assert!(floor > 0.0 && floor < 1e-6, "{floor} s per byte");
