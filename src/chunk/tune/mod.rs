@@ -87,6 +87,11 @@ const SCHEDULED_SHARE: f64 = 0.05;
 const FORWARD_SHARE: f64 = 0.25;
 /// A chunk's ratio this far from the reference counts as a change.
 const DRIFT: f64 = 1.5;
+/// Choices remembered with the signature of the data they were made for...
+const MEMORY: usize = 8;
+/// ...and how near a new signature must be to one of theirs for its choice
+/// to be taken up again at once.
+const RECALL: f64 = 1.2;
 /// Share of the compression time the signatures that look at each chunk
 /// before it is compressed may take.
 const PROBE_SHARE: f64 = 0.02;
@@ -177,6 +182,11 @@ pub(crate) struct Tuner {
     /// The signature of the data the choice was made for (and of the
     /// chunks since, that did not move from it).
     signature: Option<f64>,
+    /// The signature of the chunk the choice was made (or recalled) for.
+    chosen_for: Option<f64>,
+    /// Earlier choices, with the signature of the data they were made
+    /// for and when they were last used (chunks): the least recent goes.
+    memory: [Option<(f64, Candidate, u64)>; MEMORY],
     // working space, kept
     ranked: Vec<(Candidate, Figures)>,
     /// The current hard readapt's finalists: the best of its full-size
@@ -227,6 +237,8 @@ impl Tuner {
             reference: None,
             off: 0,
             signature: None,
+            chosen_for: None,
+            memory: [None; MEMORY],
             ranked: Vec::with_capacity(64),
             finals: [None; 3],
             search: None,
@@ -276,6 +288,7 @@ impl Tuner {
                     // (the reference the next chunks' signatures are held
                     // to: set on the chunk a hard readapt began on)
                     self.probe(chunk);
+                    self.chosen_for = self.signature;
                 }
             }
             self.whole = whole;
@@ -422,7 +435,55 @@ impl Tuner {
         if self.probe(chunk) {
             (self.hard_next, self.forward) = (true, true);
             (self.reference, self.off) = (None, 0);
+            // the choice is kept for data like that it was made for; one
+            // made for data like this chunk's is taken up again at once (a
+            // readapt the budget holds back, or one that does not better
+            // it, leaves this chunk to it, not to a choice for other data)
+            let now = self.signature.unwrap_or(0.0);
+            if let (Some(sig), Some(c)) = (self.chosen_for, self.choice) {
+                self.remember(sig, c);
+            }
+            if let Some(c) = self.recall(now) {
+                self.choice = Some(c);
+                self.chosen_for = Some(now);
+                if self.tuning.trace_trials {
+                    eprintln!("  recalled {}", c.describe());
+                }
+            }
         }
+    }
+
+    /// Keep `c` as the choice for data whose signature is `sig`: in place
+    /// of one for a signature within [`RECALL`] of it, else of the least
+    /// recently used.
+    fn remember(&mut self, sig: f64, c: Candidate) {
+        let now = self.totals.chunks;
+        let near = |x: f64| x < sig * RECALL && x * RECALL > sig;
+        let slot = self
+            .memory
+            .iter()
+            .position(|m| m.is_some_and(|(x, _, _)| near(x)))
+            .or_else(|| self.memory.iter().position(Option::is_none))
+            .or_else(|| (0..MEMORY).min_by_key(|&i| self.memory[i].map_or(0, |(_, _, used)| used)));
+        if let Some(i) = slot {
+            self.memory[i] = Some((sig, c, now));
+        }
+    }
+
+    /// The remembered choice made for the signature nearest `sig`, within
+    /// [`RECALL`] of it.
+    fn recall(&mut self, sig: f64) -> Option<Candidate> {
+        let now = self.totals.chunks;
+        let far = |x: f64| (x / sig).ln().abs();
+        let i = (0..MEMORY)
+            .filter(|&i| self.memory[i].is_some_and(|(x, _, _)| far(x) < RECALL.ln()))
+            .min_by(|&i, &j| {
+                let key = |k: usize| self.memory[k].map_or(f64::INFINITY, |(x, _, _)| far(x));
+                key(i).total_cmp(&key(j))
+            })?;
+        let (x, c, _) = self.memory[i]?;
+        self.memory[i] = Some((x, c, now));
+        Some(c)
     }
 
     /// `chunk`'s signature (the ratio LZ4 at level 1 gets on pieces of it,
@@ -695,6 +756,35 @@ impl Tuner {
     /// The level a hard readapt starts from: 1 at tradeoff 0, 5 at 0.5, 9 at 1.
     fn start_level(&self) -> u8 {
         (1.0 + 8.0 * self.tuning.tradeoff.clamp(0.0, 1.0)).round() as u8
+    }
+
+    /// The level Zstd's looks take: 1 where compression time counts, below
+    /// a tradeoff of 0.9 (each of its levels above costs several times the
+    /// time for a little more ratio: level 5 takes some 7 times level 1's
+    /// time for 1.2 times its ratio, worth it only from a tradeoff of 0.9;
+    /// a finalist's climb goes up from 1 where it pays), else the level
+    /// the goal suggests.
+    fn zstd_level(&self) -> u8 {
+        if self.tuning.perf_mode == PerfMode::Decomp {
+            self.slow_level()
+        } else if self.tuning.tradeoff < 0.9 {
+            1
+        } else {
+            self.start_level()
+        }
+    }
+
+    /// The level a slow codec (Zstd, Zlib, LZ4HC) is first timed at: where
+    /// only the decompression time counts, 5 at tradeoff 0 to 9 at 1 (their
+    /// higher levels cost compression time alone, and LZ4HC's decompress
+    /// faster than its first ones: 5000 MB/s at level 7 where level 1 gives
+    /// 2600 on the shaded relief), else the level the goal suggests.
+    pub(super) fn slow_level(&self) -> u8 {
+        if self.tuning.perf_mode == PerfMode::Decomp {
+            (5.0 + 4.0 * self.tuning.tradeoff.clamp(0.0, 1.0)).round() as u8
+        } else {
+            self.start_level()
+        }
     }
 
     /// `c` with the split mode its codec and level give a chunk of `n` bytes

@@ -7,7 +7,8 @@
 //!
 //! The stages, in order: the looks that choose (every pipeline with BloscLZ
 //! and LZ4 at level 1, or at the level the goal suggests at a tradeoff of 1
-//! or 0), on small blocks; Zstd at that level on the three best pipelines
+//! or 0), on small blocks; Zstd on the three best pipelines (at level 1
+//! where compression time counts, below a tradeoff of 0.9)
 //! (after the next stage at a tradeoff of 0); the best look's neighbours,
 //! two rounds, on blocks of their real size; the fast codecs at that level
 //! on every pipeline; the three best pipelines with Zlib and LZ4HC; the
@@ -20,6 +21,7 @@ use super::score::Figures;
 use super::space::{Candidate, Pipeline, Split, BLOCKSIZES};
 use super::{quick, verify, Tuner, FINALISTS};
 use crate::codecs::Codec;
+use crate::params::PerfMode;
 
 /// Candidates of the first looks: two codecs at two levels, every pipeline.
 const MAX_LOOKS: usize = 4 * 8;
@@ -162,7 +164,7 @@ impl Tuner {
             k: 0,
             looks,
             mandatory: 2 * Pipeline::all(typesize).len(),
-            zstd_first: self.tuning.tradeoff > 0.0,
+            zstd_first: self.tuning.tradeoff > 0.0 || self.tuning.perf_mode == PerfMode::Decomp,
             seeded: false,
             center: None,
             second_round: false,
@@ -209,14 +211,23 @@ impl Tuner {
                 }
             }
             Stage::Zstd => {
-                // Zstd with the three best pipelines
-                while s.k < s.pipes.len() {
-                    let pipe = s.pipes[s.k];
+                // Zstd with the three best pipelines (and where only the
+                // decompression time counts, LZ4HC and Zlib: their slow
+                // compression costs nothing there, and their streams
+                // decompress fast)
+                let codecs: &[Codec] = if self.tuning.perf_mode == PerfMode::Decomp {
+                    &[Codec::Zstd, Codec::Lz4hc, Codec::Zlib]
+                } else {
+                    &[Codec::Zstd]
+                };
+                while s.k < s.pipes.len() * codecs.len() {
+                    let (pipe, codec) = (s.pipes[s.k / codecs.len()], codecs[s.k % codecs.len()]);
                     s.k += 1;
                     let Some(pipeline) = pipe else { continue };
+                    let clevel = if codec == Codec::Zstd { self.zstd_level() } else { self.slow_level() };
                     let c = Candidate {
-                        codec: Codec::Zstd,
-                        clevel: self.start_level(),
+                        codec,
+                        clevel,
                         pipeline,
                         split: Split::Auto,
                         blocksize: self.tuned_blocksize(),
@@ -272,11 +283,14 @@ impl Tuner {
                     let Some(pipeline) = pipe else { continue };
                     let c = Candidate {
                         codec,
-                        clevel: self.start_level(),
+                        clevel: self.slow_level(),
                         pipeline,
                         split: Split::Auto,
                         blocksize: self.tuned_blocksize(),
                     };
+                    if self.ranked.iter().any(|(x, _)| *x == c) {
+                        continue; // (timed with Zstd's looks)
+                    }
                     let beat = self.ranked.get(FINALISTS - 1).map(|(_, f)| f.score(&self.tuning));
                     if let Some(f) = self.measure(chunk, &c, quick(n), beat) {
                         self.ranked.push((c, f));
