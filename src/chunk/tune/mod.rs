@@ -533,6 +533,12 @@ impl Tuner {
                 let first = self.choice.is_none() || self.search.is_some_and(|s| s.first && s.owed());
                 let spent = self.trials.spent;
                 self.floor = self.trials.copy_floor(chunk);
+                // (and what storing it as it is takes, through the library,
+                // where no candidate compresses it: the least time there)
+                let bare = self.bare(chunk.len());
+                if let Some(f) = self.trials.store_floor(chunk, &self.base, &bare) {
+                    self.floor = self.floor.max(f);
+                }
                 if first {
                     self.first_spent += self.trials.spent - spent;
                 }
@@ -765,22 +771,25 @@ impl Tuner {
     /// a finalist's climb goes up from 1 where it pays), else the level
     /// the goal suggests.
     fn zstd_level(&self) -> u8 {
-        if self.tuning.perf_mode == PerfMode::Decomp {
-            self.slow_level()
-        } else if self.tuning.tradeoff < 0.9 {
+        if !self.decomp_only() && self.tuning.tradeoff < 0.9 {
             1
         } else {
             self.start_level()
         }
     }
 
-    /// The level a slow codec (Zstd, Zlib, LZ4HC) is first timed at: where
-    /// only the decompression time counts, 5 at tradeoff 0 to 9 at 1 (their
-    /// higher levels cost compression time alone, and LZ4HC's decompress
-    /// faster than its first ones: 5000 MB/s at level 7 where level 1 gives
-    /// 2600 on the shaded relief), else the level the goal suggests.
+    /// Whether only the decompression time counts (`DECOMP`).
+    fn decomp_only(&self) -> bool {
+        self.tuning.perf_mode == PerfMode::Decomp
+    }
+
+    /// The level Zlib and LZ4HC are first timed at: where only the
+    /// decompression time counts, 5 at tradeoff 0 to 9 at 1 (their higher
+    /// levels cost compression time alone, and LZ4HC's decompress faster
+    /// than its first ones: 5000 MB/s at level 7 where level 1 gives 2600
+    /// on the shaded relief), else the level the goal suggests.
     pub(super) fn slow_level(&self) -> u8 {
-        if self.tuning.perf_mode == PerfMode::Decomp {
+        if self.decomp_only() {
             (5.0 + 4.0 * self.tuning.tradeoff.clamp(0.0, 1.0)).round() as u8
         } else {
             self.start_level()
@@ -1012,5 +1021,38 @@ mod tests {
         assert!(!t.probe(&ramp), "the reference follows");
         assert!(t.probe(&noise), "and back");
         assert!(t.trials.probed > Duration::ZERO && t.trials.count == 0, "not trials");
+    }
+
+    #[test]
+    fn a_choice_is_recalled_for_data_like_that_it_was_made_for() {
+        let mut t = Tuner::new(Tuning::default(), &CParams { typesize: 4, ..CParams::default() });
+        let c = |clevel| Candidate {
+            codec: Codec::Lz4,
+            clevel,
+            pipeline: Pipeline::Shuffle,
+            split: Split::Never,
+            blocksize: 0,
+        };
+        assert_eq!(t.recall(2.0), None, "nothing remembered");
+        t.remember(2.0, c(1));
+        t.remember(6.0, c(2));
+        assert_eq!(t.recall(6.3), Some(c(2)));
+        assert_eq!(t.recall(1.8), Some(c(1)));
+        assert_eq!(t.recall(4.0), None, "too far from either");
+        // one for a near signature takes the other's place
+        t.remember(6.4, c(3));
+        assert_eq!(t.recall(5.9), Some(c(3)));
+        assert_eq!(t.memory.iter().flatten().count(), 2);
+        // when full, the least recently used goes
+        for (k, sig) in (3..).zip([10.0, 20.0, 40.0, 80.0, 160.0, 320.0]) {
+            t.totals.chunks = k;
+            t.remember(sig, c(4));
+        }
+        t.totals.chunks = 10;
+        assert_eq!(t.recall(2.0), Some(c(1)), "used last");
+        t.totals.chunks = 11;
+        t.remember(640.0, c(5));
+        assert_eq!(t.recall(6.4), None, "the least recently used went");
+        assert_eq!((t.recall(2.0), t.recall(640.0)), (Some(c(1)), Some(c(5))));
     }
 }

@@ -3,8 +3,11 @@
 //! (docs/PLUGINS.md, "The score").
 //!
 //! Per byte of input, with `r` the compressed size over the input size:
-//! - time `t`: compression time (`COMP`), decompression time (`DECOMP`) or
-//!   both (`BALANCED`), plus `r / bandwidth`, the time to move the result;
+//! - time `t`: compression time (`COMP`), decompression time (`DECOMP`,
+//!   plus a thousandth of the compression time: candidates that decompress
+//!   alike, copies of bytes that do not compress say, are told apart by
+//!   what they cost to make, not by noise) or both (`BALANCED`), plus
+//!   `r / bandwidth`, the time to move the result;
 //! - score `t^(1 - tradeoff) * r^tradeoff`, lower is better.
 //!
 //! At tradeoff 0 the score is the time alone, at 1 the size alone; in
@@ -19,6 +22,13 @@ use crate::params::{PerfMode, Tuning};
 /// Below this ratio a candidate does not count as compressing (in reports:
 /// the benchmark's "fastest that compresses").
 pub const MIN_RATIO: f64 = 1.1;
+
+/// What the compression time weighs in `DECOMP` mode, beside the
+/// decompression time: enough to break ties (LZ4HC at level 5, 80 MB/s,
+/// adds a fifth to a copy's decompression time), too little to keep a
+/// codec that decompresses faster from winning (LZ4HC at level 7, 150
+/// MB/s, adds 3% to its 5000 MB/s).
+pub const DECOMP_COMP_WEIGHT: f64 = 1e-3;
 
 /// What one candidate did to some bytes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,7 +73,7 @@ impl Figures {
         let (c, d) = (self.ctime.max(1e-12) / n, self.dtime.max(1e-12) / n);
         let work = match tuning.perf_mode {
             PerfMode::Comp => c,
-            PerfMode::Decomp => d,
+            PerfMode::Decomp => d + DECOMP_COMP_WEIGHT * c,
             PerfMode::Balanced => c + d,
         };
         let t = work + r / tuning.bandwidth.max(1) as f64;
@@ -109,6 +119,11 @@ mod tests {
         let t = |m| tuning(0.0, m);
         assert!(slow_d.beats(&slow_c, &t(PerfMode::Comp)));
         assert!(slow_c.beats(&slow_d, &t(PerfMode::Decomp)));
+        // in DECOMP, what it costs to compress tells apart the same decompression
+        let (copy, hard) = (fig(1000, 1e-5, 1e-6), fig(1000, 1e-2, 1e-6));
+        assert!(copy.beats(&hard, &t(PerfMode::Decomp)));
+        // (and a hundred times the compression time for twice the decompression speed wins)
+        assert!(fig(1000, 1e-4, 1e-6).beats(&fig(1000, 1e-6, 2e-6), &t(PerfMode::Decomp)));
         let b = t(PerfMode::Balanced);
         assert!((slow_c.score(&b) - slow_d.score(&b)).abs() < 1e-12 * slow_c.score(&b).max(1.0));
     }

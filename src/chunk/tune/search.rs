@@ -21,7 +21,6 @@ use super::score::Figures;
 use super::space::{Candidate, Pipeline, Split, BLOCKSIZES};
 use super::{quick, verify, Tuner, FINALISTS};
 use crate::codecs::Codec;
-use crate::params::PerfMode;
 
 /// Candidates of the first looks: two codecs at two levels, every pipeline.
 const MAX_LOOKS: usize = 4 * 8;
@@ -164,7 +163,7 @@ impl Tuner {
             k: 0,
             looks,
             mandatory: 2 * Pipeline::all(typesize).len(),
-            zstd_first: self.tuning.tradeoff > 0.0 || self.tuning.perf_mode == PerfMode::Decomp,
+            zstd_first: self.tuning.tradeoff > 0.0 || self.decomp_only(),
             seeded: false,
             center: None,
             second_round: false,
@@ -212,19 +211,16 @@ impl Tuner {
             }
             Stage::Zstd => {
                 // Zstd with the three best pipelines (and where only the
-                // decompression time counts, LZ4HC and Zlib: their slow
-                // compression costs nothing there, and their streams
-                // decompress fast)
-                let codecs: &[Codec] = if self.tuning.perf_mode == PerfMode::Decomp {
-                    &[Codec::Zstd, Codec::Lz4hc, Codec::Zlib]
-                } else {
-                    &[Codec::Zstd]
-                };
-                while s.k < s.pipes.len() * codecs.len() {
-                    let (pipe, codec) = (s.pipes[s.k / codecs.len()], codecs[s.k % codecs.len()]);
+                // decompression time counts, LZ4HC with the best: its
+                // streams decompress fastest, and it costs one trial)
+                let more = usize::from(self.decomp_only());
+                while s.k < s.pipes.len() + more {
+                    let (codec, pipe, clevel) = match s.k.checked_sub(s.pipes.len()) {
+                        None => (Codec::Zstd, s.pipes[s.k], self.zstd_level()),
+                        Some(_) => (Codec::Lz4hc, s.pipes[0], self.slow_level()),
+                    };
                     s.k += 1;
                     let Some(pipeline) = pipe else { continue };
-                    let clevel = if codec == Codec::Zstd { self.zstd_level() } else { self.slow_level() };
                     let c = Candidate {
                         codec,
                         clevel,
@@ -278,7 +274,14 @@ impl Tuner {
             Stage::Slow => {
                 // the two slow codecs with the three best pipelines
                 while s.i < 2 * s.pipes.len() {
-                    let (pipe, codec) = (s.pipes[s.i / 2], [Codec::Zlib, Codec::Lz4hc][s.i % 2]);
+                    // (LZ4HC first where only the decompression time counts:
+                    // its streams decompress fastest)
+                    let codecs = if self.decomp_only() {
+                        [Codec::Lz4hc, Codec::Zlib]
+                    } else {
+                        [Codec::Zlib, Codec::Lz4hc]
+                    };
+                    let (pipe, codec) = (s.pipes[s.i / 2], codecs[s.i % 2]);
                     s.i += 1;
                     let Some(pipeline) = pipe else { continue };
                     let c = Candidate {
@@ -402,7 +405,7 @@ impl Tuner {
     /// BloscLZ at level 1 with no filter, in the largest blocks tuned below
     /// a chunk of `n` bytes: what gives up soonest on bytes that do not
     /// compress, and stores them nearly at the speed of a copy.
-    fn bare(&self, n: usize) -> Candidate {
+    pub(super) fn bare(&self, n: usize) -> Candidate {
         let blocksize = if self.tune_blocksize {
             BLOCKSIZES.iter().copied().filter(|&b| (b as usize) < n).max().unwrap_or(0)
         } else {
@@ -420,7 +423,12 @@ impl Tuner {
     /// The early neighbours are done: the stage after them.
     fn end_early(&mut self, s: &mut Search) {
         if s.zstd_first {
-            s.stage = Stage::More;
+            // (where only the decompression time counts, the slow codecs
+            // next: their compression time counts little there, and their
+            // streams decompress fast; the fast codecs' higher levels
+            // rarely do better)
+            s.stage = if self.decomp_only() { Stage::Slow } else { Stage::More };
+            s.i = 0;
         } else {
             (s.stage, s.k) = (Stage::Zstd, 0);
         }

@@ -320,6 +320,43 @@ impl Trials {
         best / (2 * n) as f64
     }
 
+    /// Seconds per byte moved (read or written) when `cand`, a candidate
+    /// that gives up at once on bytes that do not compress, stores `chunk`
+    /// (the fastest of two runs, after one untimed when the buffers are
+    /// fresh), when it stores it nearly as it is (a ratio under 1.05): what
+    /// storing the chunk as it is really costs where it lies, attempts and
+    /// copies through the library included, more than a copy alone. `None`
+    /// when the candidate compresses the chunk (its time then says nothing
+    /// of moving bytes) or fails.
+    pub fn store_floor(&mut self, chunk: &[u8], base: &CParams, cand: &Candidate) -> Option<f64> {
+        let start = Instant::now();
+        let r = self.store(chunk, base, cand);
+        self.spent += start.elapsed();
+        r
+    }
+
+    fn store(&mut self, chunk: &[u8], base: &CParams, cand: &Candidate) -> Option<f64> {
+        let n = chunk.len();
+        let mut p = cand.params(base);
+        (p.nthreads, p.schunk) = (1, None);
+        let need = n + EXTENDED_HEADER_LENGTH + 64;
+        if self.out.len() < need {
+            self.out = vec![0; need];
+        }
+        if self.blocks_for < n {
+            self.comp.reserve_blocks(n);
+            self.blocks_for = n;
+        }
+        self.comp.retune(p);
+        if self.touched.0 < n {
+            self.comp.compress(chunk, &mut self.out[..need]).ok()?;
+            self.touched.0 = n;
+        }
+        let (t, cbytes) =
+            fastest(2, Duration::MAX, || self.comp.compress(chunk, &mut self.out[..need]).ok())?;
+        (cbytes > 0 && (n as f64) < 1.05 * cbytes as f64).then(|| t / (n + cbytes) as f64)
+    }
+
     /// The figures of one compression of `chunk`'s `len` bytes at `at`
     /// with the context's parameters (and one decompression, `with_dtime`),
     /// `reference` as in [`compress`].
@@ -498,5 +535,24 @@ mod tests {
         // moving the chunk's bytes takes some time, and not forever
         let floor = t.copy_floor(&chunk);
         assert!(floor > 0.0 && floor < 1e-6, "{floor} s per byte");
+        // storing bytes as they are through the library: not on a ramp, which compresses
+        use crate::chunk::tune::space::{Pipeline, Split};
+        let bare = Candidate {
+            codec: crate::codecs::Codec::BloscLz,
+            clevel: 1,
+            pipeline: Pipeline::None,
+            split: Split::Never,
+            blocksize: 512 << 10,
+        };
+        assert_eq!(t.store_floor(&chunk, &base, &Candidate { pipeline: Pipeline::Shuffle, ..bare }), None);
+        let mut x = 1u32;
+        let noise: Vec<u8> = (0..1 << 20)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 24) as u8
+            })
+            .collect();
+        let stored = t.store_floor(&noise, &base, &bare).unwrap();
+        assert!(stored > 0.0 && stored < 1e-6, "{stored} s per byte");
     }
 }
