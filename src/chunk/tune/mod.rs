@@ -36,7 +36,8 @@
 //! on one thread beside it, on spans of the chunk; their
 //! times are divided by the threads the chunk's blocks will keep busy, and
 //! are no less than moving their bytes takes where the chunk lies (a copy
-//! of the chunk, timed when a search starts). A search that goes on over
+//! of the chunk, and storing it as it is through the library where it does
+//! not compress, timed when a search starts). A search that goes on over
 //! later chunks brings their figures into the terms of the chunk it began
 //! on (its first full-size candidate, timed again on each).
 
@@ -205,6 +206,10 @@ pub(crate) struct Tuner {
     /// where they lie, measured when a search starts: the least time a
     /// candidate's bytes take, however fast it runs on a sample in a cache.
     floor: f64,
+    /// The same for compression: no less than [`Tuner::floor`], and where
+    /// the chunk does not compress, what storing it as it is takes through
+    /// the library (its attempts and copies).
+    cfloor: f64,
     whole: Vec<u8>,
     /// The chunk size and threads the context's scratch holds blocks for.
     blocks_for: usize,
@@ -243,6 +248,7 @@ impl Tuner {
             finals: [None; 3],
             search: None,
             floor: 0.0,
+            cfloor: 0.0,
             frame: None,
             scale: [1.0; 3],
             scale_at: None,
@@ -533,12 +539,13 @@ impl Tuner {
                 let first = self.choice.is_none() || self.search.is_some_and(|s| s.first && s.owed());
                 let spent = self.trials.spent;
                 self.floor = self.trials.copy_floor(chunk);
-                // (and what storing it as it is takes, through the library,
-                // where no candidate compresses it: the least time there)
+                // (and for compression, what storing it as it is takes
+                // through the library, where no candidate compresses it:
+                // the least time there; decompressing what was stored so
+                // is a copy)
                 let bare = self.bare(chunk.len());
-                if let Some(f) = self.trials.store_floor(chunk, &self.base, &bare) {
-                    self.floor = self.floor.max(f);
-                }
+                let stored = self.trials.store_floor(chunk, &self.base, &bare);
+                self.cfloor = stored.map_or(self.floor, |f| self.floor.max(f));
                 if first {
                     self.first_spent += self.trials.spent - spent;
                 }
@@ -646,7 +653,7 @@ impl Tuner {
         } else {
             1.0
         };
-        let (tuning, floor, [sc, sd, sr]) = (self.tuning, self.floor, self.scale);
+        let (tuning, floor, cfloor, [sc, sd, sr]) = (self.tuning, self.floor, self.cfloor, self.scale);
         // the chunk's time: one thread's over the threads kept busy, and no
         // less than moving its bytes takes where the chunk lies (plus a
         // little of the time measured, so that candidates below that floor
@@ -654,10 +661,10 @@ impl Tuner {
         // not compress still wins); in the terms of the chunk the search
         // began on
         let as_chunk = move |f: &Figures, k: f64| {
-            let moved = floor * (f.nbytes + f.cbytes) as f64;
-            let dtime = if f.dtime > 0.0 { floored(f.dtime / busy * k, moved) * sd } else { 0.0 };
+            let bytes = (f.nbytes + f.cbytes) as f64;
+            let dtime = if f.dtime > 0.0 { floored(f.dtime / busy * k, floor * bytes) * sd } else { 0.0 };
             let cbytes = ((f.cbytes as f64 * sr) as u64).max(1);
-            Figures { ctime: floored(f.ctime / busy * k, moved) * sc, dtime, cbytes, ..*f }
+            Figures { ctime: floored(f.ctime / busy * k, cfloor * bytes) * sc, dtime, cbytes, ..*f }
         };
         let hopeless = move |f: &Figures| {
             let small = Figures { cbytes: ((f.cbytes as f64 * OPTIMISM) as u64).max(1), ..*f };
