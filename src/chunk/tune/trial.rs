@@ -327,7 +327,8 @@ impl Trials {
     /// storing the chunk as it is really costs where it lies, attempts and
     /// copies through the library included, more than a copy alone. `None`
     /// when the candidate compresses the chunk (its time then says nothing
-    /// of moving bytes) or fails.
+    /// of moving bytes: a piece of it is compressed first, and the chunk
+    /// is not timed where that compresses) or fails.
     pub fn store_floor(&mut self, chunk: &[u8], base: &CParams, cand: &Candidate) -> Option<f64> {
         let start = Instant::now();
         let r = self.store(chunk, base, cand);
@@ -346,6 +347,18 @@ impl Trials {
         if self.blocks_for < n {
             self.comp.reserve_blocks(n);
             self.blocks_for = n;
+        }
+        // (a piece first: where it compresses, the chunk is not timed,
+        // which would cost as much as compressing it)
+        let typesize = p.typesize.clamp(1, 255) as usize;
+        let len = (PROBE / typesize).max(1) * typesize;
+        if n > 2 * len {
+            let piece = &chunk[n / 2 - len / 2..][..len];
+            self.comp.retune(CParams { blocksize: len as i32, ..p.clone() });
+            let c = self.comp.compress(piece, &mut self.out[..need]).ok()?;
+            if c == 0 || (len as f64) >= 1.05 * c as f64 {
+                return None;
+            }
         }
         self.comp.retune(p);
         if self.touched.0 < n {
