@@ -1031,6 +1031,31 @@ mod tests {
     }
 
     #[test]
+    fn a_search_times_each_candidate_once_and_ends() {
+        let chunk: Vec<u8> = (0u32..1 << 17).flat_map(|i| (i / 3 + (i * 7919) % 5).to_le_bytes()).collect();
+        let base = CParams { typesize: 4, ..CParams::default() };
+        for perf_mode in [PerfMode::Comp, PerfMode::Decomp, PerfMode::Balanced] {
+            for tradeoff in [0.0, 0.5, 1.0] {
+                let tuning = Tuning { tradeoff, perf_mode, ..Tuning::default() };
+                let mut t = Tuner::new(tuning, &base);
+                let mut s = t.new_search(true, false);
+                let mut steps = 0;
+                while !s.done() {
+                    t.advance(&mut s, &chunk);
+                    steps += 1;
+                    assert!(steps < 1000, "{perf_mode:?} {tradeoff}: the search does not end");
+                }
+                // the first looks and the stages after them: no candidate twice
+                let ranked: Vec<Candidate> = t.ranked.iter().map(|(c, _)| *c).collect();
+                for (i, c) in ranked.iter().enumerate() {
+                    assert!(!ranked[..i].contains(c), "{perf_mode:?} {tradeoff}: {} twice", c.describe());
+                }
+                assert!(t.choice.is_some());
+            }
+        }
+    }
+
+    #[test]
     fn a_choice_is_recalled_for_data_like_that_it_was_made_for() {
         let mut t = Tuner::new(Tuning::default(), &CParams { typesize: 4, ..CParams::default() });
         let c = |clevel| Candidate {

@@ -427,8 +427,13 @@ impl Tuner {
             // next: their compression time counts little there, and their
             // streams decompress fast; the fast codecs' higher levels
             // rarely do better)
-            s.stage = if self.decomp_only() { Stage::Slow } else { Stage::More };
-            s.i = 0;
+            // (the fast codecs' next looks follow their first ones: `i`
+            // is where those ended)
+            if self.decomp_only() {
+                (s.stage, s.i) = (Stage::Slow, 0);
+            } else {
+                s.stage = Stage::More;
+            }
         } else {
             (s.stage, s.k) = (Stage::Zstd, 0);
         }
