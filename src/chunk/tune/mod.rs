@@ -1007,6 +1007,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: calls the C codecs")]
     fn a_signature_sees_the_data_change_whatever_the_choice() {
         // noise, then a ramp: with a choice that stores noise as it is, the
         // chunks' ratio is 1 on both; their signatures differ
@@ -1031,6 +1032,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: calls the C codecs")]
     fn a_search_times_each_candidate_once_and_ends() {
         let chunk: Vec<u8> = (0u32..1 << 17).flat_map(|i| (i / 3 + (i * 7919) % 5).to_le_bytes()).collect();
         let base = CParams { typesize: 4, ..CParams::default() };

@@ -455,6 +455,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: calls the C codecs")]
     fn a_sample_with_delta_is_compressed_against_the_chunks_first_block() {
         use crate::chunk::tune::space::{Pipeline, Split};
         // half a block of noise, repeated: each later block of the chunk
@@ -513,6 +514,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri: calls the C codecs")]
     fn a_trial_reads_two_spans_of_whole_blocks_or_stops_after_the_first() {
         let chunk: Vec<u8> = (0u32..1 << 18).flat_map(|i| (i / 5).to_le_bytes()).collect(); // 1 MiB
         let base = CParams { typesize: 4, ..CParams::default() };
