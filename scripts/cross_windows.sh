@@ -126,7 +126,7 @@ run_tests() {
   rm -rf "$WINEPREFIX"/drive_c/users/*/Temp/b2nd-*
   cargo test --release --target "$triple" --features ndarray --workspace --no-fail-fast -- --include-ignored >"$log" 2>&1 || true
   count "$log"
-  grep -E '^test .* FAILED$' "$log" | head -40 || true
+  grep -E '^test .* FAILED$|panicked at|^called `' "$log" | head -40 || true
   part "Rust tests" "$passed" "$failed"
   # of which the crash and power-loss checks on Windows' file semantics: processes
   # ended at every write of a change (abort: no unwinding, as TerminateProcess),

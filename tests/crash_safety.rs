@@ -13,6 +13,9 @@
 //! fails, the handle still reads the old state and can make the change once
 //! the fault is gone, and the file reopens with the old state.
 
+#[path = "common/spawn.rs"]
+mod spawn;
+
 use b2nd::chunk::{CParams, Compressor, DParams, Special};
 use b2nd::codecs::Codec;
 use b2nd::io::{filesystem, Backend, Mode, Stream};
@@ -349,14 +352,12 @@ fn crash_child() {
 /// Run the test `name` of this binary in a child process with `var=spec`
 /// (its output dropped); whether it exited normally.
 fn child_ok(name: &str, var: &str, spec: String) -> bool {
-    std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", name, "--nocapture", "--test-threads", "1"])
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", name, "--nocapture", "--test-threads", "1"])
         .env(var, spec)
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap()
-        .success()
+        .stderr(std::process::Stdio::null());
+    spawn::start(|| cmd.status()).expect("start the child").success()
 }
 
 /// The changes tried on large frames (those whose writes differ there).

@@ -11,6 +11,9 @@
 //! machine a helper thread may miss the warm-up call and join a later one,
 //! which must find its buffers and codec state ready all the same.
 
+#[path = "common/spawn.rs"]
+mod spawn;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -57,10 +60,9 @@ impl Busy {
     fn start(n: usize) -> Busy {
         // this test program again, told to spin (no shell: Windows has none)
         let spin = || {
-            std::process::Command::new(std::env::current_exe().unwrap())
-                .env(SPIN, "1")
-                .spawn()
-                .expect("start a busy process")
+            let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+            cmd.env(SPIN, "1");
+            spawn::start(|| cmd.spawn()).expect("start a busy process")
         };
         Busy((0..n).map(|_| spin()).collect())
     }

@@ -2,6 +2,9 @@
 //! here (b2nd arrays of several dtypes, a sparse frame, a frame at an offset),
 //! intact and damaged.
 
+#[path = "../../../tests/common/spawn.rs"]
+mod spawn;
+
 use b2nd::chunk::CParams;
 use b2nd::schunk::{Storage, SuperChunk};
 use b2nd::{Array, Context};
@@ -10,20 +13,8 @@ use std::process::Command;
 fn tool(args: &[&str]) -> (i32, String, String) {
     // From the repository root, where the test data lies.
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let mut tries = 0;
-    let out = loop {
-        match Command::new(env!("CARGO_BIN_EXE_b2nd")).args(args).current_dir(root).output() {
-            Ok(out) => break out,
-            // Wine (not Windows) now and then fails to start a process with
-            // ERROR_INTERNAL_ERROR while other tests start theirs: the tool
-            // never ran; start it again.
-            Err(e) if cfg!(windows) && e.raw_os_error() == Some(1359) && tries < 5 => {
-                tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(200));
-            }
-            Err(e) => panic!("run b2nd: {e:?}"),
-        }
-    };
+    let out = spawn::start(|| Command::new(env!("CARGO_BIN_EXE_b2nd")).args(args).current_dir(root).output())
+        .unwrap_or_else(|e| panic!("run b2nd: {e:?}"));
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
