@@ -274,6 +274,8 @@ impl Tuner {
     pub fn compress(&mut self, comp: &mut Compressor, input: Input<'_>, dst: &mut [u8]) -> Result<usize> {
         let n = input.len();
         self.nthreads = comp.params().nthreads.max(1) as usize;
+        // (the trials' outputs get the room the chunk's has: Trials::room)
+        self.trials.headroom = dst.len().saturating_sub(n);
         if let Some(chunk) = comp.plain_bytes(input).filter(|_| n >= MIN_TUNED_BYTES) {
             self.look_ahead(chunk);
         }

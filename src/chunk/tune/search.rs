@@ -14,7 +14,7 @@
 //! on every pipeline; the three best pipelines with Zlib and LZ4HC; the
 //! levels of the three best codec and pipeline pairs, climbing from that
 //! level; the winner's neighbours; the last word between the best
-//! candidates of three pipelines, on more of the chunk. A later search
+//! candidates of three codec and pipeline pairs, on the whole chunk. A later search
 //! times the choice it may replace first. Where only the decompression time
 //! counts, LZ4HC comes with Zstd (on the best pipeline), Zstd's looks before
 //! the neighbours at every tradeoff, and Zlib and LZ4HC right after them
@@ -355,6 +355,9 @@ impl Tuner {
                     .filter_map(|(c, f)| Some((c.as_ref()?.0, f?)))
                     .reduce(|a, b| if b.1.beats(&a.1, &t) { b } else { a });
                 if let Some((c, _)) = won {
+                    if self.tuning.trace_trials {
+                        eprintln!("  last word: {}", c.describe());
+                    }
                     self.choice = Some(c);
                 }
                 s.stage = Stage::Done;

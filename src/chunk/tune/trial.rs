@@ -63,6 +63,9 @@ pub(crate) struct Trials {
     blocks_for: usize,
     /// The largest span and block a trial has run on (their pages touched).
     touched: (usize, usize),
+    /// What the destination the chunk is compressed into has beyond the
+    /// chunk's bytes ([`Trials::room`]).
+    pub headroom: usize,
 }
 
 impl Trials {
@@ -82,6 +85,29 @@ impl Trials {
             warm: false,
             blocks_for: 0,
             touched: (0, 0),
+            headroom: EXTENDED_HEADER_LENGTH + 64,
+        }
+    }
+
+    /// The output a trial on `len` bytes of a chunk of `n` bytes gets: room
+    /// for the header, and what the chunk's destination has beyond its
+    /// bytes and header, in proportion. A chunk whose blocks do not
+    /// compress is stored block by block where its destination has room
+    /// for their offsets and sizes, else written again as one copy (as
+    /// c-blosc2 does): twice the time, in a destination of the chunk's size
+    /// and the header, as a super-chunk's is. A sample with more room than
+    /// the chunk would time the first way where the chunk takes the second.
+    fn room(&self, len: usize, n: usize) -> usize {
+        let extra = self.headroom.saturating_sub(EXTENDED_HEADER_LENGTH) as u128;
+        len + self.headroom.min(EXTENDED_HEADER_LENGTH) + (extra * len as u128 / n.max(1) as u128) as usize
+    }
+
+    /// The output buffer, sized once for a whole chunk of `n` bytes and its
+    /// destination's headroom (a warm tuner allocates nothing).
+    fn size_out(&mut self, n: usize) {
+        let cap = n + self.headroom.max(EXTENDED_HEADER_LENGTH + 64);
+        if self.out.len() < cap {
+            self.out = vec![0; cap];
         }
     }
 
@@ -166,10 +192,8 @@ impl Trials {
         // sized for the whole chunk once (its blocks too): a warm tuner
         // allocates nothing (fresh zeroed pages: mapped as the trials first
         // touch them; a trial larger than any before runs once untimed)
-        let need = span + EXTENDED_HEADER_LENGTH + 64;
-        if self.out.len() < need {
-            self.out = vec![0; n + EXTENDED_HEADER_LENGTH + 64];
-        }
+        let need = self.room(span, n);
+        self.size_out(n);
         if self.blocks_for < n {
             self.comp.reserve_blocks(n);
             self.blocks_for = n;
@@ -188,7 +212,7 @@ impl Trials {
                 let len = (SMALL_PROBE / typesize).max(1) * typesize;
                 let piece = (first.start, len);
                 self.comp.retune(CParams { blocksize: block.min(len) as i32, ..p.clone() });
-                let f = self.once(chunk, piece, reference, need, with_dtime)?;
+                let f = self.once(chunk, piece, reference, with_dtime)?;
                 let halved = Figures {
                     cbytes: (f.cbytes / 2).max(1),
                     ctime: f.ctime / 2.0,
@@ -202,7 +226,7 @@ impl Trials {
             if span > 2 * PROBE {
                 let len = (PROBE / typesize).max(1) * typesize;
                 self.comp.retune(CParams { blocksize: block.min(len) as i32, ..p.clone() });
-                let f = self.once(chunk, (first.start, len), reference, need, with_dtime)?;
+                let f = self.once(chunk, (first.start, len), reference, with_dtime)?;
                 if h(&f) {
                     return Some(f);
                 }
@@ -275,9 +299,7 @@ impl Trials {
         }
         (p.nthreads, p.schunk, p.blocksize) = (1, None, piece as i32);
         let need = piece + EXTENDED_HEADER_LENGTH + 64;
-        if self.out.len() < need {
-            self.out = vec![0; n + EXTENDED_HEADER_LENGTH + 64];
-        }
+        self.size_out(n);
         self.comp.retune(p);
         let (mut nbytes, mut cbytes) = (0, 0);
         for i in 0..SIG_PIECES {
@@ -302,9 +324,7 @@ impl Trials {
             return 0.0;
         }
         let start = Instant::now();
-        if self.out.len() < n + EXTENDED_HEADER_LENGTH + 64 {
-            self.out = vec![0; n + EXTENDED_HEADER_LENGTH + 64];
-        }
+        self.size_out(n);
         if self.touched.0 < n {
             self.out[..n].copy_from_slice(chunk);
             self.touched.0 = n;
@@ -340,10 +360,8 @@ impl Trials {
         let n = chunk.len();
         let mut p = cand.params(base);
         (p.nthreads, p.schunk) = (1, None);
-        let need = n + EXTENDED_HEADER_LENGTH + 64;
-        if self.out.len() < need {
-            self.out = vec![0; need];
-        }
+        let need = self.room(n, n);
+        self.size_out(n);
         if self.blocks_for < n {
             self.comp.reserve_blocks(n);
             self.blocks_for = n;
@@ -355,7 +373,8 @@ impl Trials {
         if n > 2 * len {
             let piece = &chunk[n / 2 - len / 2..][..len];
             self.comp.retune(CParams { blocksize: len as i32, ..p.clone() });
-            let c = self.comp.compress(piece, &mut self.out[..need]).ok()?;
+            let room = self.room(len, n);
+            let c = self.comp.compress(piece, &mut self.out[..room]).ok()?;
             if c == 0 || (len as f64) >= 1.05 * c as f64 {
                 return None;
             }
@@ -378,9 +397,9 @@ impl Trials {
         chunk: &[u8],
         (at, len): (usize, usize),
         reference: &[u8],
-        need: usize,
         with_dtime: bool,
     ) -> Option<Figures> {
+        let need = self.room(len, chunk.len());
         let piece = &chunk[at..at + len];
         if !self.warm {
             compress(&mut self.comp, piece, at, reference, &mut self.out[..need])?;
@@ -453,6 +472,43 @@ fn span_at(n: usize, span: usize, k: usize, i: usize) -> std::ops::Range<usize> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri: calls the C codecs")]
+    fn a_sample_has_the_room_the_chunks_destination_has() {
+        use crate::chunk::tune::space::{Pipeline, Split};
+        // 1 MiB of noise in 64 KiB blocks: stored block by block where the
+        // output has room for the blocks' offsets and sizes, else as one copy
+        let mut x = 12_345u32;
+        let chunk: Vec<u8> = (0..1 << 20)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 24) as u8
+            })
+            .collect();
+        let base = CParams { typesize: 1, ..CParams::default() };
+        let cand = Candidate {
+            codec: crate::codecs::Codec::BloscLz,
+            clevel: 1,
+            pipeline: Pipeline::None,
+            split: Split::Never,
+            blocksize: 64 << 10,
+        };
+        let budget = Budget { bytes: 256 << 10, max_block: 0, runs: 1 };
+        let header = EXTENDED_HEADER_LENGTH as u64;
+        let mut t = Trials::new(&base);
+        // a super-chunk's destination: the chunk and its header, no more
+        // (two spans, each one copy)
+        t.headroom = EXTENDED_HEADER_LENGTH;
+        let f = t.measure(&chunk, &base, &cand, budget, false, None).unwrap();
+        assert_eq!(f.cbytes, f.nbytes + 2 * header);
+        // room for the offsets and sizes of the chunk's blocks: the spans
+        // have it for theirs (stored block by block: larger than a copy)
+        t.headroom = 1 << 10;
+        let f = t.measure(&chunk, &base, &cand, budget, false, None).unwrap();
+        assert!(f.cbytes > f.nbytes + 2 * header, "{} of {}", f.cbytes, f.nbytes);
+        assert_eq!(t.room(256 << 10, 1 << 20), (256 << 10) + 32 + (1024 - 32) / 4);
+    }
 
     #[test]
     #[cfg_attr(miri, ignore = "Miri: calls the C codecs")]
