@@ -102,6 +102,16 @@ impl Trials {
         len + self.headroom.min(EXTENDED_HEADER_LENGTH) + (extra * len as u128 / n.max(1) as u128) as usize
     }
 
+    /// The output buffer and the trial context's block scratch, sized once
+    /// for a whole chunk of `n` bytes (a warm tuner allocates nothing).
+    fn size_for(&mut self, n: usize) {
+        self.size_out(n);
+        if self.blocks_for < n {
+            self.comp.reserve_blocks(n);
+            self.blocks_for = n;
+        }
+    }
+
     /// The output buffer, sized once for a whole chunk of `n` bytes and its
     /// destination's headroom (a warm tuner allocates nothing).
     fn size_out(&mut self, n: usize) {
@@ -193,11 +203,7 @@ impl Trials {
         // allocates nothing (fresh zeroed pages: mapped as the trials first
         // touch them; a trial larger than any before runs once untimed)
         let need = self.room(span, n);
-        self.size_out(n);
-        if self.blocks_for < n {
-            self.comp.reserve_blocks(n);
-            self.blocks_for = n;
-        }
+        self.size_for(n);
         if with_dtime && self.back.len() < span {
             self.back = vec![0; n];
         }
@@ -361,11 +367,7 @@ impl Trials {
         let mut p = cand.params(base);
         (p.nthreads, p.schunk) = (1, None);
         let need = self.room(n, n);
-        self.size_out(n);
-        if self.blocks_for < n {
-            self.comp.reserve_blocks(n);
-            self.blocks_for = n;
-        }
+        self.size_for(n);
         // (a piece first: where it compresses, the chunk is not timed,
         // which would cost as much as compressing it)
         let typesize = p.typesize.clamp(1, 255) as usize;
