@@ -66,6 +66,10 @@ pub(crate) struct Trials {
     /// What the destination the chunk is compressed into has beyond the
     /// chunk's bytes ([`Trials::room`]).
     pub headroom: usize,
+    /// Whether the last [`Trials::store_floor`] saw its candidate store the
+    /// whole chunk (then a sample that candidate, or another, stores says
+    /// what the chunk would get).
+    pub stored_whole: bool,
 }
 
 impl Trials {
@@ -86,6 +90,7 @@ impl Trials {
             blocks_for: 0,
             touched: (0, 0),
             headroom: EXTENDED_HEADER_LENGTH + 64,
+            stored_whole: false,
         }
     }
 
@@ -356,6 +361,7 @@ impl Trials {
     /// of moving bytes: a piece of it is compressed first, and the chunk
     /// is not timed where that compresses) or fails.
     pub fn store_floor(&mut self, chunk: &[u8], base: &CParams, cand: &Candidate) -> Option<f64> {
+        self.stored_whole = false;
         let start = Instant::now();
         let r = self.store(chunk, base, cand);
         self.spent += start.elapsed();
@@ -388,7 +394,8 @@ impl Trials {
         }
         let (t, cbytes) =
             fastest(2, Duration::MAX, || self.comp.compress(chunk, &mut self.out[..need]).ok())?;
-        (cbytes > 0 && (n as f64) < 1.05 * cbytes as f64).then(|| t / (n + cbytes) as f64)
+        self.stored_whole = cbytes > 0 && (n as f64) < 1.05 * cbytes as f64;
+        self.stored_whole.then(|| t / (n + cbytes) as f64)
     }
 
     /// The figures of one compression of `chunk`'s `len` bytes at `at`
