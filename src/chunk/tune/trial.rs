@@ -63,6 +63,9 @@ pub(crate) struct Trials {
     blocks_for: usize,
     /// The largest span and block a trial has run on (their pages touched).
     touched: (usize, usize),
+    /// The largest span a trial has decompressed (the pages of `back`
+    /// touched; a store's or a copy's floor touches `out` only).
+    back_touched: usize,
     /// What the destination the chunk is compressed into has beyond the
     /// chunk's bytes ([`Trials::room`]).
     pub headroom: usize,
@@ -89,6 +92,7 @@ impl Trials {
             warm: false,
             blocks_for: 0,
             touched: (0, 0),
+            back_touched: 0,
             headroom: EXTENDED_HEADER_LENGTH + 64,
             stored_whole: false,
         }
@@ -211,6 +215,7 @@ impl Trials {
         self.size_for(n);
         if with_dtime && self.back.len() < span {
             self.back = vec![0; n];
+            self.back_touched = 0;
         }
         if let (Some(h), true) = (hopeless, budget.max_block > 0 && pieces > 1) {
             // a first look that cannot win shows it on a small piece, timed
@@ -244,7 +249,8 @@ impl Trials {
             }
         }
         self.comp.retune(p);
-        if !self.warm || span > self.touched.0 || block > self.touched.1 {
+        let back_fresh = with_dtime && span > self.back_touched;
+        if !self.warm || span > self.touched.0 || block > self.touched.1 || back_fresh {
             // the first trial of a tuner, or one with a larger span or larger
             // blocks than any before, would time the first touches of its
             // buffers' pages (costly on some virtual machines)
@@ -256,6 +262,9 @@ impl Trials {
             }
             self.warm = true;
             self.touched = (self.touched.0.max(span), self.touched.1.max(block));
+            if with_dtime {
+                self.back_touched = self.back_touched.max(span);
+            }
         }
         let below = REPEAT_BELOW / pieces as u32;
         let mut total = Figures { nbytes: 0, cbytes: 0, ctime: 0.0, dtime: 0.0 };
