@@ -1098,15 +1098,7 @@ mod tests {
         // noise, but for a first eighth that compresses: the sample's spans
         // (a quarter and three quarters in) are stored, the chunk is not
         let n = 4 << 20;
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut chunk: Vec<u8> = (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect();
+        let mut chunk = crate::filters::shuffle::tests::random_bytes(n, 7);
         for (i, b) in chunk[..n / 8].iter_mut().enumerate() {
             *b = (i / 64 % 7) as u8;
         }

@@ -497,13 +497,7 @@ mod tests {
         use crate::chunk::tune::space::{Pipeline, Split};
         // 1 MiB of noise in 64 KiB blocks: stored block by block where the
         // output has room for the blocks' offsets and sizes, else as one copy
-        let mut x = 12_345u32;
-        let chunk: Vec<u8> = (0..1 << 20)
-            .map(|_| {
-                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (x >> 24) as u8
-            })
-            .collect();
+        let chunk = crate::filters::shuffle::tests::random_bytes(1 << 20, 12_345);
         let base = CParams { typesize: 1, ..CParams::default() };
         let cand = Candidate {
             codec: crate::codecs::Codec::BloscLz,
@@ -634,13 +628,7 @@ mod tests {
             blocksize: 512 << 10,
         };
         assert_eq!(t.store_floor(&chunk, &base, &Candidate { pipeline: Pipeline::Shuffle, ..bare }), None);
-        let mut x = 1u32;
-        let noise: Vec<u8> = (0..1 << 20)
-            .map(|_| {
-                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (x >> 24) as u8
-            })
-            .collect();
+        let noise = crate::filters::shuffle::tests::random_bytes(1 << 20, 1);
         let stored = t.store_floor(&noise, &base, &bare).unwrap();
         assert!(stored > 0.0 && stored < 1e-6, "{stored} s per byte");
     }
