@@ -57,8 +57,13 @@ pub(crate) struct Trials {
     pub count: u64,
     /// Time spent taking signatures (not trials: outside their budget).
     pub probed: Duration,
-    /// Whether a trial has run (the buffers and code are warm).
+    /// Whether a trial has run (the buffers are warm).
     warm: bool,
+    /// The codecs a trial has run (bit `1 << code`). A codec's first run in
+    /// a process takes its code's pages in: LZ4's first look, on a 16 KiB
+    /// piece timed once, so ran at a quarter of its speed and was judged
+    /// hopeless.
+    codecs_run: u8,
     /// The largest chunk the trial context's scratch holds blocks for.
     blocks_for: usize,
     /// The largest span and block a trial has run on (their pages touched).
@@ -90,6 +95,7 @@ impl Trials {
             count: 0,
             probed: Duration::ZERO,
             warm: false,
+            codecs_run: 0,
             blocks_for: 0,
             touched: (0, 0),
             back_touched: 0,
@@ -216,6 +222,20 @@ impl Trials {
         if with_dtime && self.back.len() < span {
             self.back = vec![0; n];
             self.back_touched = 0;
+        }
+        let bit = 1 << (cand.codec as u8);
+        if self.codecs_run & bit == 0 {
+            // the codec's first run, untimed, on a small piece (its code
+            // and its contexts' tables taken in)
+            let first = at(0);
+            let len = ((SMALL_PROBE / typesize).max(1) * typesize).min(first.len());
+            self.comp.retune(CParams { blocksize: block.min(len) as i32, ..p.clone() });
+            let (piece, room) = (&chunk[first.start..][..len], self.room(len, n));
+            let c = compress(&mut self.comp, piece, first.start, reference, &mut self.out[..room])?;
+            if with_dtime && c > 0 {
+                self.decomp.decompress(&self.out[..c], &mut self.back[..len]).ok()?;
+            }
+            self.codecs_run |= bit;
         }
         if let (Some(h), true) = (hopeless, budget.max_block > 0 && pieces > 1) {
             // a first look that cannot win shows it on a small piece, timed
@@ -579,6 +599,25 @@ mod tests {
         use crate::chunk::tune::space::{Pipeline, Split};
         let codec = crate::codecs::Codec::Lz4;
         Candidate { codec, clevel: 5, pipeline: Pipeline::Shuffle, split: Split::Never, blocksize }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri: calls the C codecs")]
+    fn a_codec_runs_once_untimed_before_its_first_look() {
+        // (its first run takes its code in: not timed, even where the look
+        // stops at its first small piece)
+        let chunk: Vec<u8> = (0u32..1 << 18).flat_map(|i| (i / 5).to_le_bytes()).collect();
+        let base = CParams { typesize: 4, ..CParams::default() };
+        let mut t = Trials::new(&base);
+        let hopeless = |f: &Figures| f.nbytes > 0;
+        let look = Budget { bytes: 128 << 10, max_block: 64 << 10, runs: 1 };
+        let zstd = Candidate { codec: Codec::Zstd, ..lz4(0) };
+        assert_eq!(t.codecs_run, 0);
+        let f = t.measure(&chunk, &base, &lz4(0), look, true, Some(&hopeless)).unwrap();
+        assert_eq!((f.nbytes, t.codecs_run), (PROBE as u64, 1 << Codec::Lz4 as u8));
+        let f = t.measure(&chunk, &base, &zstd, look, true, Some(&hopeless)).unwrap();
+        assert_eq!(f.nbytes, SMALL_PROBE as u64);
+        assert_eq!(t.codecs_run, 1 << Codec::Lz4 as u8 | 1 << Codec::Zstd as u8);
     }
 
     #[test]
