@@ -310,12 +310,10 @@ impl Tuner {
             let forward = readapt == Readapt::Hard && std::mem::take(&mut self.forward);
             let mut whole = std::mem::take(&mut self.whole);
             if let Some(chunk) = comp.tuning_bytes(input, &mut whole)? {
+                let before = (self.chosen_for, self.choice);
                 self.readapt(readapt, forward, chunk);
                 if self.signature.is_none() {
-                    // (the reference the next chunks' signatures are held
-                    // to: set on the chunk a hard readapt began on)
-                    self.probe(chunk);
-                    self.chosen_for = self.signature;
+                    self.hard_began(before, chunk);
                 }
             }
             self.whole = whole;
@@ -478,6 +476,21 @@ impl Tuner {
                 }
             }
         }
+    }
+
+    /// A hard readapt began on `chunk`: the choice it may replace (`before`:
+    /// it, and the signature of the data it was made for) is kept for that
+    /// data, so that a change back to such data takes it up again at once,
+    /// where the budget would hold a readapt back (an image's polar rows,
+    /// after a fast choice for its middle ones, a readapt brought forward
+    /// by the chunks' ratios, not by a signature); and the chunk's
+    /// signature is the reference the next chunks' are held to.
+    fn hard_began(&mut self, before: (Option<f64>, Option<Candidate>), chunk: &[u8]) {
+        if let (Some(sig), Some(c)) = before {
+            self.remember(sig, c);
+        }
+        self.probe(chunk);
+        self.chosen_for = self.signature;
     }
 
     /// Keep `c` as the choice for data whose signature is `sig`: in place
@@ -1122,6 +1135,28 @@ mod tests {
         assert!(t.trials.store_floor(&noise, &base, &bare).is_some() && t.trials.stored_whole);
         let f = t.measure_full(&noise, &bare, None).expect("measured");
         assert!(f.nbytes < n as u64);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "Miri: calls the C codecs")]
+    fn a_choice_a_hard_readapt_may_replace_is_kept_for_its_data() {
+        let mut t = Tuner::new(Tuning::default(), &CParams { typesize: 4, ..CParams::default() });
+        let c = Candidate {
+            codec: Codec::Lz4hc,
+            clevel: 8,
+            pipeline: Pipeline::None,
+            split: Split::Never,
+            blocksize: 0,
+        };
+        let chunk = crate::filters::shuffle::tests::random_bytes(256 << 10, 7);
+        t.hard_began((Some(6.5), Some(c)), &chunk);
+        assert_eq!(t.recall(6.4), Some(c));
+        // the new reference: this chunk's signature (noise: about 1)
+        assert!(t.chosen_for.is_some_and(|s| s < 1.2), "{:?}", t.chosen_for);
+        // nothing to keep before a first choice
+        let mut t = Tuner::new(Tuning::default(), &CParams { typesize: 4, ..CParams::default() });
+        t.hard_began((None, None), &chunk);
+        assert_eq!(t.memory.iter().flatten().count(), 0);
     }
 
     #[test]

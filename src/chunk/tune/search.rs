@@ -10,7 +10,9 @@
 //! or 0), on small blocks; Zstd on the three best pipelines (at level 1
 //! where compression time counts, below a tradeoff of 0.9)
 //! (after the next stage at a tradeoff of 0); the best look's neighbours,
-//! two rounds, on blocks of their real size; the fast codecs at that level
+//! two rounds, on blocks of their real size (and where the best look was a
+//! store, the best look that compresses, in the largest blocks, when its
+//! look leaves it a chance); the fast codecs at that level
 //! on every pipeline; the three best pipelines with Zlib and LZ4HC; the
 //! levels of the three best codec and pipeline pairs, climbing from that
 //! level; the winner's neighbours; the last word between the best
@@ -22,11 +24,14 @@
 
 use super::score::Figures;
 use super::space::{Candidate, Pipeline, Split, BLOCKSIZES};
-use super::{quick, verify, Tuner, FINALISTS};
+use super::{quick, verify, Tuner, FINALISTS, OPTIMISM, STORED};
 use crate::codecs::Codec;
 
 /// Candidates of the first looks: two codecs at two levels, every pipeline.
 const MAX_LOOKS: usize = 4 * 8;
+/// How much faster a look's pipeline may run in the largest blocks than in
+/// the look's small ones (a float field's shuffle: 1.9 times).
+const LARGE_BLOCKS_GAIN: f64 = 2.0;
 /// Neighbours of a candidate: a level each way, the other fast codec, the
 /// other split, two other pipelines, the other block sizes.
 pub(super) const MAX_NEIGHBOURS: usize = 13;
@@ -86,6 +91,10 @@ pub(super) struct Search {
     /// second round's.
     center: Option<Candidate>,
     second_round: bool,
+    /// Where the best look was a store: the best look that compresses, in
+    /// the largest blocks, and its look's figures (timed after the early
+    /// neighbours where those say it may win).
+    compressing: Option<(Candidate, Figures)>,
     pipes: [Option<Pipeline>; 3],
     finalists: [Option<Candidate>; FINALISTS],
     climb: Climb,
@@ -170,6 +179,7 @@ impl Tuner {
             seeded: false,
             center: None,
             second_round: false,
+            compressing: None,
             pipes: [None; 3],
             finalists: [None; FINALISTS],
             climb,
@@ -248,6 +258,26 @@ impl Tuner {
             Stage::Early => {
                 if self.try_neighbour(s, chunk) {
                     return;
+                }
+                if let (Some((alt, look)), Some((at, best))) = (s.compressing.take(), s.best) {
+                    // timed where, twice as fast and a fifth smaller than
+                    // its look, it would beat the best so far
+                    let hope = Figures {
+                        ctime: look.ctime / LARGE_BLOCKS_GAIN,
+                        dtime: look.dtime / LARGE_BLOCKS_GAIN,
+                        cbytes: ((look.cbytes as f64 * OPTIMISM) as u64).max(1),
+                        ..look
+                    };
+                    let beat = best.score(&self.tuning);
+                    if hope.score(&self.tuning) < beat && alt != at {
+                        if let Some(g) = self.measure_full(chunk, &alt, Some(beat)) {
+                            if g.score(&self.tuning) < beat {
+                                s.best = Some((alt, g));
+                                self.choice = Some(alt);
+                            }
+                        }
+                        return;
+                    }
                 }
                 // a second round from the neighbour it moved to
                 match (s.best, s.center) {
@@ -401,6 +431,15 @@ impl Tuner {
                         *slot = Some(bare);
                     }
                 }
+                // where the best look was a store, the best look that
+                // compresses, in those largest blocks (the looks time small
+                // blocks: a filter that pays in large ones loses to a store
+                // there, which the floor times as in its best blocks)
+                let stored = self.ranked.first().is_some_and(|(_, f)| stored_look(f));
+                s.compressing =
+                    self.ranked.iter().find(|(_, f)| !stored_look(f)).filter(|_| stored).map(|(x, f)| {
+                        (self.explicit_split(Candidate { blocksize: bare.blocksize, ..*x }, n), *f)
+                    });
                 s.center = Some(c);
                 (s.stage, s.k) = (Stage::Early, 0);
             }
@@ -559,4 +598,9 @@ impl Tuner {
         }
         true
     }
+}
+
+/// Whether a look's figures are a store's (a ratio under [`STORED`]).
+fn stored_look(f: &Figures) -> bool {
+    (f.nbytes as f64) < STORED * f.cbytes as f64
 }
