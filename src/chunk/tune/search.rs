@@ -24,6 +24,7 @@
 
 use super::score::Figures;
 use super::space::{Candidate, Pipeline, Split, BLOCKSIZES};
+use super::trial::Budget;
 use super::{quick, verify, Tuner, FINALISTS, OPTIMISM, STORED};
 use crate::codecs::Codec;
 
@@ -242,7 +243,14 @@ impl Tuner {
                         blocksize: self.tuned_blocksize(),
                     };
                     let beat = self.third_pipeline();
-                    if let Some(f) = self.measure(chunk, &c, quick(n), beat) {
+                    // (LZ4HC's look in blocks of its real size: its streams
+                    // decompress faster in large ones, where the look is
+                    // what weighs it against the fast codecs' neighbours)
+                    let budget = match codec {
+                        Codec::Lz4hc => Budget { max_block: 0, ..quick(n) },
+                        _ => quick(n),
+                    };
+                    if let Some(f) = self.measure(chunk, &c, budget, beat) {
                         self.ranked.push((c, f));
                     }
                     return;
