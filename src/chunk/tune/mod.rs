@@ -86,10 +86,14 @@ fn whole(n: usize) -> Budget {
 /// others: two blocks of an image's sea stored at 14 GB/s, the whole chunk
 /// with its ice at the top compressed at 2.9 GB/s.
 fn stored_sample(f: &Figures, n: usize) -> bool {
-    (f.nbytes as usize) < n && (f.nbytes as f64) < STORED * f.cbytes as f64
+    (f.nbytes as usize) < n && stored(f)
 }
 /// A ratio below this is a store.
 const STORED: f64 = 1.05;
+/// Whether `f` are a store's figures (a ratio under [`STORED`]).
+fn stored(f: &Figures) -> bool {
+    (f.nbytes as f64) < STORED * f.cbytes as f64
+}
 /// Codec and pipeline pairs whose levels a hard readapt climbs.
 const FINALISTS: usize = 3;
 /// The first search's trials may cost this many chunks' compression (at the

@@ -25,7 +25,7 @@
 use super::score::Figures;
 use super::space::{Candidate, Pipeline, Split, BLOCKSIZES};
 use super::trial::Budget;
-use super::{quick, verify, Tuner, FINALISTS, OPTIMISM, STORED};
+use super::{quick, stored, verify, Tuner, FINALISTS, OPTIMISM};
 use crate::codecs::Codec;
 
 /// Candidates of the first looks: two codecs at two levels, every pipeline.
@@ -278,12 +278,7 @@ impl Tuner {
                     };
                     let beat = best.score(&self.tuning);
                     if hope.score(&self.tuning) < beat && alt != at {
-                        if let Some(g) = self.measure_full(chunk, &alt, Some(beat)) {
-                            if g.score(&self.tuning) < beat {
-                                s.best = Some((alt, g));
-                                self.choice = Some(alt);
-                            }
-                        }
+                        self.challenge(s, chunk, alt, beat);
                         return;
                     }
                 }
@@ -443,9 +438,9 @@ impl Tuner {
                 // compresses, in those largest blocks (the looks time small
                 // blocks: a filter that pays in large ones loses to a store
                 // there, which the floor times as in its best blocks)
-                let stored = self.ranked.first().is_some_and(|(_, f)| stored_look(f));
+                let store = self.ranked.first().is_some_and(|(_, f)| stored(f));
                 s.compressing =
-                    self.ranked.iter().find(|(_, f)| !stored_look(f)).filter(|_| stored).map(|(x, f)| {
+                    self.ranked.iter().find(|(_, f)| !stored(f)).filter(|_| store).map(|(x, f)| {
                         (self.explicit_split(Candidate { blocksize: bare.blocksize, ..*x }, n), *f)
                     });
                 s.center = Some(c);
@@ -597,18 +592,18 @@ impl Tuner {
             return false;
         };
         s.k += 1;
-        let beat = f.score(&self.tuning);
+        self.challenge(s, chunk, alt, f.score(&self.tuning));
+        true
+    }
+
+    /// `alt` timed against the best so far (its score `beat`): the best,
+    /// and the choice, moved to it when it wins.
+    fn challenge(&mut self, s: &mut Search, chunk: &[u8], alt: Candidate, beat: f64) {
         if let Some(g) = self.measure_full(chunk, &alt, Some(beat)) {
             if g.score(&self.tuning) < beat {
                 s.best = Some((alt, g));
                 self.choice = Some(alt);
             }
         }
-        true
     }
-}
-
-/// Whether a look's figures are a store's (a ratio under [`STORED`]).
-fn stored_look(f: &Figures) -> bool {
-    (f.nbytes as f64) < STORED * f.cbytes as f64
 }

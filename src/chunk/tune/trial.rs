@@ -392,15 +392,9 @@ impl Trials {
             self.out[..n].copy_from_slice(chunk);
             self.touched.0 = n;
         }
-        let mut best = f64::INFINITY;
-        for _ in 0..2 {
-            let t = Instant::now();
-            self.out[..n].copy_from_slice(std::hint::black_box(chunk));
-            best = best.min(t.elapsed().as_secs_f64());
-        }
-        std::hint::black_box(&self.out);
+        let f = per_byte_copied(&mut self.out[..n], chunk, 2);
         self.spent += start.elapsed();
-        self.chunk_floor = best / (2 * n) as f64;
+        self.chunk_floor = f;
         self.span_floors = [(0, 0.0); 8];
         self.chunk_floor
     }
@@ -422,15 +416,8 @@ impl Trials {
                 let start = Instant::now();
                 let piece = &chunk[(n - len) / 2..][..len];
                 self.out[..len].copy_from_slice(piece);
-                let mut best = f64::INFINITY;
-                for _ in 0..3 {
-                    let t = Instant::now();
-                    self.out[..len].copy_from_slice(std::hint::black_box(piece));
-                    best = best.min(t.elapsed().as_secs_f64());
-                }
-                std::hint::black_box(&self.out);
+                let f = per_byte_copied(&mut self.out[..len], piece, 3);
                 self.spent += start.elapsed();
-                let f = best / (2 * len) as f64;
                 // (the oldest size is forgotten past eight)
                 self.span_floors.rotate_right(1);
                 self.span_floors[0] = (len, f);
@@ -546,11 +533,22 @@ fn compress(
 /// tuner holds to the chunk's copy floor (and stores that differ by noise
 /// alone then stay in the order their trials measured).
 fn moved(f: Figures, penalty: f64) -> Figures {
-    if (f.nbytes as f64) < super::STORED * f.cbytes as f64 {
+    if super::stored(&f) {
         return f;
     }
     let extra = (f.nbytes + f.cbytes) as f64 * penalty;
     Figures { ctime: f.ctime + extra, dtime: if f.dtime > 0.0 { f.dtime + extra } else { 0.0 }, ..f }
+}
+
+/// Seconds per byte moved (read or written) when `src` is copied into `out`
+/// (as long), the fastest of `runs` copies.
+fn per_byte_copied(out: &mut [u8], src: &[u8], runs: u32) -> f64 {
+    let copy = || {
+        out.copy_from_slice(std::hint::black_box(src));
+        std::hint::black_box(&*out);
+        Some(src.len())
+    };
+    fastest(runs, Duration::MAX, copy).map_or(0.0, |(t, _)| t / (2 * src.len().max(1)) as f64)
 }
 
 /// The fastest of runs of `f` (at least one, more up to `runs` while they
